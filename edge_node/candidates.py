@@ -1,0 +1,101 @@
+"""Model-free entity candidates: capitalised name spans, dates and amounts found in a chunk.
+
+They back up a weak SLM: the SLM is shown them as hints, and when it grounds fewer than a minimum
+number of entities the remaining candidates are added with the sentence they occur in as description.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from shared.text import normalise_name
+
+_CONNECTORS = {"of", "and", "&", "de", "la", "du", "von", "van", "for", "the"}
+_STOP = {
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "i", "we", "you", "he", "she", "they",
+    "his", "her", "our", "their", "my", "your", "in", "on", "at", "by", "for", "with", "from", "to", "of",
+    "and", "or", "but", "if", "as", "so", "not", "no", "yes", "be", "is", "are", "was", "were", "will",
+    "what", "when", "where", "which", "who", "why", "how", "there", "here", "then", "than", "also", "after",
+    "before", "while", "during", "source", "published", "time", "mr", "mrs", "ms", "dr", "however", "meanwhile",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "according", "said",
+    "new", "last", "first", "one", "two", "all", "some", "many", "most", "more", "every", "each", "other",
+    "yet", "still", "now", "today", "hi", "hello", "hey", "ok", "okay", "thanks", "thank", "sure", "great", "good", "oh", "sorry", "please",
+}
+_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
+                   r"October|November|December)\s+\d{1,2}(?:,\s*\d{4})?\b")
+_AMOUNT = re.compile(r"[$€£]\s?\d[\d,.]*(?:\s?(?:million|billion|trillion|bn|m|k))?\b|\b\d[\d,.]*\s?%")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A span that looks like a named entity."""
+
+    name: str
+    kind: str
+    count: int
+
+
+def find_candidates(text: str, limit: int = 20) -> list[Candidate]:
+    """Name-like spans of ``text``, most frequent first (ties: first occurrence), at most ``limit``."""
+    found: list[tuple[str, str]] = []
+    for m in _DATE.finditer(text):
+        found.append((m.group(0), "date"))
+    for m in _AMOUNT.finditer(text):
+        found.append((m.group(0).strip(), "quantity"))
+    spans = _capitalised_spans(text)
+    inner = {normalise_name(span) for span, initial in spans if not initial}
+    # A lone capitalised word that only ever starts a sentence is usually an ordinary word ("Another").
+    found.extend((span, "name") for span, initial in spans if not initial or " " in span or normalise_name(span) in inner)
+    counts: Counter[str] = Counter()
+    first: dict[str, tuple[str, str]] = {}
+    for name, kind in found:
+        key = normalise_name(name)
+        if len(key) < 2 or key in _STOP:
+            continue
+        counts[key] += 1
+        first.setdefault(key, (name, kind))
+    order = sorted(counts, key=lambda k: (-counts[k], list(first).index(k)))
+    return [Candidate(first[k][0], first[k][1], counts[k]) for k in order[:limit]]
+
+
+def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
+    """Runs of capitalised words, each with whether it starts a sentence or line."""
+    spans: list[tuple[str, bool]] = []
+    words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+    i = 0
+    while i < len(words):
+        word = words[i][0].rstrip(".’'")
+        if not _is_capital(word) or word.casefold() in _STOP:
+            i += 1
+            continue
+        j = i + 1
+        last_good = i
+        while j < len(words):
+            gap = text[words[j - 1][2] : words[j][1]]
+            if gap.strip() not in ("", "&") or "\n" in gap or _ends_sentence(words[j - 1][0]):
+                break
+            w = words[j][0].rstrip(".’'")
+            if _is_capital(w):
+                last_good = j
+            elif w.casefold() not in _CONNECTORS:
+                break
+            j += 1
+        span = text[words[i][1] : words[last_good][2]].rstrip(".’',")
+        if span.endswith(("'s", "’s")):
+            span = span[:-2]
+        before = text[: words[i][1]].rstrip(" \t\"'“‘(")
+        initial = not before or before[-1] in ".!?:\n" or before.endswith("\n")
+        spans.append((span, initial))
+        i = last_good + 1
+    return spans
+
+
+def _ends_sentence(word: str) -> bool:
+    return word.endswith(".") and len(word.rstrip(".")) > 2 and not word.rstrip(".").isupper()
+
+
+def _is_capital(word: str) -> bool:
+    return bool(word) and (word[0].isupper() or (word[0].isdigit() and any(c.isalpha() for c in word)))

@@ -1,0 +1,312 @@
+"""Entity and relation extraction from one chunk: small schema-constrained SLM tasks plus model-free backups.
+
+``classify`` mode (default, for a ~100M SLM): model-free candidate names (capitalised spans, dates,
+amounts) are listed, numbered, and the SLM answers one type per name, or ``none`` to reject it; the
+answer is a fixed-length enum array, a few dozen tokens. ``extract`` mode (a stronger model): the SLM
+names entities with descriptions and links them with described relations; names must occur in the chunk
+and relation endpoints are an enum of the kept names.
+
+In both modes: when fewer than ``min_entities`` survive, candidates fill up; entities without a grounded
+description are described by their sentence; every pair of entities sharing a sentence that no SLM
+relation links gets a co-occurrence relation whose description is that sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from edge_node.candidates import find_candidates
+from shared import prompts
+from shared.config import ExtractionConfig
+from shared.models.base import GenerationRequest, TextGenerator
+from shared.text import clean_text, first_json_value, normalise_name, occurs_in, sentences, truncate_chars
+
+ORIGIN_SLM = "slm"
+ORIGIN_HEURISTIC = "heuristic"
+ORIGIN_COOCCURRENCE = "cooccurrence"
+REJECT = "none"
+MAX_ENTITIES_PER_SENTENCE = 6
+_CONTENT_WORD = re.compile(r"[a-z0-9]{4,}")
+
+
+@dataclass(frozen=True)
+class ExtractedEntity:
+    """An entity found in a chunk; ``name`` occurs in the chunk."""
+
+    name: str
+    type: str
+    description: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    """A relation between two entities of the same chunk (by name)."""
+
+    source: str
+    target: str
+    description: str
+    keywords: str
+    weight: float
+    origin: str
+
+
+@dataclass
+class ExtractionStats:
+    """What happened during one chunk's extraction."""
+
+    candidates: int = 0
+    slm_entities_proposed: int = 0
+    slm_entities_kept: int = 0
+    slm_rejected: int = 0
+    heuristic_entities: int = 0
+    slm_relations_kept: int = 0
+    cooccurrence_relations: int = 0
+    malformed_outputs: int = 0
+
+
+@dataclass(frozen=True)
+class ChunkExtraction:
+    """Entities and relations of one chunk."""
+
+    entities: tuple[ExtractedEntity, ...]
+    relations: tuple[ExtractedRelation, ...]
+    stats: ExtractionStats = field(default_factory=ExtractionStats)
+
+
+def classify_schema(n_names: int) -> dict[str, Any]:
+    """One type (or ``none``) per numbered candidate name, in order."""
+    kind = {"enum": [*prompts.ENTITY_TYPES, REJECT]}
+    return {
+        "type": "object",
+        "properties": {"types": {"type": "array", "items": kind, "minItems": n_names, "maxItems": n_names}},
+        "required": ["types"],
+    }
+
+
+def extract_schema(config: ExtractionConfig) -> dict[str, Any]:
+    """Free entity list with types and descriptions (names are checked against the chunk afterwards)."""
+    item = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 2, "maxLength": 60},
+            "type": {"enum": list(prompts.ENTITY_TYPES)},
+            "description": {"type": "string", "maxLength": 200},
+        },
+        "required": ["name", "type", "description"],
+    }
+    return {
+        "type": "object",
+        "properties": {"entities": {"type": "array", "items": item, "maxItems": config.max_entities}},
+        "required": ["entities"],
+    }
+
+
+def relation_schema(names: list[str], config: ExtractionConfig) -> dict[str, Any]:
+    """Relations whose endpoints are restricted to ``names``."""
+    item = {
+        "type": "object",
+        "properties": {
+            "source": {"enum": names},
+            "target": {"enum": names},
+            "description": {"type": "string", "maxLength": 200},
+            "keywords": {"type": "string", "maxLength": 60},
+        },
+        "required": ["source", "target", "description", "keywords"],
+    }
+    return {
+        "type": "object",
+        "properties": {"relations": {"type": "array", "items": item, "maxItems": config.max_relations}},
+        "required": ["relations"],
+    }
+
+
+class Extractor:
+    """Extracts a chunk's entities and relations with an injected generator."""
+
+    def __init__(self, generator: TextGenerator, config: ExtractionConfig) -> None:
+        self._generator = generator
+        self._config = config
+
+    def extract(self, chunk: str) -> ChunkExtraction:
+        cfg = self._config
+        stats = ExtractionStats()
+        candidates = find_candidates(chunk, limit=cfg.max_candidates)
+        stats.candidates = len(candidates)
+        rejected: set[str] = set()
+        if cfg.mode == "extract":
+            entities = self._extract_entities(chunk, stats)
+        else:
+            # Dates and amounts are typed by the pattern that found them; the SLM types the names.
+            entities = [
+                ExtractedEntity(c.name, c.kind, _sentence_with(chunk, [c.name]), ORIGIN_HEURISTIC)
+                for c in candidates if c.kind in prompts.ENTITY_TYPES
+            ]
+            stats.heuristic_entities += len(entities)
+            names = [c.name for c in candidates if c.kind not in prompts.ENTITY_TYPES]
+            typed, rejected = self._classify_candidates(chunk, names, stats)
+            entities = (typed + entities)[: cfg.max_entities]
+        if len(entities) < cfg.min_entities:
+            seen = {normalise_name(e.name) for e in entities}
+            # Fill up with candidates the SLM did not reject first, then the rejected ones.
+            for cand in sorted(candidates, key=lambda c: normalise_name(c.name) in rejected):
+                if len(entities) >= max(cfg.min_entities, 1) and normalise_name(cand.name) in rejected:
+                    break
+                if len(entities) >= cfg.max_entities:
+                    break
+                key = normalise_name(cand.name)
+                if key in seen:
+                    continue
+                seen.add(key)
+                kind = cand.kind if cand.kind in prompts.ENTITY_TYPES else "concept"
+                entities.append(ExtractedEntity(cand.name, kind, _sentence_with(chunk, [cand.name]), ORIGIN_HEURISTIC))
+                stats.heuristic_entities += 1
+        relations: list[ExtractedRelation] = []
+        if cfg.mode == "extract" and len(entities) >= 2:
+            relations = self._extract_relations(chunk, entities, stats)
+        relations.extend(self._cooccurrences(chunk, entities, relations, stats))
+        return ChunkExtraction(tuple(entities), tuple(relations), stats)
+
+    def _ask(self, prompt: str, schema: dict[str, Any], max_tokens: int, stats: ExtractionStats) -> dict[str, Any]:
+        request = GenerationRequest(
+            prompt=prompt, system=prompts.EXTRACTION_SYSTEM, json_schema=schema, max_tokens=max_tokens, temperature=0.0
+        )
+        parsed = _parse_json(self._generator.generate(request).texts[0])
+        if parsed is None:
+            stats.malformed_outputs += 1
+            return {}
+        return parsed
+
+    def _classify_candidates(
+        self, chunk: str, names: list[str], stats: ExtractionStats
+    ) -> tuple[list[ExtractedEntity], set[str]]:
+        """Entities the SLM typed, and the normalised names it rejected."""
+        if not names:
+            return [], set()
+        numbered = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(names))
+        prompt = prompts.ENTITY_CLASSIFICATION.format(chunk=chunk, names=numbered, count=len(names))
+        data = self._ask(prompt, classify_schema(len(names)), 8 * len(names) + 16, stats)
+        types = data.get("types")
+        if not isinstance(types, list) or len(types) != len(names):
+            stats.malformed_outputs += int(bool(data))
+            return [], set()
+        out: list[ExtractedEntity] = []
+        rejected: set[str] = set()
+        for name, etype in zip(names, types, strict=True):
+            stats.slm_entities_proposed += 1
+            if etype not in prompts.ENTITY_TYPES:
+                rejected.add(normalise_name(name))
+                stats.slm_rejected += 1
+                continue
+            if len(out) < self._config.max_entities:
+                out.append(ExtractedEntity(name, str(etype), _sentence_with(chunk, [name]), ORIGIN_SLM))
+        stats.slm_entities_kept = len(out)
+        return out, rejected
+
+    def _extract_entities(self, chunk: str, stats: ExtractionStats) -> list[ExtractedEntity]:
+        prompt = prompts.ENTITY_EXTRACTION.format(chunk=chunk)
+        data = self._ask(prompt, extract_schema(self._config), 60 * self._config.max_entities, stats)
+        out: list[ExtractedEntity] = []
+        seen: set[str] = set()
+        for item in _list(data, "entities"):
+            if not isinstance(item, dict):
+                continue
+            stats.slm_entities_proposed += 1
+            name = clean_text(str(item.get("name", ""))).strip(" .,;:\"'")
+            key = normalise_name(name)
+            if not key or key in seen or not occurs_in(name, chunk):
+                continue
+            seen.add(key)
+            etype = str(item.get("type", "concept"))
+            etype = etype if etype in prompts.ENTITY_TYPES else "concept"
+            out.append(ExtractedEntity(name, etype, _grounded(str(item.get("description", "")), chunk, [name]),
+                                       ORIGIN_SLM))
+        stats.slm_entities_kept = len(out)
+        return out
+
+    def _extract_relations(
+        self, chunk: str, entities: list[ExtractedEntity], stats: ExtractionStats
+    ) -> list[ExtractedRelation]:
+        names = [e.name for e in entities]
+        prompt = prompts.RELATION_EXTRACTION.format(chunk=chunk, entities="; ".join(names))
+        data = self._ask(prompt, relation_schema(names, self._config), 70 * self._config.max_relations, stats)
+        out: list[ExtractedRelation] = []
+        seen: set[frozenset[str]] = set()
+        for item in _list(data, "relations"):
+            if not isinstance(item, dict):
+                continue
+            source, target = str(item.get("source", "")), str(item.get("target", ""))
+            pair = frozenset((normalise_name(source), normalise_name(target)))
+            if source not in names or target not in names or len(pair) != 2 or pair in seen:
+                continue
+            seen.add(pair)
+            description = _grounded(str(item.get("description", "")), chunk, [source, target])
+            keywords = clean_text(str(item.get("keywords", "")))[:60]
+            out.append(ExtractedRelation(source, target, description, keywords, 1.0, ORIGIN_SLM))
+        stats.slm_relations_kept = len(out)
+        return out
+
+    def _cooccurrences(
+        self,
+        chunk: str,
+        entities: list[ExtractedEntity],
+        existing: list[ExtractedRelation],
+        stats: ExtractionStats,
+    ) -> list[ExtractedRelation]:
+        linked = {frozenset((normalise_name(r.source), normalise_name(r.target))) for r in existing}
+        out: list[ExtractedRelation] = []
+        for sentence in sentences(chunk):
+            present = [e.name for e in entities if occurs_in(e.name, sentence)][:MAX_ENTITIES_PER_SENTENCE]
+            for i, a in enumerate(present):
+                for b in present[i + 1 :]:
+                    pair = frozenset((normalise_name(a), normalise_name(b)))
+                    if len(pair) != 2 or pair in linked:
+                        continue
+                    linked.add(pair)
+                    description = truncate_chars(clean_text(sentence), self._config.max_description_chars)
+                    out.append(ExtractedRelation(a, b, description, "", 0.5, ORIGIN_COOCCURRENCE))
+        stats.cooccurrence_relations = len(out)
+        return out
+
+
+def _parse_json(text: str) -> dict[str, Any] | None:
+    for candidate in (text, first_json_value(text)):
+        if not candidate:
+            continue
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _sentence_with(chunk: str, names: list[str]) -> str:
+    """The first sentence of ``chunk`` mentioning all ``names`` (else any of them), whitespace collapsed."""
+    all_sentences = sentences(chunk)
+    for want_all in (True, False):
+        for sentence in all_sentences:
+            hits = [occurs_in(n, sentence) for n in names]
+            if all(hits) if want_all else any(hits):
+                return clean_text(sentence)
+    return clean_text(all_sentences[0]) if all_sentences else ""
+
+
+def _grounded(description: str, chunk: str, names: list[str]) -> str:
+    """The SLM's description when most of its content words are in the chunk, else the chunk's own sentence."""
+    description = clean_text(description)
+    chunk_words = set(_CONTENT_WORD.findall(chunk.casefold()))
+    name_words = {w for n in names for w in _CONTENT_WORD.findall(n.casefold())}
+    words = set(_CONTENT_WORD.findall(description.casefold())) - name_words
+    if words and len(words & chunk_words) / len(words) >= 0.5:
+        return description
+    return _sentence_with(chunk, names)

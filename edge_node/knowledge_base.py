@@ -1,0 +1,78 @@
+"""One edge's knowledge base on disk: the SQLite store and the faiss indexes under one data directory.
+
+A data directory is used by one process at a time (an exclusive lock file); a second writer gets a
+clear error instead of interleaving writes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+from edge_node.store.records import StoreDelta
+from edge_node.store.sqlite_store import SqliteStore
+from edge_node.store.vector_index import VectorIndexes
+from shared.errors import StoreError
+
+DB_FILE = "edge.sqlite3"
+VECTOR_DIR = "vectors"
+LOCK_FILE = ".lock"
+
+
+class EdgeKnowledgeBase:
+    """SQLite store + vector indexes of one edge."""
+
+    def __init__(self, data_dir: Path) -> None:
+        if data_dir.exists() and not data_dir.is_dir():
+            raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir = data_dir
+        self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(self._lock_fd)
+            raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
+        self.store = SqliteStore(data_dir / DB_FILE)
+        self._vectors: VectorIndexes | None = None
+
+    def bind_embedder(self, name: str, dim: int, edge_id: str) -> None:
+        """Record (first use) or verify the edge id and embedder this knowledge base is built with."""
+        self.store.check_identity(edge_id, name, dim)
+
+    @property
+    def vectors(self) -> VectorIndexes:
+        if self._vectors is None:
+            dim = self.store.get_meta("dim")
+            if dim is None:
+                raise StoreError(f"{self.data_dir} holds no knowledge yet; ingest documents first")
+            self._vectors = VectorIndexes(self.data_dir / VECTOR_DIR, int(dim), self.store)
+        return self._vectors
+
+    def apply(self, delta: StoreDelta) -> None:
+        """Bring the faiss indexes in line with a committed store write."""
+        self.vectors.apply(delta)
+
+    def flush(self) -> None:
+        """Persist the faiss indexes (they are rebuilt from SQLite if this never happens)."""
+        if self._vectors is not None:
+            self._vectors.save()
+
+    def bytes_on_disk(self) -> int:
+        return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.store.close()
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+
+    def __enter__(self) -> EdgeKnowledgeBase:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()

@@ -1,0 +1,168 @@
+"""Turn paths given to ``dgrag edge ingest`` into documents: .txt/.md, .pdf, .jsonl bundles, directories.
+
+Every problem with one input becomes an :class:`InputDocumentError` naming it, yielded in place of the
+document, so a batch goes on past bad files.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared.constants import SUPPORTED_SUFFIXES
+from shared.errors import InputDocumentError
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class RawDocument:
+    """A document as read, before chunking."""
+
+    doc_id: str
+    title: str
+    text: str
+    source: str
+    """Where it came from (file path, or path:line for bundle rows)."""
+
+
+ReadResult = RawDocument | InputDocumentError
+
+
+def read_paths(paths: list[Path], max_bytes: int, bundle_edge: str | None = None) -> Iterator[ReadResult]:
+    """Documents from files and directories (recursively, in sorted order), or errors naming the bad ones.
+
+    ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it.
+    """
+    for path in paths:
+        if path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not _hidden(p, path)
+            )
+            if not files:
+                yield InputDocumentError(str(path), f"directory holds no {'/'.join(SUPPORTED_SUFFIXES)} files")
+            for file in files:
+                yield from _read_file(file, max_bytes, bundle_edge)
+        else:
+            yield from _read_file(path, max_bytes, bundle_edge)
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
+    name = str(path)
+    if not path.exists():
+        yield InputDocumentError(name, "no such file or directory")
+        return
+    if not path.is_file():
+        yield InputDocumentError(name, "not a regular file")
+        return
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        yield InputDocumentError(name, f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+        return
+    if suffix == ".jsonl":
+        yield from _read_bundle(path, max_bytes, bundle_edge)
+        return
+    size = path.stat().st_size
+    if size > max_bytes:
+        yield InputDocumentError(
+            name, f"is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit (ingest.max_file_bytes); split it"
+        )
+        return
+    if size == 0:
+        yield InputDocumentError(name, "is empty")
+        return
+    try:
+        text = _read_pdf(path) if suffix == ".pdf" else _read_text(path)
+    except InputDocumentError as exc:
+        yield exc
+        return
+    except OSError as exc:
+        yield InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
+        return
+    if not text.strip():
+        yield InputDocumentError(name, "contains no text")
+        return
+    doc_id = str(path.resolve())
+    yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name)
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise InputDocumentError(str(path), "looks binary (contains NUL bytes); only UTF-8 text is accepted")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputDocumentError(
+            str(path), f"is not valid UTF-8 (byte {exc.start}); convert it, e.g. iconv -t UTF-8"
+        ) from exc
+
+
+def _read_pdf(path: Path) -> str:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:
+        raise InputDocumentError(str(path), "reading PDFs needs pypdf; run: pip install pypdf") from exc
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted:
+            raise InputDocumentError(str(path), "is an encrypted PDF; decrypt it first")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except InputDocumentError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise InputDocumentError(str(path), f"cannot be read as a PDF: {exc}") from exc
+    text = "\n\n".join(p.strip() for p in pages if p.strip())
+    if not text:
+        raise InputDocumentError(str(path), "PDF has no extractable text (scanned images need OCR first)")
+    return text
+
+
+def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        yield InputDocumentError(str(path), f"cannot be read: {exc.strerror or exc}")
+        return
+    found = False
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path}:{number}"
+            if not raw.strip():
+                continue
+            if len(raw) > max_bytes:
+                yield InputDocumentError(where, f"row is over the {max_bytes / 1e6:.1f} MB limit")
+                continue
+            try:
+                row = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                yield InputDocumentError(where, "row is not valid UTF-8")
+                continue
+            except json.JSONDecodeError as exc:
+                yield InputDocumentError(where, f"row is not valid JSON: {exc.msg}")
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("doc_id"), str) or not isinstance(row.get("text"), str):
+                yield InputDocumentError(where, 'row needs string fields "doc_id" and "text"')
+                continue
+            if bundle_edge is not None and row.get("edge_id") != bundle_edge:
+                continue
+            found = True
+            if not row["text"].strip():
+                yield InputDocumentError(where, f"document {row['doc_id']} has no text")
+                continue
+            title = row.get("title") if isinstance(row.get("title"), str) else row["doc_id"]
+            # Bundles scraped from the web carry HTML entities (&#039;); index the characters they stand for.
+            yield RawDocument(doc_id=row["doc_id"], title=html.unescape(title), text=html.unescape(row["text"]),
+                              source=where)
+    if bundle_edge is not None and not found:
+        yield InputDocumentError(str(path), f"bundle has no documents for edge {bundle_edge!r}")

@@ -1,0 +1,1 @@
+"""Durable embedded storage of an edge: SQLite (source of truth) plus faiss indexes on disk."""

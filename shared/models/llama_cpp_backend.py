@@ -1,0 +1,92 @@
+"""In-process GGUF generation with llama-cpp-python (the embedded default SLM).
+
+``n`` samples are drawn one after another from the same prompt; llama.cpp keeps the prompt's KV cache
+between them, so only the first sample pays for the prompt. JSON schemas become llama.cpp grammars.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from shared.config import ModelConfig
+from shared.errors import ModelError, ModelNotInstalledError
+from shared.models.base import Completion, GenerationRequest
+from shared.models.locate import bundled_slm_path
+
+
+class LlamaCppGenerator:
+    """A :class:`~shared.models.base.TextGenerator` running a GGUF model in this process."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise ModelNotInstalledError(
+                "the llama_cpp backend needs llama-cpp-python; run: pip install llama-cpp-python"
+            ) from exc
+        path = Path(config.model_path) if config.model_path else bundled_slm_path()
+        if not path.is_file():
+            raise ModelNotInstalledError(f"GGUF model {path} does not exist; set slm.model_path to a .gguf file")
+        threads = config.n_threads or (os.cpu_count() or 1)
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(path), n_ctx=config.n_ctx, n_threads=threads, seed=0, verbose=False
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
+        self._llama_cpp = llama_cpp
+        self._name = f"llama_cpp:{path.name}"
+        self._lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def count_tokens(self, text: str) -> int:
+        """Number of model tokens in ``text``."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False))
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        key = json.dumps(schema, sort_keys=True)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+            self._grammars[key] = grammar
+        return grammar
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+        texts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        with self._lock:
+            grammar = self._grammar(request.json_schema) if request.json_schema is not None else None
+            for i in range(request.n):
+                seed = None if request.seed is None else request.seed + i
+                try:
+                    out: Any = self._llm.create_chat_completion(
+                        messages=messages,  # type: ignore[arg-type]
+                        temperature=request.temperature,
+                        max_tokens=request.max_tokens,
+                        grammar=grammar,
+                        seed=seed,
+                    )
+                except (ValueError, RuntimeError) as exc:
+                    raise ModelError(f"llama.cpp generation failed: {exc}") from exc
+                texts.append(out["choices"][0]["message"]["content"] or "")
+                usage = out.get("usage") or {}
+                # Later samples reuse the cached prompt; count the prompt once, as it was evaluated once.
+                if i == 0:
+                    prompt_tokens += int(usage.get("prompt_tokens", 0))
+                completion_tokens += int(usage.get("completion_tokens", 0))
+        return Completion(tuple(texts), prompt_tokens, completion_tokens)
+
+    def close(self) -> None:
+        self._llm.close()

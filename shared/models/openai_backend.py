@@ -1,0 +1,89 @@
+"""Generation through any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp's server, OpenAI).
+
+Servers that ignore ``n`` (llama.cpp's) return fewer choices than asked; the missing samples are
+requested one by one, so callers always get ``n`` texts.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from shared.config import ModelConfig
+from shared.errors import ModelError, ModelNotInstalledError
+from shared.models.base import Completion, GenerationRequest
+
+PLACEHOLDER_KEY = "not-needed"
+
+
+class OpenAIGenerator:
+    """A :class:`~shared.models.base.TextGenerator` calling an OpenAI-compatible chat endpoint."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        try:
+            import openai
+        except ImportError as exc:
+            raise ModelNotInstalledError("the openai backend needs the openai package; run: pip install openai") from exc
+        self._openai = openai
+        self._client = openai.OpenAI(
+            base_url=config.base_url,
+            api_key=os.environ.get(config.api_key_env) or PLACEHOLDER_KEY,
+            timeout=config.timeout_s,
+            max_retries=1,
+        )
+        self._config = config
+        self._name = f"openai:{config.model}@{config.base_url}"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _response_format(self, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+        if schema is None or self._config.json_mode == "none":
+            return None
+        if self._config.json_mode == "json_object":
+            return {"type": "json_object", "schema": schema}
+        return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+
+    def _call(self, request: GenerationRequest, n: int, seed: int | None) -> Any:
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+        kwargs: dict[str, Any] = {
+            "model": self._config.model,
+            "messages": messages,
+            "n": n,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        fmt = self._response_format(request.json_schema)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        if seed is not None:
+            kwargs["seed"] = seed
+        try:
+            return self._client.chat.completions.create(**kwargs)
+        except self._openai.APIConnectionError as exc:
+            raise ModelError(f"cannot reach the model server at {self._config.base_url}: {exc}") from exc
+        except self._openai.APIError as exc:
+            raise ModelError(f"the model server at {self._config.base_url} refused the request: {exc}") from exc
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        texts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        attempt = 0
+        while len(texts) < request.n:
+            seed = None if request.seed is None else request.seed + attempt
+            response = self._call(request, request.n - len(texts), seed)
+            if not response.choices:
+                raise ModelError(f"the model server at {self._config.base_url} returned no choices")
+            texts.extend((choice.message.content or "") for choice in response.choices)
+            if response.usage is not None:
+                prompt_tokens += response.usage.prompt_tokens
+                completion_tokens += response.usage.completion_tokens
+            attempt += 1
+        return Completion(tuple(texts[: request.n]), prompt_tokens, completion_tokens)
+
+    def close(self) -> None:
+        self._client.close()

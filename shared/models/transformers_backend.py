@@ -1,0 +1,100 @@
+"""Generation with a Hugging Face causal LM through transformers (bf16 on CPU).
+
+``n`` samples come from one ``generate`` call (``num_return_sequences``), i.e. one batched decode.
+transformers has no grammar-constrained decoding, so a JSON schema is enforced by instruction plus
+extraction of the first JSON value in each sample; callers validate what they parse, as with every backend.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from shared.config import ModelConfig
+from shared.errors import ModelError, ModelNotInstalledError
+from shared.models.base import Completion, GenerationRequest
+from shared.models.locate import bundled_slm_path
+from shared.text import first_json_value
+
+
+class TransformersGenerator:
+    """A :class:`~shared.models.base.TextGenerator` running a transformers causal LM in this process."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:
+            raise ModelNotInstalledError(
+                "the transformers backend needs torch and transformers; run: pip install torch==2.13.0 transformers"
+            ) from exc
+        self._torch = torch
+        path = Path(config.model_path) if config.model_path else bundled_slm_path()
+        torch.set_num_threads(config.n_threads or (os.cpu_count() or 1))
+        kwargs: dict[str, Any] = {}
+        source = str(path)
+        if path.suffix == ".gguf":
+            # transformers dequantises GGUF files (needs the gguf package); the directory is the "repo".
+            kwargs["gguf_file"] = path.name
+            source = str(path.parent)
+        try:
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+            self._model = transformers.AutoModelForCausalLM.from_pretrained(
+                source, torch_dtype=torch.bfloat16, **kwargs
+            )
+        except (OSError, ValueError, ImportError) as exc:
+            raise ModelError(f"transformers could not load {path}: {exc}") from exc
+        self._model.eval()
+        self._name = f"transformers:{path.name}"
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        prompt = request.prompt
+        if request.json_schema is not None:
+            prompt += "\n\nReply with JSON only, matching this JSON schema:\n" + json.dumps(request.json_schema)
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": prompt})
+        torch = self._torch
+        with self._lock, torch.inference_mode():
+            input_ids = self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
+            if request.seed is not None:
+                torch.manual_seed(request.seed)
+            sample = request.temperature > 0
+            try:
+                output = self._model.generate(
+                    input_ids,
+                    attention_mask=torch.ones_like(input_ids),
+                    max_new_tokens=request.max_tokens,
+                    do_sample=sample,
+                    temperature=request.temperature if sample else None,
+                    top_p=0.95 if sample else None,
+                    top_k=None,
+                    num_return_sequences=request.n,
+                    pad_token_id=self._tokenizer.eos_token_id,
+                )
+            except RuntimeError as exc:
+                raise ModelError(f"transformers generation failed: {exc}") from exc
+        prompt_len = input_ids.shape[1]
+        texts: list[str] = []
+        completion_tokens = 0
+        eos = self._tokenizer.eos_token_id
+        for row in output:
+            new = row[prompt_len:]
+            completion_tokens += int((new != eos).sum())
+            text = self._tokenizer.decode(new, skip_special_tokens=True).strip()
+            if request.json_schema is not None:
+                text = first_json_value(text) or text
+            texts.append(text)
+        return Completion(tuple(texts), int(prompt_len), completion_tokens)
+
+    def close(self) -> None:
+        self._model = None

@@ -1,0 +1,91 @@
+"""Model-free text utilities: name normalisation, sentence splitting, JSON extraction."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterator
+
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n|\n(?=\S)")
+
+
+def normalise_name(name: str) -> str:
+    """Key under which entity names merge: NFKC, case-folded, single spaces, no edge punctuation."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = text.replace("’", "'")
+    text = _SPACE.sub(" ", text).strip()
+    text = _EDGE_PUNCT.sub("", text)
+    if text.startswith("the "):
+        text = text[4:]
+    return text
+
+
+def clean_text(text: str) -> str:
+    """Collapse runs of whitespace to one space."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences (or lines) of ``text``, whitespace trimmed, empty ones dropped."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (see :func:`sentence_spans`)."""
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+def occurs_in(name: str, text: str) -> bool:
+    """True when ``name`` occurs in ``text`` as whole words, ignoring case and runs of whitespace."""
+    needle = clean_text(name)
+    if not needle:
+        return False
+    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in needle.split(" ")) + r"(?!\w)"
+    return re.search(pattern, text, flags=re.IGNORECASE) is not None
+
+
+def find_occurrences(name: str, text: str) -> Iterator[int]:
+    """Start offsets of whole-word, case-insensitive occurrences of ``name`` in ``text``."""
+    needle = clean_text(name)
+    if not needle:
+        return iter(())
+    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in needle.split(" ")) + r"(?!\w)"
+    return (m.start() for m in re.finditer(pattern, text, flags=re.IGNORECASE))
+
+
+def first_json_value(text: str) -> str | None:
+    """The first complete JSON object or array in ``text``, as text, or None."""
+    decoder = json.JSONDecoder()
+    for i, ch in enumerate(text):
+        if ch in "{[":
+            try:
+                _, end = decoder.raw_decode(text, i)
+            except json.JSONDecodeError:
+                continue
+            return text[i:end]
+    return None
+
+
+def truncate_chars(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - 1)].rsplit(" ", 1)[0]
+    return cut + "…"
