@@ -53,7 +53,7 @@ def find_candidates(text: str, limit: int = 20) -> list[Candidate]:
     first: dict[str, tuple[str, str]] = {}
     for name, kind in found:
         key = normalise_name(name)
-        if len(key) < 2 or key in _STOP:
+        if not key or (len(key) < 2 and kind != "quantity") or key in _STOP:
             continue
         counts[key] += 1
         first.setdefault(key, (name, kind))
@@ -75,7 +75,8 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
         last_good = i
         while j < len(words):
             gap = text[words[j - 1][2] : words[j][1]]
-            if gap.strip() not in ("", "&") or "\n" in gap or _ends_sentence(words[j - 1][0]):
+            prev = words[j - 1][0]
+            if gap.strip() not in ("", "&") or "\n" in gap or (_ends_sentence(prev) and prev[:-1].casefold() not in _TITLES):
                 break
             w = words[j][0].rstrip(".’'")
             if _is_capital(w):
@@ -87,10 +88,19 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
         if span.endswith(("'s", "’s")):
             span = span[:-2]
         before = text[: words[i][1]].rstrip(" \t\"'“‘(")
-        initial = not before or before[-1] in ".!?:\n" or before.endswith("\n")
+        initial = not before or before[-1] in "!?:\n" or (before[-1] == "." and not _title_before(before))
         spans.append((span, initial))
         i = last_good + 1
     return spans
+
+
+_TITLES = {"dr", "mr", "mrs", "ms", "prof", "st", "sen", "rep", "gov", "gen", "col", "capt", "lt", "sgt", "jr", "sr"}
+
+
+def _title_before(before: str) -> bool:
+    """True when ``before`` ends with an abbreviated title such as "Dr." (not a sentence end)."""
+    word = before[:-1].rsplit(None, 1)[-1] if before[:-1].strip() else ""
+    return word.casefold() in _TITLES
 
 
 def _ends_sentence(word: str) -> bool:

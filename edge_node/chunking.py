@@ -32,10 +32,12 @@ def chunk_text(text: str, tokenizer: Tokenizer, chunk_tokens: int, overlap_token
     boundaries = {e for _, e in sentence_spans(text)}
     chunks: list[TextChunk] = []
     first = 0
+    prev_last = 0
     while first < len(spans):
         last = min(first + chunk_tokens, len(spans))  # exclusive
         if last < len(spans):
-            for cut in range(last, first + chunk_tokens // 2, -1):
+            # Never cut back so far that this chunk ends inside the previous one.
+            for cut in range(last, max(first + chunk_tokens // 2, prev_last), -1):
                 if spans[cut - 1][1] in boundaries:
                     last = cut
                     break
@@ -43,5 +45,6 @@ def chunk_text(text: str, tokenizer: Tokenizer, chunk_tokens: int, overlap_token
         chunks.append(TextChunk(len(chunks), start, end, text[start:end], last - first))
         if last >= len(spans):
             break
+        prev_last = last
         first = max(last - overlap_tokens, first + 1)
     return chunks

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from edge_node.store.records import EntityRow, RelationRow, SubgraphRecord
+from edge_node.store.sqlite_store import DESCRIPTION_SEPARATOR
 from shared import prompts
 from shared.config import SummaryConfig
 from shared.models.base import GenerationRequest, TextGenerator
@@ -80,25 +81,44 @@ def summarise(generator: TextGenerator, sub: RenderedSubgraph, config: SummaryCo
         temperature=0.0,
     )
     text = clean_text(generator.generate(request).texts[0])
-    if _usable(text):
-        return text
-    return fallback_summary(sub)
+    body = text if usable(text, sub.text) else fallback_summary(sub)
+    # The entity names are grounded whatever the model wrote; the cloud routes on them too.
+    return f"{body} Key entities: {', '.join(sub.top_entities)}."
 
 
 def fallback_summary(sub: RenderedSubgraph) -> str:
-    """A summary built from the subgraph itself: its main entities and first facts."""
-    facts = [line[2:] for line in sub.text.splitlines() if line.startswith("- ")][:3]
-    return clean_text(f"About {', '.join(sub.top_entities)}. " + " ".join(facts))
+    """A model-free summary: the first relation facts of the subgraph, or its first entity descriptions."""
+    facts = [line[2:].split(": ", 1)[-1] for line in sub.text.splitlines() if line.startswith("- ")]
+    seen: list[str] = []
+    for fact in facts:
+        fact = truncate_chars(fact.split(DESCRIPTION_SEPARATOR)[0], 160)
+        if fact not in seen:
+            seen.append(fact)
+        if len(seen) == 2:
+            break
+    return clean_text(" ".join(seen))
 
 
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[a-z0-9]+")
+_CONTENT = re.compile(r"[a-z0-9]{4,}")
+MIN_DISTINCT_WORDS = 0.5
+MIN_GROUNDED_WORDS = 0.6
 
 
-def _usable(text: str) -> bool:
-    words = _WORD.findall(text.casefold())
-    if len(words) < 5:
+def usable(summary: str, source: str) -> bool:
+    """A summary is kept when it is not a repetition loop and most of its content words are in the source."""
+    words = _WORD.findall(summary.casefold())
+    if len(words) < 5 or len(set(words)) / len(words) < MIN_DISTINCT_WORDS:
         return False
-    return len(set(words)) / len(words) >= 0.3  # degenerate repetition loops fail this
+    content = set(_CONTENT.findall(summary.casefold())) - _SUMMARY_FRAME
+    if not content:
+        return False
+    known = set(_CONTENT.findall(source.casefold()))
+    return len(content & known) / len(content) >= MIN_GROUNDED_WORDS
+
+
+_SUMMARY_FRAME = {"this", "knowledge", "about", "these", "that", "with", "which", "their", "also", "includes",
+                  "including", "specifically", "highlights", "main", "topics", "discusses", "describes", "focuses"}
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DgragError as exc:
         print(f"dgrag: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        sys.stderr.close()  # output piped into e.g. `head`: nothing left to say
+        return EXIT_OK
     except KeyboardInterrupt:
         print("dgrag: interrupted; the store keeps every document committed so far", file=sys.stderr)
         return 130

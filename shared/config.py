@@ -205,6 +205,8 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(hint)
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, where)  # type: ignore[arg-type]
+    if isinstance(value, dict | list):
+        raise ConfigError(f"{where} takes a single value, not {type(value).__name__} {value!r}")
     if origin is Literal:
         allowed = typing.get_args(hint)
         if value not in allowed:
@@ -221,6 +223,8 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
             raise ConfigError(f"{where} = {value!r} is not a boolean (use true or false)")
         return bool(value)
     if hint in (int, float):
+        if isinstance(value, bool) or (hint is int and isinstance(value, float) and not value.is_integer()):
+            raise ConfigError(f"{where} = {value!r} is not a {hint.__name__}")
         try:
             return hint(value)
         except (TypeError, ValueError) as exc:

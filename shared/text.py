@@ -9,7 +9,9 @@ from collections.abc import Iterator
 
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n|\n(?=\S)")
+# A sentence ends after . ! or ? (and any closing quotes/brackets) before whitespace and a capital, or at a line
+# break. Group 1 is the whitespace between two sentences.
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])|(\n\s*)")
 
 
 def normalise_name(name: str) -> str:
@@ -33,8 +35,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        spans.append((start, match.start()))
-        start = match.end()
+        gap = 1 if match.group(1) is not None else 2
+        spans.append((start, match.start(gap)))
+        start = match.end(gap)
     spans.append((start, len(text)))
     out: list[tuple[int, int]] = []
     for s, e in spans:
@@ -87,5 +90,7 @@ def truncate_chars(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters at a word boundary, with an ellipsis when cut."""
     if len(text) <= limit:
         return text
+    if limit <= 0:
+        return ""
     cut = text[: max(0, limit - 1)].rsplit(" ", 1)[0]
     return cut + "…"

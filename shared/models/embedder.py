@@ -33,7 +33,8 @@ class SentenceTransformerEmbedder:
             self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
             raise ModelError(f"sentence-transformers could not load {path}: {exc}") from exc
-        dim = self._model.get_sentence_embedding_dimension()
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = get_dim()
         if dim is None:
             raise ModelError(f"{path} does not declare an embedding dimension")
         self._dim = int(dim)

@@ -2,17 +2,41 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from shared import prompts
 
-# What the callers pass: edge_node/extraction.py (ENTITY_EXTRACTION, RELATION_EXTRACTION) and
-# edge_node/summaries.py (SUBGRAPH_SUMMARY). Update both sides together.
-CALLER_FIELDS: dict[str, frozenset[str]] = {
-    "ENTITY_EXTRACTION": frozenset({"chunk", "hints"}),
-    "RELATION_EXTRACTION": frozenset({"chunk", "entities"}),
-    "SUBGRAPH_SUMMARY": frozenset({"subgraph"}),
-}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _caller_fields() -> dict[str, frozenset[str]]:
+    """Keyword names passed to ``prompts.NAME.format(...)`` anywhere in the product code."""
+    found: dict[str, set[str]] = {}
+    for package in ("shared", "edge_node", "cloud_server", "simulation"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "format"
+                    and isinstance(node.func.value, ast.Attribute)
+                    and isinstance(node.func.value.value, ast.Name)
+                    and node.func.value.value.id == "prompts"
+                ):
+                    found.setdefault(node.func.value.attr, set()).update(k.arg for k in node.keywords if k.arg)
+    return {name: frozenset(fields) for name, fields in found.items()}
+
+
+CALLER_FIELDS = _caller_fields()
+
+
+def test_callers_were_found() -> None:
+    assert {"ENTITY_CLASSIFICATION", "ENTITY_EXTRACTION", "RELATION_EXTRACTION", "SUBGRAPH_SUMMARY"} <= set(
+        CALLER_FIELDS
+    )
 
 
 def test_every_template_is_listed() -> None:

@@ -88,7 +88,6 @@ def test_sentence_spans_are_ordered_and_disjoint() -> None:
         assert e1 <= s2
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the closing quote after a sentence end is dropped from both sentences")
 def test_sentence_spans_keep_closing_quote() -> None:
     assert sentences('He said "Stop." Then he left.') == ['He said "Stop."', "Then he left."]
 
