@@ -13,19 +13,21 @@ from dataclasses import dataclass
 from shared.text import normalise_name
 
 _CONNECTORS = {"of", "and", "&", "de", "la", "du", "von", "van", "for", "the"}
-_STOP = {
-    "a", "an", "the", "this", "that", "these", "those", "it", "its", "i", "we", "you", "he", "she", "they",
-    "his", "her", "our", "their", "my", "your", "in", "on", "at", "by", "for", "with", "from", "to", "of",
-    "and", "or", "but", "if", "as", "so", "not", "no", "yes", "be", "is", "are", "was", "were", "will",
-    "what", "when", "where", "which", "who", "why", "how", "there", "here", "then", "than", "also", "after",
-    "before", "while", "during", "source", "published", "time", "mr", "mrs", "ms", "dr", "however", "meanwhile",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "according", "said",
-    "new", "last", "first", "one", "two", "all", "some", "many", "most", "more", "every", "each", "other",
-    "yet", "still", "now", "today", "hi", "hello", "hey", "ok", "okay", "thanks", "thank", "sure", "great", "good", "oh", "sorry", "please",
-}
+_STOP = frozenset(
+    """
+    a according after all also an and are as at be before between but by can could did do does dr during
+    each every first for friday from good great had has have he hello her here hey hi his how however i
+    if in is it its last many meanwhile monday more most mr mrs ms my new no not now of oh ok okay on
+    one or other our please published said saturday she should so some sorry source still sunday sure
+    than thank thanks that the their then there these they this those thursday time to today tuesday two
+    was we wednesday were what when where which while who why will with would yes yet you your
+    """.split()
+)
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
-                   r"October|November|December)\s+\d{1,2}(?:,\s*\d{4})?\b")
+_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
+    r"October|November|December)\s+\d{1,2}(?:,\s*\d{4})?\b"
+)
 _AMOUNT = re.compile(r"[$€£]\s?\d[\d,.]*(?:\s?(?:million|billion|trillion|bn|m|k))?\b|\b\d[\d,.]*\s?%")
 
 
@@ -48,7 +50,9 @@ def find_candidates(text: str, limit: int = 20) -> list[Candidate]:
     spans = _capitalised_spans(text)
     inner = {normalise_name(span) for span, initial in spans if not initial}
     # A lone capitalised word that only ever starts a sentence is usually an ordinary word ("Another").
-    found.extend((span, "name") for span, initial in spans if not initial or " " in span or normalise_name(span) in inner)
+    found.extend(
+        (span, "name") for span, initial in spans if not initial or " " in span or normalise_name(span) in inner
+    )
     counts: Counter[str] = Counter()
     first: dict[str, tuple[str, str]] = {}
     for name, kind in found:
@@ -76,8 +80,14 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
         while j < len(words):
             gap = text[words[j - 1][2] : words[j][1]]
             prev = words[j - 1][0]
-            if gap.strip() not in ("", "&") or "\n" in gap or (_ends_sentence(prev) and prev[:-1].casefold() not in _TITLES):
+            if (
+                gap.strip() not in ("", "&")
+                or "\n" in gap
+                or (_ends_sentence(prev) and prev[:-1].casefold() not in _TITLES)
+            ):
                 break
+            if prev.endswith(("'s", "’s")):
+                break  # "YouTube's AI" is two names
             w = words[j][0].rstrip(".’'")
             if _is_capital(w):
                 last_good = j

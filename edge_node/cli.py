@@ -43,6 +43,14 @@ def register(roles: Any) -> None:
     common(p)
     p.set_defaults(func=cmd_summarize)
 
+    p = commands.add_parser("query", help="answer a question from this edge's knowledge (local path + gate)")
+    common(p)
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["naive", "local"], default="local", help="naive: chunk vectors, one answer")
+    p.add_argument("--ablate", default="", help="comma-separated: cd, se, bq, kg (the paper's ablations)")
+    p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
+    p.set_defaults(func=cmd_query)
+
     p = commands.add_parser("stats", help="sizes of the knowledge base")
     common(p)
     p.add_argument("--json", action="store_true")
@@ -69,8 +77,9 @@ class TqdmProgress(ProgressSink):
     def start(self, stage: str, total: int) -> None:
         from tqdm import tqdm
 
-        self._bars[stage] = tqdm(total=total, desc=stage, unit="doc" if stage == "documents" else "sg",
-                                 file=sys.stderr, dynamic_ncols=True)
+        self._bars[stage] = tqdm(
+            total=total, desc=stage, unit="doc" if stage == "documents" else "sg", file=sys.stderr, dynamic_ncols=True
+        )
 
     def advance(self, stage: str, note: str = "") -> None:
         bar = self._bars[stage]
@@ -113,13 +122,16 @@ def _report_text(report: IngestReport) -> str:
     lines = [
         f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged,"
         f" {len(report.failed)} failed",
-        f"chunks: {report.chunks}; entities: {report.entities_slm} from the SLM + {report.entities_heuristic} model-free;"
+        f"chunks: {report.chunks}; entities: {report.entities_slm} from the SLM"
+        f" + {report.entities_heuristic} model-free;"
         f" relations: {report.relations_slm} from the SLM + {report.relations_cooccurrence} co-occurrence",
     ]
     if report.summary is not None:
         s = report.summary
-        lines.append(f"subgraphs: {s.communities}; summaries written {len(s.upserted)}, deleted {len(s.deleted)},"
-                     f" unchanged {s.unchanged}")
+        lines.append(
+            f"subgraphs: {s.communities}; summaries written {len(s.upserted)}, deleted {len(s.deleted)},"
+            f" unchanged {s.unchanged}"
+        )
     return "\n".join(lines)
 
 
@@ -128,8 +140,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
     with EdgeKnowledgeBase(args.data_dir) as kb:
         result = _service(kb, config).delete(args.doc_ids, TqdmProgress())
     if result is not None:
-        print(f"deleted {len(args.doc_ids)} document(s); summaries written {len(result.upserted)},"
-              f" deleted {len(result.deleted)}")
+        print(
+            f"deleted {len(args.doc_ids)} document(s); summaries written {len(result.upserted)},"
+            f" deleted {len(result.deleted)}"
+        )
     return EXIT_OK
 
 
@@ -137,8 +151,35 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     config = _config(args)
     with EdgeKnowledgeBase(args.data_dir) as kb:
         result = _service(kb, config).refresh_summaries(TqdmProgress())
-    print(f"subgraphs: {result.communities}; summaries written {len(result.upserted)}, deleted {len(result.deleted)},"
-          f" unchanged {result.unchanged}")
+    print(
+        f"subgraphs: {result.communities}; summaries written {len(result.upserted)}, deleted {len(result.deleted)},"
+        f" unchanged {result.unchanged}"
+    )
+    return EXIT_OK
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from edge_node.query_service import QueryService
+    from shared.models.factory import build_embedder, build_generator
+    from shared.tokenizer import WordPieceTokenizer
+
+    config = _config(args)
+    ablations = frozenset(a.strip() for a in args.ablate.split(",") if a.strip())
+    with EdgeKnowledgeBase(args.data_dir) as kb:
+        service = QueryService(
+            kb, build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer(), config
+        )
+        result = service.query(args.question, mode=args.mode, ablations=ablations)
+    if args.json:
+        print(json.dumps(result.trace(), indent=2))
+        return EXIT_OK
+    print(result.answer)
+    print(f"\ndecision: {result.decision}" + ("" if result.verified else " (unverified)"))
+    if result.note:
+        print(f"note: {result.note}")
+    if result.gate is not None:
+        print(f"gate score: {result.gate.score:.3f} (threshold {result.gate.threshold:.3f})")
+    print("sources: " + ", ".join(f"{s['doc_id']}#{s['chunk_id']}" for s in result.retrieval.sources))
     return EXIT_OK
 
 
@@ -169,6 +210,8 @@ def cmd_summaries(args: argparse.Namespace) -> int:
         print(json.dumps([dataclasses.asdict(r) for r in records], indent=2))
     else:
         for r in records:
-            print(f"{r.id} v{r.version} ({r.n_entities} entities, {r.n_relations} relations)"
-                  f" [{', '.join(r.top_entities)}]\n  {r.summary}\n")
+            print(
+                f"{r.id} v{r.version} ({r.n_entities} entities, {r.n_relations} relations)"
+                f" [{', '.join(r.top_entities)}]\n  {r.summary}\n"
+            )
     return EXIT_OK

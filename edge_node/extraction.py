@@ -143,7 +143,8 @@ class Extractor:
             # Dates and amounts are typed by the pattern that found them; the SLM types the names.
             entities = [
                 ExtractedEntity(c.name, c.kind, _sentence_with(chunk, [c.name]), ORIGIN_HEURISTIC)
-                for c in candidates if c.kind in prompts.ENTITY_TYPES
+                for c in candidates
+                if c.kind in prompts.ENTITY_TYPES
             ]
             stats.heuristic_entities += len(entities)
             names = [c.name for c in candidates if c.kind not in prompts.ENTITY_TYPES]
@@ -222,8 +223,9 @@ class Extractor:
             seen.add(key)
             etype = str(item.get("type", "concept"))
             etype = etype if etype in prompts.ENTITY_TYPES else "concept"
-            out.append(ExtractedEntity(name, etype, _grounded(str(item.get("description", "")), chunk, [name]),
-                                       ORIGIN_SLM))
+            out.append(
+                ExtractedEntity(name, etype, _grounded(str(item.get("description", "")), chunk, [name]), ORIGIN_SLM)
+            )
         stats.slm_entities_kept = len(out)
         return out
 

@@ -177,7 +177,9 @@ class IngestService:
         for eid, cid in store.entity_chunk_links():
             chunk_members[cid].append(eid)
         edges = project_entity_graph(
-            list(entity_rows), ((r.src_id, r.tgt_id, r.weight) for r in relation_rows), chunk_members,
+            list(entity_rows),
+            ((r.src_id, r.tgt_id, r.weight) for r in relation_rows),
+            chunk_members,
             self._config.partition.cochunk_weight,
         )
         previous = store.subgraphs()
@@ -190,8 +192,19 @@ class IngestService:
         records: list[SubgraphRecord] = []
         for sid, version, sub in decided.changed:
             text = summarise(self._generator, sub, self._config.summary)
-            records.append(SubgraphRecord(sid, version, sub.fingerprint, sub.members, text, sub.top_entities,
-                                          sub.n_entities, sub.n_relations, time.time()))
+            records.append(
+                SubgraphRecord(
+                    sid,
+                    version,
+                    sub.fingerprint,
+                    sub.members,
+                    text,
+                    sub.top_entities,
+                    sub.n_entities,
+                    sub.n_relations,
+                    time.time(),
+                )
+            )
             sink.advance("summaries", sid)
         sink.done("summaries")
         store.save_subgraphs(records, decided.deleted)

@@ -74,5 +74,7 @@ class EdgeKnowledgeBase:
     def __enter__(self) -> EdgeKnowledgeBase:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

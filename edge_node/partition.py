@@ -94,8 +94,11 @@ def _split(graph: ig.Graph, members: list[int], config: PartitionConfig) -> list
         return [members]
     sub = graph.induced_subgraph(members)
     parts = la.find_partition(
-        sub, la.RBConfigurationVertexPartition, weights="weight",
-        resolution_parameter=config.resolution * 2, seed=config.seed,
+        sub,
+        la.RBConfigurationVertexPartition,
+        weights="weight",
+        resolution_parameter=config.resolution * 2,
+        seed=config.seed,
     )
     if len(parts) <= 1:  # no structure left: cut in order
         size = config.max_size

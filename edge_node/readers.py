@@ -41,7 +41,8 @@ def read_paths(paths: list[Path], max_bytes: int, bundle_edge: str | None = None
     for path in paths:
         if path.is_dir():
             files = sorted(
-                p for p in path.rglob("*")
+                p
+                for p in path.rglob("*")
                 if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not _hidden(p, path)
             )
             if not files:
@@ -66,7 +67,9 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[
         return
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        yield InputDocumentError(name, f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+        yield InputDocumentError(
+            name, f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
+        )
         return
     if suffix == ".jsonl":
         yield from _read_bundle(path, max_bytes, bundle_edge)
@@ -151,7 +154,11 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
             except json.JSONDecodeError as exc:
                 yield InputDocumentError(where, f"row is not valid JSON: {exc.msg}")
                 continue
-            if not isinstance(row, dict) or not isinstance(row.get("doc_id"), str) or not isinstance(row.get("text"), str):
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("doc_id"), str)
+                or not isinstance(row.get("text"), str)
+            ):
                 yield InputDocumentError(where, 'row needs string fields "doc_id" and "text"')
                 continue
             if bundle_edge is not None and row.get("edge_id") != bundle_edge:
@@ -160,9 +167,10 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
             if not row["text"].strip():
                 yield InputDocumentError(where, f"document {row['doc_id']} has no text")
                 continue
-            title = row.get("title") if isinstance(row.get("title"), str) else row["doc_id"]
+            title = row["title"] if isinstance(row.get("title"), str) else row["doc_id"]
             # Bundles scraped from the web carry HTML entities (&#039;); index the characters they stand for.
-            yield RawDocument(doc_id=row["doc_id"], title=html.unescape(title), text=html.unescape(row["text"]),
-                              source=where)
+            yield RawDocument(
+                doc_id=row["doc_id"], title=html.unescape(title), text=html.unescape(row["text"]), source=where
+            )
     if bundle_edge is not None and not found:
         yield InputDocumentError(str(path), f"bundle has no documents for edge {bundle_edge!r}")

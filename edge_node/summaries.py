@@ -53,12 +53,16 @@ def render(
         degree[r.tgt_id] += r.weight
     ranked = sorted(inside, key=lambda e: (-degree[e], entities[e].key))
     lines = ["Entities:"]
-    lines += [f"- {entities[e].name} ({entities[e].type}): {truncate_chars(entities[e].description, 200)}" for e in ranked]
+    lines += [
+        f"- {entities[e].name} ({entities[e].type}): {truncate_chars(entities[e].description, 200)}" for e in ranked
+    ]
     if rels:
         lines.append("Relations:")
         rels.sort(key=lambda r: (-r.weight, r.id))
-        lines += [f"- {entities[r.src_id].name} — {entities[r.tgt_id].name}: {truncate_chars(r.description, 200)}"
-                  for r in rels]
+        lines += [
+            f"- {entities[r.src_id].name} — {entities[r.tgt_id].name}: {truncate_chars(r.description, 200)}"
+            for r in rels
+        ]
     text = truncate_chars("\n".join(lines), config.render_chars)
     keys = tuple(sorted(entities[e].key for e in inside))
     full = "\n".join(lines)  # fingerprint the whole content, not the budget-cut view
@@ -117,8 +121,26 @@ def usable(summary: str, source: str) -> bool:
     return len(content & known) / len(content) >= MIN_GROUNDED_WORDS
 
 
-_SUMMARY_FRAME = {"this", "knowledge", "about", "these", "that", "with", "which", "their", "also", "includes",
-                  "including", "specifically", "highlights", "main", "topics", "discusses", "describes", "focuses"}
+_SUMMARY_FRAME = {
+    "this",
+    "knowledge",
+    "about",
+    "these",
+    "that",
+    "with",
+    "which",
+    "their",
+    "also",
+    "includes",
+    "including",
+    "specifically",
+    "highlights",
+    "main",
+    "topics",
+    "discusses",
+    "describes",
+    "focuses",
+}
 
 
 @dataclass(frozen=True)
@@ -159,14 +181,13 @@ def plan(
     changed: list[tuple[str, int, RenderedSubgraph]] = []
     taken = set(by_id)
     for i, sub in enumerate(rendered):
-        pid = assigned.get(i)
-        if pid is not None and by_id[pid].fingerprint == sub.fingerprint:
-            keep.append(by_id[pid])
+        matched = assigned.get(i)
+        if matched is not None and by_id[matched].fingerprint == sub.fingerprint:
+            keep.append(by_id[matched])
             continue
-        if pid is None:
-            pid = _new_id(edge_id, sub.members, taken)
-            taken.add(pid)
-        changed.append((pid, max(last_version(pid), by_id[pid].version if pid in by_id else 0) + 1, sub))
+        sid = matched if matched is not None else _new_id(edge_id, sub.members, taken)
+        taken.add(sid)
+        changed.append((sid, max(last_version(sid), by_id[sid].version if sid in by_id else 0) + 1, sub))
     deleted = tuple((p.id, max(last_version(p.id), p.version) + 1) for p in previous if p.id not in used)
     return SummaryPlan(tuple(keep), tuple(changed), deleted)
 

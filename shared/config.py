@@ -128,6 +128,64 @@ class SummaryConfig:
 
 
 @dataclass(frozen=True)
+class RetrievalConfig:
+    """Local retrieval (also what the cloud asks edges for)."""
+
+    top_entities: int = 10
+    """Entities matched by vector search of the question."""
+    top_relations: int = 8
+    """Relations matched by vector search of the question."""
+    top_chunks: int = 4
+    """Most chunks put in the context."""
+    context_tokens: int = 700
+    """Token budget of the context (chunks are added in score order until it is spent)."""
+    min_entity_score: float = 0.45
+    """Least cosine for a vector-matched entity to seed graph expansion (exact name matches always do)."""
+    name_match_cosine: float = 0.75
+    """Least cosine for a name in the question to count as present here when not matched exactly."""
+    vector_weight: float = 0.6
+    """Share of a chunk's score from its similarity to the question (the rest from graph links)."""
+    slm_keywords: bool = False
+    """Ask the SLM for the question's keywords too (the model-free ones are always used)."""
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    """Local answer generation."""
+
+    n_answers: int = 4
+    """Sampled answers per question (the gate compares them); 1 disables the batch (ablation -BQ)."""
+    temperature: float = 0.7
+    """Sampling temperature of the answers."""
+    max_tokens: int = 48
+    """Longest answer."""
+    seed: int = 7
+    """Sampling seed, so a re-run gives the same answers."""
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate deciding between the local answer and escalation to the cloud."""
+
+    threshold: float = 0.5
+    """Score at or above which the local answer is returned."""
+    weight_cosine: float = 0.15
+    """Weight of the mean pairwise cosine of answer embeddings."""
+    weight_jaccard: float = 0.1
+    """Weight of the mean pairwise Jaccard of the answers' token sets."""
+    weight_claims: float = 0.15
+    """Weight of the agreement of the answers' core claims."""
+    weight_evidence: float = 0.6
+    """Weight of the model-free evidence signal (how strongly the question matched local knowledge)."""
+    refusal_share: float = 0.5
+    """Escalate when at least this share of answers declares missing information."""
+    confidence_detection: bool = True
+    """Use confidence detection (off = ablation -CD)."""
+    similarity_evaluation: bool = True
+    """Use similarity evaluation (off = ablation -SE)."""
+
+
+@dataclass(frozen=True)
 class IngestConfig:
     """Limits on what may be ingested."""
 
@@ -155,6 +213,12 @@ class EdgeConfig:
     """Summaries."""
     ingest: IngestConfig = field(default_factory=IngestConfig)
     """Ingest limits."""
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    """Local retrieval."""
+    answer: AnswerConfig = field(default_factory=AnswerConfig)
+    """Local answers."""
+    gate: GateConfig = field(default_factory=GateConfig)
+    """The local/escalate gate."""
 
 
 T = TypeVar("T")

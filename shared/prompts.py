@@ -51,6 +51,18 @@ SUBGRAPH_SUMMARY = """Knowledge:
 Summarize in two or three sentences what this knowledge is about, naming the main people, organizations,
 places and topics."""
 
+QUESTION_KEYWORDS = """Question: {question}
+
+List the names and key terms of this question, copied exactly."""
+
+ANSWER_SYSTEM = "You answer questions using only the given context. Be brief."
+
+ANSWER_QUESTION = """Context:
+{context}
+
+Question: {question}
+Answer in one short sentence. If the context does not contain the answer, say: Insufficient information."""
+
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)
     for name, template in {
@@ -58,5 +70,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "ENTITY_EXTRACTION": ENTITY_EXTRACTION,
         "RELATION_EXTRACTION": RELATION_EXTRACTION,
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
+        "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
+        "ANSWER_QUESTION": ANSWER_QUESTION,
     }.items()
 }

@@ -123,3 +123,14 @@ class PublicationEntry:
     version: int
     op: str
     created_at: float
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A stored chunk."""
+
+    id: int
+    doc_id: str
+    idx: int
+    tokens: int
+    text: str

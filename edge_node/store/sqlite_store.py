@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_node.store.records import (
+    ChunkRow,
     DocumentInput,
     EntityRow,
     PublicationEntry,
@@ -65,14 +66,20 @@ class SqliteStore:
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                         (key, value))
+        self._db.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     def check_identity(self, edge_id: str, embedder: str, dim: int) -> None:
         """Record, or check against what is recorded, the schema, edge id and embedder of this store."""
         with self.transaction():
-            expected = {"schema_version": str(SCHEMA_VERSION), "edge_id": edge_id, "embedder": embedder,
-                        "dim": str(dim)}
+            expected = {
+                "schema_version": str(SCHEMA_VERSION),
+                "edge_id": edge_id,
+                "embedder": embedder,
+                "dim": str(dim),
+            }
             for key, value in expected.items():
                 stored = self.get_meta(key)
                 if stored is None:
@@ -173,10 +180,18 @@ class SqliteStore:
             raise DocumentNotFoundError(f"no document {doc_id!r} in this edge; `dgrag edge stats` lists the counts")
         chunk_ids = [int(r[0]) for r in self._db.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
         marks = ",".join("?" * len(chunk_ids))
-        entities = {int(r[0]) for r in self._db.execute(
-            f"SELECT DISTINCT entity_id FROM entity_mentions WHERE chunk_id IN ({marks})", chunk_ids)}
-        relations = {int(r[0]) for r in self._db.execute(
-            f"SELECT DISTINCT relation_id FROM relation_mentions WHERE chunk_id IN ({marks})", chunk_ids)}
+        entities = {
+            int(r[0])
+            for r in self._db.execute(
+                f"SELECT DISTINCT entity_id FROM entity_mentions WHERE chunk_id IN ({marks})", chunk_ids
+            )
+        }
+        relations = {
+            int(r[0])
+            for r in self._db.execute(
+                f"SELECT DISTINCT relation_id FROM relation_mentions WHERE chunk_id IN ({marks})", chunk_ids
+            )
+        }
         self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))  # cascades to chunks, mentions
         delta.chunks.removed.update(chunk_ids)
         delta.merge(self._refresh_relations(relations, embed, max_chars))
@@ -214,8 +229,10 @@ class SqliteStore:
                 "SELECT type, description FROM entity_mentions WHERE entity_id = ? ORDER BY chunk_id", (eid,)
             ).fetchall()
             if not rows:
-                relation_ids = [int(r[0]) for r in self._db.execute(
-                    "SELECT id FROM relations WHERE src_id = ? OR tgt_id = ?", (eid, eid))]
+                relation_ids = [
+                    int(r[0])
+                    for r in self._db.execute("SELECT id FROM relations WHERE src_id = ? OR tgt_id = ?", (eid, eid))
+                ]
                 self._db.execute("DELETE FROM entities WHERE id = ?", (eid,))
                 delta.entities.removed.add(eid)
                 delta.relations.removed.update(relation_ids)
@@ -255,7 +272,9 @@ class SqliteStore:
             )
             names = self._db.execute(
                 "SELECT a.name, b.name FROM relations r JOIN entities a ON a.id = r.src_id "
-                "JOIN entities b ON b.id = r.tgt_id WHERE r.id = ?", (rid,)).fetchone()
+                "JOIN entities b ON b.id = r.tgt_id WHERE r.id = ?",
+                (rid,),
+            ).fetchone()
             texts.append(f"{names[0]} — {names[1]}: {description} {keywords}".strip())
             keep.append(rid)
         if keep:
@@ -288,22 +307,41 @@ class SqliteStore:
         yield from ((int(i), bytes(v)) for i, v in self._db.execute(f"SELECT id, vector FROM {table}"))
 
     def entities(self) -> list[EntityRow]:
-        return [EntityRow(int(r[0]), r[1], r[2], r[3], r[4]) for r in self._db.execute(
-            "SELECT id, key, name, type, description FROM entities ORDER BY id")]
+        return [
+            EntityRow(int(r[0]), r[1], r[2], r[3], r[4])
+            for r in self._db.execute("SELECT id, key, name, type, description FROM entities ORDER BY id")
+        ]
 
     def relations(self) -> list[RelationRow]:
-        return [RelationRow(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], float(r[5])) for r in self._db.execute(
-            "SELECT id, src_id, tgt_id, description, keywords, weight FROM relations ORDER BY id")]
+        return [
+            RelationRow(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], float(r[5]))
+            for r in self._db.execute(
+                "SELECT id, src_id, tgt_id, description, keywords, weight FROM relations ORDER BY id"
+            )
+        ]
 
     def entity_chunk_links(self) -> list[tuple[int, int]]:
         """(entity id, chunk id) for every mention."""
-        return [(int(a), int(b)) for a, b in self._db.execute(
-            "SELECT entity_id, chunk_id FROM entity_mentions ORDER BY entity_id, chunk_id")]
+        return [
+            (int(a), int(b))
+            for a, b in self._db.execute("SELECT entity_id, chunk_id FROM entity_mentions ORDER BY entity_id, chunk_id")
+        ]
+
+    def chunks_by_id(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """The chunks with these ids (unknown ids are left out)."""
+        out: dict[int, ChunkRow] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for r in self._db.execute(f"SELECT id, doc_id, idx, tokens, text FROM chunks WHERE id IN ({marks})", part):
+                out[int(r[0])] = ChunkRow(int(r[0]), str(r[1]), int(r[2]), int(r[3]), str(r[4]))
+        return out
 
     def chunk_rows(self) -> list[tuple[int, str, int]]:
         """(chunk id, doc id, index in document) of every chunk."""
-        return [(int(a), str(b), int(c)) for a, b, c in self._db.execute(
-            "SELECT id, doc_id, idx FROM chunks ORDER BY id")]
+        return [
+            (int(a), str(b), int(c)) for a, b, c in self._db.execute("SELECT id, doc_id, idx FROM chunks ORDER BY id")
+        ]
 
     def mention_stats(self) -> dict[str, int]:
         """Mentions per origin (slm, heuristic, cooccurrence), for reports."""
@@ -311,9 +349,12 @@ class SqliteStore:
         for table in ("entity_mentions", "relation_mentions"):
             for origin, count in self._db.execute(f"SELECT origin, COUNT(*) FROM {table} GROUP BY origin"):
                 out[f"{table}.{origin}"] = int(count)
-        out["chunks_without_entities"] = int(self._db.execute(
-            "SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.chunk_id = c.id)"
-        ).fetchone()[0])
+        out["chunks_without_entities"] = int(
+            self._db.execute(
+                "SELECT COUNT(*) FROM chunks c"
+                " WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.chunk_id = c.id)"
+            ).fetchone()[0]
+        )
         return out
 
     # -- subgraphs, summaries, publication ----------------------------------------------------------------
@@ -323,8 +364,20 @@ class SqliteStore:
             "SELECT s.id, s.version, s.fingerprint, s.members, m.text, m.top_entities, m.n_entities, m.n_relations,"
             " s.updated_at FROM subgraphs s JOIN summaries m ON m.subgraph_id = s.id ORDER BY s.id"
         )
-        return [SubgraphRecord(r[0], int(r[1]), r[2], tuple(json.loads(r[3])), r[4], tuple(json.loads(r[5])),
-                               int(r[6]), int(r[7]), float(r[8])) for r in rows]
+        return [
+            SubgraphRecord(
+                r[0],
+                int(r[1]),
+                r[2],
+                tuple(json.loads(r[3])),
+                r[4],
+                tuple(json.loads(r[5])),
+                int(r[6]),
+                int(r[7]),
+                float(r[8]),
+            )
+            for r in rows
+        ]
 
     def save_subgraphs(self, upserts: Sequence[SubgraphRecord], deletions: Sequence[tuple[str, int]]) -> None:
         """Write changed subgraphs and their summaries, delete the vanished ones (``(id, tombstone version)``),
@@ -335,23 +388,35 @@ class SqliteStore:
                 self._db.execute("DELETE FROM subgraphs WHERE id = ?", (sid,))
                 self._db.execute(
                     "INSERT INTO publication_log(summary_id, version, op, created_at) VALUES(?,?,'delete',?)",
-                    (sid, version, now))
+                    (sid, version, now),
+                )
             for sg in upserts:
                 self._db.execute(
                     "INSERT INTO subgraphs(id, version, fingerprint, members, updated_at) VALUES(?,?,?,?,?) "
                     "ON CONFLICT(id) DO UPDATE SET version=excluded.version, fingerprint=excluded.fingerprint, "
                     "members=excluded.members, updated_at=excluded.updated_at",
-                    (sg.id, sg.version, sg.fingerprint, json.dumps(list(sg.members)), now))
+                    (sg.id, sg.version, sg.fingerprint, json.dumps(list(sg.members)), now),
+                )
                 self._db.execute(
-                    "INSERT INTO summaries(subgraph_id, version, text, top_entities, n_entities, n_relations, updated_at)"
+                    "INSERT INTO summaries(subgraph_id, version, text, top_entities, n_entities, n_relations,"
+                    " updated_at)"
                     " VALUES(?,?,?,?,?,?,?) ON CONFLICT(subgraph_id) DO UPDATE SET version=excluded.version, "
                     "text=excluded.text, top_entities=excluded.top_entities, n_entities=excluded.n_entities, "
                     "n_relations=excluded.n_relations, updated_at=excluded.updated_at",
-                    (sg.id, sg.version, sg.summary, json.dumps(list(sg.top_entities)), sg.n_entities, sg.n_relations,
-                     now))
+                    (
+                        sg.id,
+                        sg.version,
+                        sg.summary,
+                        json.dumps(list(sg.top_entities)),
+                        sg.n_entities,
+                        sg.n_relations,
+                        now,
+                    ),
+                )
                 self._db.execute(
                     "INSERT INTO publication_log(summary_id, version, op, created_at) VALUES(?,?,'upsert',?)",
-                    (sg.id, sg.version, now))
+                    (sg.id, sg.version, now),
+                )
             self.set_meta("graph_dirty", "0")
 
     def graph_dirty(self) -> bool:
@@ -359,18 +424,26 @@ class SqliteStore:
 
     def max_tombstone_version(self, summary_id: str) -> int:
         """Highest version ever logged for ``summary_id`` (0 if never), so a reused id never goes backwards."""
-        row = self._db.execute("SELECT MAX(version) FROM publication_log WHERE summary_id = ?", (summary_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT MAX(version) FROM publication_log WHERE summary_id = ?", (summary_id,)
+        ).fetchone()
         return int(row[0] or 0)
 
     def pending_publications(self) -> list[PublicationEntry]:
-        return [PublicationEntry(int(r[0]), r[1], int(r[2]), r[3], float(r[4])) for r in self._db.execute(
-            "SELECT seq, summary_id, version, op, created_at FROM publication_log WHERE published_at IS NULL "
-            "ORDER BY seq")]
+        return [
+            PublicationEntry(int(r[0]), r[1], int(r[2]), r[3], float(r[4]))
+            for r in self._db.execute(
+                "SELECT seq, summary_id, version, op, created_at FROM publication_log WHERE published_at IS NULL "
+                "ORDER BY seq"
+            )
+        ]
 
     def mark_published(self, up_to_seq: int) -> None:
         with self.transaction():
-            self._db.execute("UPDATE publication_log SET published_at = ? WHERE seq <= ? AND published_at IS NULL",
-                             (time.time(), up_to_seq))
+            self._db.execute(
+                "UPDATE publication_log SET published_at = ? WHERE seq <= ? AND published_at IS NULL",
+                (time.time(), up_to_seq),
+            )
 
     # -- model-answer cache -------------------------------------------------------------------------------
 

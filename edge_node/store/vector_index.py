@@ -44,7 +44,7 @@ class VectorSpace:
     def apply(self, delta: VectorDelta) -> None:
         drop = np.fromiter(set(delta.removed) | set(delta.upserts), dtype=np.int64)
         if drop.size:
-            self.index.remove_ids(drop)
+            self.index.remove_ids(drop)  # type: ignore[arg-type]  # the SWIG wrapper accepts id arrays
         if delta.upserts:
             ids = np.fromiter(delta.upserts, dtype=np.int64)
             self.index.add_with_ids(np.vstack([delta.upserts[i] for i in ids]).astype(np.float32), ids)

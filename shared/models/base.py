@@ -123,4 +123,5 @@ def normalise_rows(matrix: FloatMatrix) -> FloatMatrix:
     """L2-normalise each row; zero rows stay zero."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32)
+    out: FloatMatrix = (matrix / norms).astype(np.float32)
+    return out

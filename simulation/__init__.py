@@ -1,0 +1,1 @@
+"""N-edge experiments (benchmark bundles live in simulation/bundles/)."""

@@ -1,0 +1,286 @@
+"""The model backends against real models: the bundled SmolLM2-135M GGUF and all-MiniLM-L6-v2.
+
+Covers llama.cpp in process, the OpenAI-compatible client against llama-cpp-python's own server on
+loopback, transformers loading the same GGUF, and the sentence-transformers embedder. No mocks.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared.config import EmbedderConfig, JsonMode, ModelConfig
+from shared.errors import ModelError
+from shared.models.base import Completion, Embedder, GenerationRequest, TextGenerator
+from shared.models.factory import build_embedder, build_generator
+from shared.models.locate import bundled_slm_path
+from shared.text import first_json_value
+
+pytestmark = pytest.mark.integration
+
+# Short values only (enum, boolean): a free-text or unbounded integer field can run past max_tokens
+# under a grammar and leave the JSON unterminated.
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string", "enum": ["yes", "no"]},
+        "sunny": {"type": "boolean"},
+    },
+    "required": ["label", "sunny"],
+}
+JSON_PROMPT = "Is the sky blue on a clear day? Answer label yes or no, and say whether it is sunny."
+SERVER_ALIAS = "smollm2"
+
+
+def _assert_matches_schema(text: str) -> None:
+    value = json.loads(text)
+    assert isinstance(value, dict), text
+    assert set(SCHEMA["required"]) <= value.keys(), text
+    assert value["label"] in ("yes", "no"), text
+    assert isinstance(value["sunny"], bool), text
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+# --- llama.cpp in process -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[TextGenerator]:
+    generator = build_generator(ModelConfig())  # default: llama_cpp over the bundled SmolLM2 GGUF
+    try:
+        yield generator
+    finally:
+        generator.close()
+
+
+def test_llama_cpp_greedy_returns_one_text_with_token_counts(llama: TextGenerator) -> None:
+    completion = llama.generate(GenerationRequest(prompt="What is the capital of France?", max_tokens=24))
+    assert len(completion.texts) == 1
+    assert completion.texts[0].strip()
+    assert completion.prompt_tokens > 0
+    assert completion.completion_tokens > 0
+
+
+def test_llama_cpp_samples_n_texts_repeatably(llama: TextGenerator) -> None:
+    request = GenerationRequest(prompt="Name one fruit.", n=3, temperature=0.9, max_tokens=16, seed=7)
+    first = llama.generate(request)
+    second = llama.generate(request)
+    assert len(first.texts) == 3
+    assert all(isinstance(text, str) for text in first.texts)
+    # Each sample gets its own seed (seed + i); the same seed would give three identical texts.
+    assert len(set(first.texts)) > 1
+    assert second.texts == first.texts
+    assert first.completion_tokens > 0
+
+
+def test_llama_cpp_json_schema_is_grammar_constrained(llama: TextGenerator) -> None:
+    completion = llama.generate(GenerationRequest(prompt=JSON_PROMPT, json_schema=SCHEMA, max_tokens=48))
+    assert len(completion.texts) == 1
+    _assert_matches_schema(completion.texts[0])
+
+
+# --- OpenAI-compatible client against llama-cpp-python's server -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """Start ``python -m llama_cpp.server`` on a free loopback port; yield (base_url, model name)."""
+    port = _free_port()
+    log_path: Path = tmp_path_factory.mktemp("llama_server") / "server.log"
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(bundled_slm_path()),
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "2048",
+        "--model_alias", SERVER_ALIAS,
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        base_url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.monotonic() + 60
+        model_name = ""
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
+                    model_name = json.load(response)["data"][0]["id"]
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"llama_cpp.server not ready after 60 s:\n{log_path.read_text()[-2000:]}")
+        yield base_url, model_name
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _openai(base_url: str, model: str, json_mode: JsonMode = "json_object") -> TextGenerator:
+    return build_generator(
+        ModelConfig(backend="openai", base_url=base_url, model=model, json_mode=json_mode, timeout_s=60)
+    )
+
+
+def test_server_serves_the_alias(llama_server: tuple[str, str]) -> None:
+    assert llama_server[1] == SERVER_ALIAS
+
+
+def test_openai_n3_returns_three_texts_though_server_ignores_n(llama_server: tuple[str, str]) -> None:
+    base_url, model = llama_server
+    # The server itself answers one choice for n=3, so the backend's top-up loop is what is tested.
+    body = json.dumps(
+        {"model": model, "messages": [{"role": "user", "content": "Hi"}], "n": 3, "max_tokens": 4}
+    ).encode()
+    raw = urllib.request.Request(
+        f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(raw, timeout=60) as response:
+        assert len(json.load(response)["choices"]) < 3, "the server now honours n; the top-up loop goes untested"
+
+    generator = _openai(base_url, model)
+    try:
+        completion: Completion = generator.generate(
+            GenerationRequest(prompt="Name one fruit.", n=3, temperature=0.9, max_tokens=16, seed=5)
+        )
+    finally:
+        generator.close()
+    assert len(completion.texts) == 3
+    assert all(isinstance(text, str) for text in completion.texts)
+    assert len(set(completion.texts)) > 1  # each top-up request carries a new seed
+    assert completion.prompt_tokens > 0
+    assert completion.completion_tokens > 0
+
+
+def test_openai_json_object_mode_with_schema_parses(llama_server: tuple[str, str]) -> None:
+    # llama-cpp-python's server turns {"type": "json_object", "schema": ...} into a grammar.
+    generator = _openai(*llama_server, json_mode="json_object")
+    try:
+        completion = generator.generate(GenerationRequest(prompt=JSON_PROMPT, json_schema=SCHEMA, max_tokens=48))
+    finally:
+        generator.close()
+    assert len(completion.texts) == 1
+    _assert_matches_schema(completion.texts[0])
+
+
+def test_openai_json_schema_mode_is_served_or_a_clear_model_error(llama_server: tuple[str, str]) -> None:
+    # llama-cpp-python 0.3.x accepts only response_format type "text" or "json_object" and answers 500 to
+    # "json_schema"; that must reach the caller as a ModelError naming the server, not as an openai exception.
+    base_url, model = llama_server
+    generator = _openai(base_url, model, json_mode="json_schema")
+    try:
+        completion = generator.generate(GenerationRequest(prompt=JSON_PROMPT, json_schema=SCHEMA, max_tokens=48))
+    except ModelError as exc:
+        assert base_url in str(exc)
+        return
+    finally:
+        generator.close()
+    _assert_matches_schema(completion.texts[0])  # a server that does support json_schema
+
+
+def test_openai_unreachable_server_raises_model_error_quickly() -> None:
+    base_url = f"http://127.0.0.1:{_free_port()}/v1"  # closed: nothing listens there
+    generator = build_generator(ModelConfig(backend="openai", base_url=base_url, model="none", timeout_s=2))
+    start = time.monotonic()
+    try:
+        with pytest.raises(ModelError, match="cannot reach"):
+            generator.generate(GenerationRequest(prompt="Hi", max_tokens=4))
+    finally:
+        generator.close()
+    assert time.monotonic() - start < 15
+
+
+# --- transformers over the same GGUF ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hf_model() -> Iterator[TextGenerator]:
+    # One torch thread: at 135M parameters a second thread gains little, and on a 2-core machine with
+    # another busy process, two OpenMP threads slowed every matmul about twentyfold (~1 s per token).
+    generator = build_generator(ModelConfig(backend="transformers", n_threads=1))
+    try:
+        yield generator
+    finally:
+        generator.close()
+
+
+def test_transformers_greedy_returns_text(hf_model: TextGenerator) -> None:
+    completion = hf_model.generate(GenerationRequest(prompt="What is the capital of France?", max_tokens=32))
+    assert len(completion.texts) == 1
+    assert completion.texts[0].strip()
+    assert completion.prompt_tokens > 0
+    assert completion.completion_tokens > 0
+
+
+def test_transformers_samples_n_in_one_call(hf_model: TextGenerator) -> None:
+    completion = hf_model.generate(
+        GenerationRequest(prompt="Name one fruit.", n=2, temperature=0.9, max_tokens=32, seed=7)
+    )
+    assert len(completion.texts) == 2
+    assert all(isinstance(text, str) for text in completion.texts)
+    assert completion.completion_tokens > 0
+
+
+def test_transformers_json_schema_returns_the_extracted_json(hf_model: TextGenerator) -> None:
+    # No grammar here: the schema goes into the prompt and the backend keeps the first JSON value of the reply.
+    # The 135M model cannot be relied on for JSON: asked JSON_PROMPT (even with a JSON-only system message) it
+    # answers in prose, which the backend passes through, so valid JSON is not asserted. Asked this short
+    # prompt, greedy decoding restates the schema as a JSON object inside the reply; whenever the reply holds a
+    # JSON value, the backend must return exactly that value (no surrounding prose), so it parses.
+    completion = hf_model.generate(GenerationRequest(prompt="Is the sky blue?", json_schema=SCHEMA, max_tokens=48))
+    assert len(completion.texts) == 1
+    text = completion.texts[0]
+    assert isinstance(text, str)
+    assert text.strip()
+    if first_json_value(text) is not None:
+        json.loads(text)
+
+
+# --- sentence-transformers embedder ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return build_embedder(EmbedderConfig())
+
+
+def test_embedder_dim_and_normalised_rows(embedder: Embedder) -> None:
+    assert embedder.dim == 384
+    vectors = embedder.embed(["A man is playing a guitar.", "The stock market fell today.", "x"])
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_embedder_paraphrase_is_closer_than_unrelated(embedder: Embedder) -> None:
+    a, paraphrase, unrelated = embedder.embed(
+        ["A man is playing a guitar.", "Someone plays the guitar.", "The stock market fell sharply today."]
+    )
+    assert float(a @ paraphrase) > float(a @ unrelated) + 0.2
+
+
+def test_embedder_empty_input(embedder: Embedder) -> None:
+    vectors = embedder.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32

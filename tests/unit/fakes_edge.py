@@ -1,0 +1,37 @@
+"""Shared fakes for edge unit tests: a scripted SLM that answers each prompt kind sensibly."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from edge_node.ingest_service import IngestService
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
+from shared.models.base import GenerationRequest
+from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.tokenizer import RegexTokenizer
+
+
+def scripted_slm(request: GenerationRequest) -> str:
+    """Classify every candidate as an organization; summarise by echoing the first entity lines."""
+    schema = request.json_schema
+    if schema is not None and "types" in schema.get("properties", {}):
+        n = schema["properties"]["types"]["minItems"]
+        return json.dumps({"types": ["organization"] * n})
+    if schema is not None:
+        return "{}"
+    names = re.findall(r"^- ([^(]+) \(", request.prompt, flags=re.MULTILINE)
+    return "This knowledge is about " + ", ".join(n.strip() for n in names[:4]) + " and how they relate."
+
+
+def make_service(data_dir: Path, edge_id: str = "edge-a", **partition: int) -> tuple[IngestService, ScriptedGenerator]:
+    config = EdgeConfig(
+        edge_id=edge_id,
+        chunking=ChunkingConfig(chunk_tokens=60, overlap_tokens=8),
+        partition=PartitionConfig(min_size=partition.get("min_size", 2), max_size=partition.get("max_size", 12)),
+    )
+    generator = ScriptedGenerator(scripted_slm)
+    kb = EdgeKnowledgeBase(data_dir)
+    return IngestService(kb, generator, HashEmbedder(32), RegexTokenizer(), config), generator
