@@ -25,8 +25,7 @@ from shared.tokenizer import Tokenizer
 QueryMode = Literal["naive", "local"]
 ABLATIONS = frozenset({"cd", "se", "bq", "kg"})
 NO_CLOUD_NOTE = (
-    "The gate did not trust the local answers and no cloud is configured, so this is the best local answer, "
-    "unverified."
+    "The gate did not trust the local answers and no cloud is configured, so this is the best local answer, unverified."
 )
 
 
@@ -121,8 +120,9 @@ class QueryService:
         timings["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
         if result.decision == DECISION_ESCALATE:
-            return LocalAnswer(question, best, DECISION_ESCALATE, False, mode, answers, result, retrieval, timings,
-                               NO_CLOUD_NOTE)
+            return LocalAnswer(
+                question, best, DECISION_ESCALATE, False, mode, answers, result, retrieval, timings, NO_CLOUD_NOTE
+            )
         return LocalAnswer(question, best, DECISION_LOCAL, True, mode, answers, result, retrieval, timings)
 
     def _answers(self, question: str, context: str, n: int) -> list[str]:

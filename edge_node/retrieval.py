@@ -28,11 +28,71 @@ from shared.tokenizer import Tokenizer
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 _QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")
 _COMMON = {
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "did", "do", "is", "are", "was",
-    "were", "the", "and", "that", "this", "these", "those", "with", "from", "about", "article", "articles", "report",
-    "reported", "according", "between", "both", "after", "before", "while", "their", "there", "have", "has", "had",
-    "been", "being", "into", "than", "then", "them", "they", "would", "could", "should", "also", "more", "most",
-    "same", "other", "such", "only", "over", "under", "published", "news", "suggest", "mentioned", "mention", "yes",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "does",
+    "did",
+    "do",
+    "is",
+    "are",
+    "was",
+    "were",
+    "the",
+    "and",
+    "that",
+    "this",
+    "these",
+    "those",
+    "with",
+    "from",
+    "about",
+    "article",
+    "articles",
+    "report",
+    "reported",
+    "according",
+    "between",
+    "both",
+    "after",
+    "before",
+    "while",
+    "their",
+    "there",
+    "have",
+    "has",
+    "had",
+    "been",
+    "being",
+    "into",
+    "than",
+    "then",
+    "them",
+    "they",
+    "would",
+    "could",
+    "should",
+    "also",
+    "more",
+    "most",
+    "same",
+    "other",
+    "such",
+    "only",
+    "over",
+    "under",
+    "published",
+    "news",
+    "suggest",
+    "mentioned",
+    "mention",
+    "yes",
 }
 
 
@@ -240,7 +300,9 @@ class Retriever:
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
 
         entities = [
-            ScoredEntity(e, graph.entities[e].name, graph.entities[e].type, graph.entities[e].description, s, e in exact)
+            ScoredEntity(
+                e, graph.entities[e].name, graph.entities[e].type, graph.entities[e].description, s, e in exact
+            )
             for e, s in sorted(entity_scores.items(), key=lambda t: -t[1])[: cfg.top_entities]
             if e in graph.entities
         ]

@@ -55,7 +55,7 @@ class LlamaCppGenerator:
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
-            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)  # type: ignore[attr-defined]
             self._grammars[key] = grammar
         return grammar
 

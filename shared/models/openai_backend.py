@@ -23,7 +23,9 @@ class OpenAIGenerator:
         try:
             import openai
         except ImportError as exc:
-            raise ModelNotInstalledError("the openai backend needs the openai package; run: pip install openai") from exc
+            raise ModelNotInstalledError(
+                "the openai backend needs the openai package; run: pip install openai"
+            ) from exc
         self._openai = openai
         self._client = openai.OpenAI(
             base_url=config.base_url,

@@ -40,11 +40,12 @@ class TransformersGenerator:
             # transformers dequantises GGUF files (needs the gguf package); the directory is the "repo".
             kwargs["gguf_file"] = path.name
             source = str(path.parent)
+        # transformers' own annotations are looser than what it returns; keep these dynamically typed.
+        self._tokenizer: Any
+        self._model: Any
         try:
             self._tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-            self._model = transformers.AutoModelForCausalLM.from_pretrained(
-                source, torch_dtype=torch.bfloat16, **kwargs
-            )
+            self._model = transformers.AutoModelForCausalLM.from_pretrained(source, dtype=torch.bfloat16, **kwargs)
         except (OSError, ValueError, ImportError) as exc:
             raise ModelError(f"transformers could not load {path}: {exc}") from exc
         self._model.eval()

@@ -1,0 +1,143 @@
+"""Benchmark of the local path and the gate on one edge of a bundle.
+
+    python -m benchmarks.local_query --bench simulation/bundles/multihop4 --edge business \
+        --data-dir .dgrag/bench-business
+
+Asks the edge its within-domain questions (it is a home edge), the out-of-domain questions the 'Asked at'
+rule sends to it, and the unanswerable ones sent to it; prints escalation rates, evidence recall,
+accuracy beside the majority baseline, p50/p95 per phase and the cost of the n-answer batch against a
+single answer. Writes one JSON row per question (signals included) for benchmarks.fit_gate.
+The edge is indexed first if --data-dir holds no knowledge yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from edge_node.ingest_service import IngestService
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.query_service import QueryService
+from edge_node.readers import read_paths
+from shared.config import EdgeConfig, load_config
+from shared.models.factory import build_embedder, build_generator
+from shared.tokenizer import WordPieceTokenizer
+from simulation.bundle import asked_at, load_edges, load_questions
+from simulation.metrics import evidence_recall, is_correct, majority_baseline, percentile
+
+PHASES = ("keywording", "retrieval", "generation", "gate")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, default=Path("simulation/bundles/multihop4"))
+    parser.add_argument("--edge", default="business")
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--config", type=Path)
+    parser.add_argument("--limit", type=int, default=0, help="deterministic sample of N asked questions (0 = all)")
+    parser.add_argument("--single-sample", type=int, default=10, help="questions re-asked with one answer (cost)")
+    parser.add_argument("--out", type=Path, help="JSONL of per-question rows (default: DATA_DIR/local_query.jsonl)")
+    args = parser.parse_args(argv)
+    config = dataclasses.replace(load_config(EdgeConfig, args.config), edge_id=args.edge)
+    edges = load_edges(args.bench)
+    asked = [a for a in asked_at(load_questions(args.bench), edges) if a.edge == args.edge]
+    if args.limit and args.limit < len(asked):
+        asked = sorted(random.Random(0).sample(asked, args.limit), key=lambda a: (a.kind, a.question.qid))
+    generator, embedder, tokenizer = build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer()
+    rows: list[dict[str, Any]] = []
+    with EdgeKnowledgeBase(args.data_dir) as kb:
+        if kb.store.counts().documents == 0:
+            items = read_paths([args.bench / "docs.jsonl"], config.ingest.max_file_bytes, args.edge)
+            IngestService(kb, generator, embedder, tokenizer, config).ingest(items)
+        service = QueryService(kb, generator, embedder, tokenizer, config)
+        for a in tqdm(asked, desc="questions", file=sys.stderr):
+            result = service.query(a.question.question)
+            gate = result.gate
+            assert gate is not None
+            docs = [s["doc_id"] for s in result.retrieval.sources]
+            rows.append(
+                {
+                    "qid": a.question.qid,
+                    "kind": a.kind,
+                    "gold": a.question.answer,
+                    "answer": result.answer,
+                    "decision": result.decision,
+                    "correct": is_correct(result.answer, a.question.answer),
+                    "evidence_recall": evidence_recall(a.question.evidence_doc_ids, docs),
+                    "signals": {
+                        "cosine": gate.cosine,
+                        "jaccard": gate.jaccard,
+                        "claims": gate.claims,
+                        "evidence": gate.evidence,
+                        "refusal_share": gate.refusal_share,
+                        "name_coverage": result.retrieval.evidence.name_coverage,
+                        "best_chunk": result.retrieval.evidence.best_chunk,
+                    },
+                    "score": gate.score,
+                    "timings": result.timings,
+                    "answers": result.answers,
+                }
+            )
+        single: list[float] = []
+        batch: list[float] = []
+        for a in asked[: args.single_sample]:
+            t = time.perf_counter()
+            service.query(a.question.question, ablations=frozenset({"bq", "se"}))
+            single.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            service.query(a.question.question)
+            batch.append(time.perf_counter() - t)
+    out = args.out or args.data_dir / "local_query.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print_report(rows, config, single, batch, out)
+    return 0
+
+
+def print_report(
+    rows: list[dict[str, Any]], config: EdgeConfig, single: list[float], batch: list[float], out: Path
+) -> None:
+    def share(kind: str, pred: Any) -> str:
+        sel = [r for r in rows if r["kind"] == kind]
+        return f"{sum(1 for r in sel if pred(r)) / len(sel):.3f} (n={len(sel)})" if sel else "n/a"
+
+    escalated = lambda r: r["decision"] == "escalate"  # noqa: E731
+    print(
+        f"questions: {len(rows)}   gate: threshold {config.gate.threshold}, weights cos {config.gate.weight_cosine}"
+        f" jac {config.gate.weight_jaccard} claims {config.gate.weight_claims} evidence {config.gate.weight_evidence}"
+    )
+    print(f"escalation_within        {share('within', escalated)}")
+    print(f"escalation_out           {share('out', escalated)}")
+    print(f"escalation_unanswerable  {share('unanswerable', escalated)}")
+    within = [r for r in rows if r["kind"] == "within"]
+    if within:
+        print(f"evidence_recall_within   {statistics.mean(r['evidence_recall'] for r in within):.3f}")
+    for kind in ("within", "out", "unanswerable"):
+        sel = [r for r in rows if r["kind"] == kind]
+        if sel:
+            base, base_acc = majority_baseline([r["gold"] for r in sel])
+            acc = sum(r["correct"] for r in sel) / len(sel)
+            print(f"accuracy_{kind:13s} {acc:.3f}   majority baseline ('{base}') {base_acc:.3f}")
+    print("phase        p50 s    p95 s")
+    for phase in PHASES:
+        values = [r["timings"].get(phase, 0.0) for r in rows]
+        print(f"{phase:12s} {percentile(values, 50):7.3f}  {percentile(values, 95):7.3f}")
+    if single and batch:
+        ratio = statistics.median(batch) / statistics.median(single)
+        print(
+            f"batch cost: n={config.answer.n_answers} + gate median {statistics.median(batch):.2f} s vs one answer"
+            f" {statistics.median(single):.2f} s -> {ratio:.2f}x (n={len(single)})"
+        )
+    print(f"rows: {out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

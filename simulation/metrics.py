@@ -1,0 +1,62 @@
+"""Metric definitions shared by every report (DESIGN "Metrics")."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+from edge_node.gate import declares_missing, first_word
+
+_NON_WORD = re.compile(r"[^a-z0-9 ]+")
+_SPACES = re.compile(r"\s+")
+YES_NO = ("yes", "no")
+UNANSWERABLE_PREFIX = "insufficient information"
+
+
+def normalise_answer(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _NON_WORD.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def is_unanswerable_gold(gold: str) -> bool:
+    return normalise_answer(gold).startswith(UNANSWERABLE_PREFIX)
+
+
+def is_correct(answer: str, gold: str) -> bool:
+    """Containment of the normalised gold; yes/no golds judge the first word; unanswerable golds need a refusal."""
+    if is_unanswerable_gold(gold):
+        return declares_missing(answer)
+    g = normalise_answer(gold)
+    if g in YES_NO:
+        return first_word(answer) == g
+    return bool(g) and g in normalise_answer(answer)
+
+
+def majority_baseline(golds: Sequence[str]) -> tuple[str, float]:
+    """The most common normalised gold answer and the accuracy of always answering it."""
+    if not golds:
+        return "", 0.0
+    counts = Counter(normalise_answer(g) for g in golds)
+    answer, count = counts.most_common(1)[0]
+    return answer, count / len(golds)
+
+
+def evidence_recall(gold_doc_ids: Sequence[str], context_doc_ids: Sequence[str]) -> float:
+    """Share of gold evidence documents present in the context."""
+    if not gold_doc_ids:
+        return 1.0
+    present = set(context_doc_ids)
+    return sum(1 for d in gold_doc_ids if d in present) / len(gold_doc_ids)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q / 100
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)

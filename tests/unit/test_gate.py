@@ -1,0 +1,77 @@
+"""The gate's signals and decision."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge_node.gate import (
+    DECISION_ESCALATE,
+    DECISION_LOCAL,
+    best_answer,
+    claim_consistency,
+    declares_missing,
+    evaluate,
+    first_word,
+)
+from shared.config import GateConfig
+from shared.models.fakes import HashEmbedder
+
+EMBED = HashEmbedder(64)
+
+
+def test_refusal_phrasing_is_detected() -> None:
+    assert declares_missing("Insufficient information.")
+    assert declares_missing("The context does not mention the CEO.")
+    assert declares_missing("I don't know.")
+    assert declares_missing("   ")
+    assert not declares_missing("Sam Altman leads OpenAI.")
+
+
+def test_first_word_strips_punctuation() -> None:
+    assert first_word('  "Yes," the report says') == "yes"
+    assert first_word("No.") == "no"
+    assert first_word("") == ""
+
+
+def test_claim_consistency() -> None:
+    assert claim_consistency(["Yes, it did.", "Yes.", "yes it was"]) == 1.0
+    assert claim_consistency(["Yes.", "No."]) == 0.0
+    assert claim_consistency(["Paris hosted it.", "Berlin hosted it."]) == 0.0
+    assert claim_consistency(["Paris hosted it.", "It was Paris."]) == 1.0
+
+
+def test_agreeing_answers_with_strong_evidence_stay_local() -> None:
+    answers = ["Sam Altman leads OpenAI."] * 3 + ["Sam Altman leads OpenAI now."]
+    result = evaluate(answers, EMBED.embed(answers), evidence=0.9, config=GateConfig())
+    assert result.decision == DECISION_LOCAL
+    assert result.cosine is not None and result.cosine > 0.8
+    assert abs(sum(result.weights.values()) - 1.0) < 1e-9
+
+
+def test_weak_evidence_escalates() -> None:
+    answers = ["Sam Altman leads OpenAI."] * 4
+    result = evaluate(answers, EMBED.embed(answers), evidence=0.1, config=GateConfig())
+    assert result.decision == DECISION_ESCALATE
+    assert any("threshold" in r for r in result.reasons)
+
+
+def test_refusals_escalate_unless_confidence_detection_is_off() -> None:
+    answers = ["Insufficient information."] * 3 + ["Maybe Paris."]
+    vectors = EMBED.embed(answers)
+    result = evaluate(answers, vectors, evidence=1.0, config=GateConfig())
+    assert result.decision == DECISION_ESCALATE and result.refusals == 3
+    off = evaluate(answers, vectors, evidence=1.0, config=GateConfig(confidence_detection=False))
+    assert off.refusals == 0 and "declare" not in " ".join(off.reasons)
+
+
+def test_without_similarity_only_evidence_counts() -> None:
+    answers = ["Paris.", "Berlin.", "Rome.", "Oslo."]
+    result = evaluate(answers, EMBED.embed(answers), evidence=0.7, config=GateConfig(similarity_evaluation=False))
+    assert result.cosine is None and result.weights == {"evidence": 1.0}
+    assert result.score == 0.7
+
+
+def test_best_answer_is_the_medoid_and_skips_refusals() -> None:
+    answers = ["Insufficient information.", "Paris is the capital.", "The capital is Paris.", "Bananas."]
+    vectors = np.asarray(EMBED.embed(answers))
+    assert best_answer(answers, vectors) in (1, 2)
