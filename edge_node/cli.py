@@ -13,6 +13,7 @@ from edge_node.ingest_service import IngestReport, IngestService, ProgressSink
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import read_paths
 from shared.config import EdgeConfig, load_config
+from shared.errors import DocumentNotFoundError
 
 EXIT_OK, EXIT_PARTIAL = 0, 1
 
@@ -138,6 +139,12 @@ def _report_text(report: IngestReport) -> str:
 def cmd_delete(args: argparse.Namespace) -> int:
     config = _config(args)
     with EdgeKnowledgeBase(args.data_dir) as kb:
+        known = set(kb.store.document_ids())
+        missing = [d for d in args.doc_ids if d not in known]
+        if missing:  # say so before spending seconds loading models
+            raise DocumentNotFoundError(
+                f"no document(s) {', '.join(map(repr, missing))} in this edge; `dgrag edge stats --json` lists ids"
+            )
         result = _service(kb, config).delete(args.doc_ids, TqdmProgress())
     if result is not None:
         print(

@@ -53,6 +53,16 @@ def read_paths(paths: list[Path], max_bytes: int, bundle_edge: str | None = None
             yield from _read_file(path, max_bytes, bundle_edge)
 
 
+def human_bytes(n: int) -> str:
+    """``n`` bytes in the largest binary unit that keeps it >= 1 (e.g. "20.0 MiB", "2000 B")."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.0f} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
 def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
@@ -77,7 +87,7 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[
     size = path.stat().st_size
     if size > max_bytes:
         yield InputDocumentError(
-            name, f"is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit (ingest.max_file_bytes); split it"
+            name, f"is {human_bytes(size)}, over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes); split it"
         )
         return
     if size == 0:
@@ -144,7 +154,7 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
             if not raw.strip():
                 continue
             if len(raw) > max_bytes:
-                yield InputDocumentError(where, f"row is over the {max_bytes / 1e6:.1f} MB limit")
+                yield InputDocumentError(where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)")
                 continue
             try:
                 row = json.loads(raw.decode("utf-8"))

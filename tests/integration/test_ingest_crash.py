@@ -14,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from shared.models.locate import bundled_embedder_path, bundled_slm_path
 pytestmark = pytest.mark.integration
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "multihop4" / "docs.jsonl"
+CORPUS_IN_REPO = Path(__file__).resolve().parents[2] / "simulation" / "bundles" / "multihop4" / "docs.jsonl"
 N_DOCS = 8
 KILL_AFTER_DOCS = 2
 RUN_TIMEOUT_S = 600.0
@@ -58,17 +59,18 @@ def _models_installed() -> None:
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not CORPUS.is_file():
-        pytest.skip(f"corpus {CORPUS} is missing (expected the shared multihop4 data beside the repository)")
+    corpus = next((p for p in (CORPUS, CORPUS_IN_REPO) if p.is_file()), None)
+    if corpus is None:
+        pytest.skip(f"multihop4 corpus is missing: neither {CORPUS} nor {CORPUS_IN_REPO} exists")
     rows = []
-    with CORPUS.open(encoding="utf-8") as handle:
+    with corpus.open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():
                 rows.append(json.loads(line))
             if len(rows) == N_DOCS:
                 break
     if len(rows) < N_DOCS:
-        pytest.skip(f"corpus {CORPUS} holds fewer than {N_DOCS} documents")
+        pytest.skip(f"corpus {corpus} holds fewer than {N_DOCS} documents")
     path = tmp_path_factory.mktemp("bundle") / "docs.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
@@ -111,19 +113,24 @@ def _committed_docs(db: Path) -> int | None:
         conn.close()
 
 
-def _wait_then_kill(proc: subprocess.Popen[bytes], ready: Any, what: str, deadline_s: float = RUN_TIMEOUT_S) -> bool:
+def _wait_then_kill(
+    proc: subprocess.Popen[bytes], ready: Callable[[], bool], what: str, deadline_s: float = RUN_TIMEOUT_S
+) -> bool:
     """Poll ``ready()`` until true, then SIGKILL ``proc``; False if ``proc`` ended on its own first."""
     deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        if ready():
-            os.kill(proc.pid, signal.SIGKILL)
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return False
+            if ready():
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+                return True
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:  # timed out, or ready() raised: never leave the ingest running
+            proc.kill()
             proc.wait(timeout=30)
-            return True
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait(timeout=30)
     pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
 
 
