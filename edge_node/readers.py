@@ -154,7 +154,9 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
             if not raw.strip():
                 continue
             if len(raw) > max_bytes:
-                yield InputDocumentError(where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)")
+                yield InputDocumentError(
+                    where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)"
+                )
                 continue
             try:
                 row = json.loads(raw.decode("utf-8"))

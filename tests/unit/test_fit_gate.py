@@ -1,0 +1,27 @@
+"""The gate fitting tool finds a separating operating point."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.fit_gate import fit
+
+
+def _row(kind: str, evidence: float, cosine: float = 0.5) -> dict[str, object]:
+    signals = {"evidence": evidence, "cosine": cosine, "jaccard": 0.5, "claims": 0.5, "refusal_share": 0.0}
+    return {"kind": kind, "signals": signals}
+
+
+def test_fit_separates_on_the_informative_signal() -> None:
+    rows = [_row("within", 0.8 + i / 100) for i in range(10)] + [_row("out", 0.2 + i / 100) for i in range(10)]
+    point = fit(rows, max_within=0.0)
+    assert point.escalation_within == 0.0 and point.escalation_out == 1.0
+    assert point.weights["evidence"] > 0
+
+
+def test_fit_respects_the_within_bound_and_needs_both_kinds() -> None:
+    rows = [_row("within", 0.5), _row("within", 0.1), _row("out", 0.3)]
+    point = fit(rows, max_within=0.5)
+    assert point.escalation_within <= 0.5
+    with pytest.raises(ValueError):
+        fit([_row("within", 0.5)], max_within=0.1)
