@@ -12,6 +12,7 @@ applied as the gate applies them. Prints the TOML [gate] section to use.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import sys
@@ -40,8 +41,9 @@ def _score(signals: dict[str, Any], weights: dict[str, float]) -> float:
     return sum(w * float(signals[k]) for k, w in used.items()) / total if total else 0.0
 
 
-def fit(rows: list[dict[str, Any]], max_within: float, refusal_share: float = GateConfig().refusal_share,
-        step: float = 0.1) -> OperatingPoint:
+def fit(
+    rows: list[dict[str, Any]], max_within: float, refusal_share: float = GateConfig().refusal_share, step: float = 0.1
+) -> OperatingPoint:
     """The best grid point; raises ValueError without both kinds of rows."""
     within = [r for r in rows if r["kind"] == "within"]
     away = [r for r in rows if r["kind"] != "within"]
@@ -50,8 +52,12 @@ def fit(rows: list[dict[str, Any]], max_within: float, refusal_share: float = Ga
     grid = [round(i * step, 3) for i in range(round(1 / step) + 1)]
     best: tuple[tuple[float, float, float], OperatingPoint] | None = None
     default = GateConfig()
-    defaults = {"evidence": default.weight_evidence, "cosine": default.weight_cosine,
-                "jaccard": default.weight_jaccard, "claims": default.weight_claims}
+    defaults = {
+        "evidence": default.weight_evidence,
+        "cosine": default.weight_cosine,
+        "jaccard": default.weight_jaccard,
+        "claims": default.weight_claims,
+    }
     for combo in itertools.product(grid, repeat=len(SIGNALS)):
         if abs(sum(combo) - 1.0) > 1e-6:
             continue
@@ -72,6 +78,27 @@ def fit(rows: list[dict[str, Any]], max_within: float, refusal_share: float = Ga
     return best[1]
 
 
+def rates(
+    rows: list[dict[str, Any]], point: OperatingPoint, refusal_share: float = GateConfig().refusal_share
+) -> tuple[float, float]:
+    """(within, out) escalation of ``rows`` at ``point``."""
+
+    def escalated(r: dict[str, Any]) -> bool:
+        sig = r["signals"]
+        return bool(sig["refusal_share"] >= refusal_share or _score(sig, point.weights) < point.threshold)
+
+    within = [escalated(r) for r in rows if r["kind"] == "within"]
+    away = [escalated(r) for r in rows if r["kind"] != "within"]
+    return (sum(within) / len(within) if within else 0.0, sum(away) / len(away) if away else 0.0)
+
+
+def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Deterministic halves by question id, so a question never sits in both."""
+    first = [r for r in rows if hashlib.sha256(r["qid"].encode()).digest()[0] % 2 == 0]
+    second = [r for r in rows if hashlib.sha256(r["qid"].encode()).digest()[0] % 2 == 1]
+    return first, second
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", type=Path, help="JSONL rows written by benchmarks.local_query")
@@ -79,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()]
+    train, held_out = split(rows)
+    half = fit(train, args.max_escalation_within, step=args.step)
+    esc_in, esc_out = rates(held_out, half)
+    print(
+        f"fitted on half ({len(train)} rows), judged on the other half ({len(held_out)} rows):"
+        f" escalation_within {esc_in:.3f}, escalation_out {esc_out:.3f}"
+    )
     point = fit(rows, args.max_escalation_within, step=args.step)
     print(f"fitted on {point.n_within} within-domain and {point.n_out} out-of-domain/unanswerable questions")
     print(f"escalation_within {point.escalation_within:.3f}   escalation_out {point.escalation_out:.3f}")
