@@ -1,19 +1,25 @@
-"""``dgrag edge ...``: ingest, delete, stats and summaries of one edge's data directory."""
+"""``dgrag edge ...``: build, query and serve one edge (its data directory), or ask a running edge."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
+from edge_node.cloud_client import CloudClient
+from edge_node.edge_runtime import EdgeAnswer, EdgeRuntime
 from edge_node.ingest_service import IngestReport, IngestService, ProgressSink
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import read_paths
+from edge_node.server import edge_token
 from shared.config import EdgeConfig, load_config
-from shared.errors import DocumentNotFoundError
+from shared.errors import ConfigError, DocumentNotFoundError
+from shared.port_file import write_port_file
 
 EXIT_OK, EXIT_PARTIAL = 0, 1
 
@@ -47,10 +53,29 @@ def register(roles: Any) -> None:
     p = commands.add_parser("query", help="answer a question from this edge's knowledge (local path + gate)")
     common(p)
     p.add_argument("question")
-    p.add_argument("--mode", choices=["naive", "local"], default="local", help="naive: chunk vectors, one answer")
+    p.add_argument(
+        "--mode",
+        choices=["naive", "local", "full"],
+        default="local",
+        help="naive: chunk vectors, one answer; local: DGRAG's local path; full: escalate to the configured cloud",
+    )
     p.add_argument("--ablate", default="", help="comma-separated: cd, se, bq, kg (the paper's ablations)")
     p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
     p.set_defaults(func=cmd_query)
+
+    p = commands.add_parser("serve", help="serve the edge's gRPC API and keep a session to the cloud")
+    common(p)
+    p.add_argument("--edge-id", help="this edge's id (default: config edge_id)")
+    p.add_argument("--port-file", type=Path, help="write the bound port here once listening")
+    p.set_defaults(func=cmd_serve)
+
+    p = commands.add_parser("ask", help="ask a running edge (dgrag edge serve) a question over its gRPC API")
+    p.add_argument("--server", default="127.0.0.1:50061", help="host:port of the edge's API")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["naive", "local", "full"], default="full")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer")
+    p.add_argument("--json", action="store_true", help="print the whole trace")
+    p.set_defaults(func=cmd_ask)
 
     p = commands.add_parser("stats", help="sizes of the knowledge base")
     common(p)
@@ -165,28 +190,78 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_query(args: argparse.Namespace) -> int:
-    from edge_node.query_service import QueryService
+def _runtime(kb: EdgeKnowledgeBase, config: EdgeConfig) -> EdgeRuntime:
     from shared.models.factory import build_embedder, build_generator
     from shared.tokenizer import WordPieceTokenizer
 
+    return EdgeRuntime(kb, build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer(), config)
+
+
+def cmd_query(args: argparse.Namespace) -> int:
     config = _config(args)
     ablations = frozenset(a.strip() for a in args.ablate.split(",") if a.strip())
+    if args.mode == "full" and not config.cloud.address:
+        raise ConfigError("--mode full needs a cloud: set cloud.address (and this edge's token) in the config")
+
+    async def ask(runtime: EdgeRuntime) -> EdgeAnswer:
+        client = None
+        if args.mode == "full":
+            token = edge_token(config.cloud)
+            client = CloudClient(config.edge_id, config.cloud, token, config.server.max_message_bytes)
+        try:
+            return await runtime.query(args.question, args.mode, ablations, client)
+        finally:
+            if client is not None:
+                await client.aclose()
+            await runtime.aclose()
+
     with EdgeKnowledgeBase(args.data_dir) as kb:
-        service = QueryService(
-            kb, build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer(), config
-        )
-        result = service.query(args.question, mode=args.mode, ablations=ablations)
+        result = asyncio.run(ask(_runtime(kb, config)))
     if args.json:
         print(json.dumps(result.trace(), indent=2))
         return EXIT_OK
-    print(result.answer)
-    print(f"\ndecision: {result.decision}" + ("" if result.verified else " (unverified)"))
-    if result.note:
-        print(f"note: {result.note}")
-    if result.gate is not None:
-        print(f"gate score: {result.gate.score:.3f} (threshold {result.gate.threshold:.3f})")
-    print("sources: " + ", ".join(f"{s['doc_id']}#{s['chunk_id']}" for s in result.retrieval.sources))
+    _print_answer(result.answer, result.decision, result.verified, result.note, result.sources)
+    gate = result.local.gate
+    if gate is not None:
+        print(f"gate score: {gate.score:.3f} (threshold {gate.threshold:.3f})")
+    return EXIT_OK
+
+
+def _print_answer(answer: str, decision: str, verified: bool, note: str, sources: list[dict[str, Any]]) -> None:
+    print(answer)
+    print(f"\ndecision: {decision}" + ("" if verified else " (unverified)"))
+    if note:
+        print(f"note: {note}")
+    print(
+        "sources: "
+        + ", ".join(
+            f"{s.get('edge_id', '') + ':' if s.get('edge_id') else ''}{s['doc_id']}#{s['chunk_id']}" for s in sources
+        )
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from edge_node.server import serve_edge
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = _config(args)
+    if config.cloud.address:
+        edge_token(config.cloud)  # fail before loading models when the token is missing
+    with EdgeKnowledgeBase(args.data_dir) as kb:
+        runtime = _runtime(kb, config)
+        asyncio.run(serve_edge(config, runtime, on_ready=lambda port: write_port_file(args.port_file, port)))
+    return EXIT_OK
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from edge_node.edge_api_client import ask_edge
+
+    reply = asyncio.run(ask_edge(args.server, args.question, args.mode, args.timeout))
+    if args.json:
+        print(json.dumps(json.loads(reply.trace_json), indent=2))
+        return EXIT_OK
+    sources = [{"edge_id": s.edge_id, "doc_id": s.doc_id, "chunk_id": s.chunk_id} for s in reply.sources]
+    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, sources)
     return EXIT_OK
 
 

@@ -16,10 +16,10 @@ from typing import Any, Literal
 from edge_node.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.retrieval import Retrieval, Retriever
-from shared import prompts
+from shared.answer_format import answer_request, render_answers
 from shared.config import EdgeConfig
 from shared.errors import DgragError
-from shared.models.base import Embedder, GenerationRequest, TextGenerator
+from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
 
 QueryMode = Literal["naive", "local"]
@@ -127,15 +127,8 @@ class QueryService:
 
     def _answers(self, question: str, context: str, n: int) -> list[str]:
         cfg = self._config.answer
-        request = GenerationRequest(
-            prompt=prompts.ANSWER_QUESTION.format(context=context or "(nothing found)", question=question),
-            system=prompts.ANSWER_SYSTEM,
-            n=n,
-            max_tokens=cfg.max_tokens,
-            temperature=cfg.temperature if n > 1 else 0.0,
-            seed=cfg.seed,
-        )
-        return [text.strip() for text in self._generator.generate(request).texts]
+        request = answer_request(question, context, n, cfg.max_tokens, cfg.temperature, cfg.seed)
+        return render_answers(question, self._generator.generate(request).texts)
 
 
 def _check_question(question: str) -> None:

@@ -1,4 +1,4 @@
-"""The ``dgrag`` command: one entry point, a sub-command per role (``dgrag edge ...``)."""
+"""The ``dgrag`` command: one entry point, a sub-command per role (``dgrag edge|cloud|sim|health ...``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,15 @@ EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from cloud_server.cli import register as register_cloud
     from edge_node.cli import register as register_edge
+    from shared.health_cli import register as register_health
 
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
-    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge}")
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health}")
     register_edge(roles)
+    register_cloud(roles)
+    register_health(roles)
     return parser
 
 

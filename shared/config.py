@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from shared.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
+from shared.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES, MAX_DOCUMENT_BYTES
 from shared.errors import ConfigError
 
 GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
@@ -194,6 +194,58 @@ class IngestConfig:
 
 
 @dataclass(frozen=True)
+class EdgeServerConfig:
+    """The gRPC API an edge serves to local users and apps."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (loopback by default: local apps only)."""
+    port: int = 50061
+    """Port to listen on; 0 picks a free one (see --port-file)."""
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    """Largest gRPC message accepted or sent."""
+
+
+@dataclass(frozen=True)
+class CloudLinkConfig:
+    """How an edge reaches the cloud (the edge always dials out; it accepts no connection from the cloud)."""
+
+    address: str = ""
+    """host:port of the cloud; empty = no cloud (escalated questions get the unverified local answer)."""
+    token_env: str = "DGRAG_EDGE_TOKEN"
+    """Environment variable holding this edge's token."""
+    token_file: str = ""
+    """File holding this edge's token (used when set; wins over token_env)."""
+    tls_ca: str = ""
+    """PEM file of the CA that signed the cloud's certificate; empty = plaintext (loopback, trusted networks)."""
+    tls_server_name: str = ""
+    """Name to check in the cloud's certificate when it differs from the address's host."""
+    query_deadline_s: float = 60.0
+    """Deadline of an escalated question (cloud fan-out + cloud LLM)."""
+    heartbeat_interval_s: float = 10.0
+    """Seconds between heartbeats on the session stream."""
+    publish_interval_s: float = 2.0
+    """How often the session looks for unpublished summary changes."""
+    backoff_initial_s: float = 0.5
+    """First reconnect delay; doubles up to backoff_max_s, with jitter."""
+    backoff_max_s: float = 30.0
+    """Longest reconnect delay."""
+
+
+@dataclass(frozen=True)
+class PrivacyConfig:
+    """What a retrieval reply to the cloud may contain. Everything that leaves is written to the audit log."""
+
+    share_chunks: bool = True
+    """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""
+    share_entities: bool = True
+    """Send matched entity names and descriptions."""
+    share_relations: bool = True
+    """Send matched relation descriptions."""
+    max_chunk_chars: int = 2000
+    """Longest chunk text sent (longer ones are cut)."""
+
+
+@dataclass(frozen=True)
 class EdgeConfig:
     """Everything an edge node needs."""
 
@@ -219,6 +271,54 @@ class EdgeConfig:
     """Local answers."""
     gate: GateConfig = field(default_factory=GateConfig)
     """The local/escalate gate."""
+    server: EdgeServerConfig = field(default_factory=EdgeServerConfig)
+    """The edge's own gRPC API."""
+    cloud: CloudLinkConfig = field(default_factory=CloudLinkConfig)
+    """The link to the cloud."""
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
+    """What may leave this edge."""
+
+
+@dataclass(frozen=True)
+class CloudQueryConfig:
+    """Cross-edge retrieval (DESIGN step 6)."""
+
+    top_m: int = 1
+    """Summaries matched against the question (the paper uses 1)."""
+    top_k: int = 1
+    """Edges asked for knowledge, taken from the top-m summaries in order (the paper uses 1)."""
+    deadline_s: float = 5.0
+    """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
+    context_tokens: int = 1200
+    """Token budget of the merged context given to the cloud LLM."""
+    max_tokens: int = 96
+    """Longest cloud answer."""
+
+
+@dataclass(frozen=True)
+class CloudConfig:
+    """Everything the cloud server needs."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (0.0.0.0 to accept edges from other machines)."""
+    port: int = 50051
+    """Port to listen on; 0 picks a free one (see --port-file)."""
+    tokens_file: str = ""
+    """File of `edge_id token` lines: who may connect. Required."""
+    tls_cert: str = ""
+    """PEM certificate chain of the server; with tls_key enables TLS."""
+    tls_key: str = ""
+    """PEM private key of the server."""
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    """Largest gRPC message accepted or sent."""
+    heartbeat_interval_s: float = 10.0
+    """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
+    llm: ModelConfig = field(default_factory=ModelConfig)
+    """The cloud LLM (openai backend for any OpenAI-compatible endpoint; llama_cpp runs one in process)."""
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    """The embedder of summaries and questions (must match what the edges use)."""
+    query: CloudQueryConfig = field(default_factory=CloudQueryConfig)
+    """Cross-edge retrieval."""
 
 
 T = TypeVar("T")

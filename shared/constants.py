@@ -16,3 +16,15 @@ DEFAULT_EDGE_ID = "edge-0"
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".jsonl")
 """File suffixes the ingest reader accepts."""
+
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""Default largest gRPC message (a retrieval reply or a full summary sync stays far below it)."""
+
+EDGE_ID_HEADER = "x-dgrag-edge-id"
+"""gRPC metadata key naming the calling edge."""
+
+AUTHORIZATION_HEADER = "authorization"
+"""gRPC metadata key carrying ``Bearer <token>``."""
+
+SOFTWARE_VERSION = "0.1.0"
+"""Sent in the session hello, for the cloud's registry."""

@@ -37,3 +37,15 @@ class StoreError(DgragError):
 
 class DocumentNotFoundError(DgragError):
     """A document id that the store does not hold."""
+
+
+class InvalidRequestError(DgragError):
+    """A request that is malformed or out of bounds (maps to INVALID_ARGUMENT)."""
+
+
+class PermissionDeniedError(DgragError):
+    """The caller is authenticated but may not do this (maps to PERMISSION_DENIED)."""
+
+
+class CloudUnavailableError(DgragError):
+    """The cloud could not be reached or did not answer in time."""

@@ -63,6 +63,13 @@ ANSWER_QUESTION = """Context:
 Question: {question}
 Answer in one short sentence. If the context does not contain the answer, say: Insufficient information."""
 
+ANSWER_YES_NO = """Context:
+{context}
+
+Question: {question}
+Using only the context, give the verdict (yes or no; insufficient information if the context does not say)
+and one short sentence of reason."""
+
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)
     for name, template in {
@@ -72,5 +79,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
         "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
         "ANSWER_QUESTION": ANSWER_QUESTION,
+        "ANSWER_YES_NO": ANSWER_YES_NO,
     }.items()
 }

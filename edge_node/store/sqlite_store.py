@@ -438,6 +438,21 @@ class SqliteStore:
             )
         ]
 
+    def last_publication_seq(self) -> int:
+        """Position of the newest entry in the publication log (0 when empty)."""
+        row = self._db.execute("SELECT MAX(seq) FROM publication_log").fetchone()
+        return int(row[0] or 0)
+
+    def publications_after(self, seq: int) -> list[PublicationEntry]:
+        """Log entries newer than ``seq``, oldest first."""
+        return [
+            PublicationEntry(int(r[0]), r[1], int(r[2]), r[3], float(r[4]))
+            for r in self._db.execute(
+                "SELECT seq, summary_id, version, op, created_at FROM publication_log WHERE seq > ? ORDER BY seq",
+                (seq,),
+            )
+        ]
+
     def mark_published(self, up_to_seq: int) -> None:
         with self.transaction():
             self._db.execute(

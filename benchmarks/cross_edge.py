@@ -1,0 +1,184 @@
+"""Benchmark: the non-LLM overhead of a cross-edge query with N real edge processes on loopback.
+
+    python -m benchmarks.cross_edge --edges 4,16 --queries 100 [--embedder minilm|hash]
+
+A cloud process and N edge processes (the real servers and sessions; a scripted LLM so the language
+model's time is excluded) are started on loopback. The bundle's documents are dealt round-robin to the
+N edges. Each question is sent to the cloud's GlobalQuery with top-k = 1 (the paper) and top-k = N (a
+fan-out to every edge). Printed per (N, k), p50/p95 in ms: summary match, fan-out, edge retrieval,
+transfers, and the overhead = client wall time minus the cloud LLM's time; plus bytes per query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from simulation.bundle import load_questions
+from simulation.metrics import percentile
+
+PHASES = ("summary_match", "fan_out", "edge_retrieval", "transfers", "overhead")
+BENCH_USER = "bench-client"
+
+
+def deal_documents(docs: Path, n_edges: int, out: Path) -> list[str]:
+    edges = [f"e{i:02d}" for i in range(n_edges)]
+    rows = [json.loads(line) for line in docs.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with out.open("w", encoding="utf-8") as f:
+        for i, row in enumerate(sorted(rows, key=lambda r: r["doc_id"])):
+            f.write(json.dumps({**row, "edge_id": edges[i % n_edges]}) + "\n")
+    return edges
+
+
+def wait_port(path: Path, proc: subprocess.Popen[bytes], timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return int(path.read_text().strip())
+        if proc.poll() is not None:
+            raise SystemExit(f"a benchmark node exited early with code {proc.returncode}; see its log beside {path}")
+        time.sleep(0.1)
+    raise SystemExit(f"no port file {path} after {timeout} s")
+
+
+def node(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.network_node", *args], stdout=log.open("wb"), stderr=subprocess.STDOUT
+    )
+
+
+async def wait_edges(address: str, metadata: Any, n: int, timeout: float) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = cloud_pb2_grpc.CloudStub(channel)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            reply = await stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata)
+            ready = [e for e in reply.edges if e.connected and e.summaries > 0]
+            if len(ready) >= n:
+                return
+            await asyncio.sleep(0.5)
+    raise SystemExit(f"not all {n} edges connected and published summaries within {timeout} s")
+
+
+async def measure(address: str, metadata: Any, questions: list[str], k: int) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {p: [] for p in PHASES}
+    sent: list[int] = []
+    received: list[int] = []
+    failed = 0
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = cloud_pb2_grpc.CloudStub(channel)
+        for q in questions[:2]:  # warm-up: connections, caches
+            await stub.GlobalQuery(cloud_pb2.GlobalQueryRequest(question=q, top_k=k, top_m=k), metadata=metadata)
+        for q in questions:
+            request = cloud_pb2.GlobalQueryRequest(question=q, top_k=k, top_m=k)
+            started = time.perf_counter()
+            reply = await stub.GlobalQuery(request, metadata=metadata)
+            wall = time.perf_counter() - started
+            t = reply.timings.seconds
+            for phase in PHASES[:-1]:
+                samples[phase].append(t.get(phase, 0.0) * 1000)
+            samples["overhead"].append((wall - t.get("cloud_generation", 0.0)) * 1000)
+            sent.append(reply.bytes_received)
+            received.append(request.ByteSize() + reply.ByteSize())
+            failed += len(reply.edges_failed)
+    return {
+        "k": k,
+        "queries": len(questions),
+        "edges_failed": failed,
+        **{f"{p}_p50_ms": round(percentile(v, 50), 2) for p, v in samples.items()},
+        **{f"{p}_p95_ms": round(percentile(v, 95), 2) for p, v in samples.items()},
+        "edge_bytes_per_query": round(sum(sent) / len(sent)),
+        "client_bytes_per_query": round(sum(received) / len(received)),
+    }
+
+
+def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
+    work.mkdir(parents=True)
+    edges = deal_documents(args.bench / "docs.jsonl", n_edges, work / "docs.jsonl")
+    tokens = work / "tokens"
+    tokens.write_text("".join(f"{e} bench-token-{e}-0123456789\n" for e in [*edges, BENCH_USER]))
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        cloud = node(
+            ["cloud", "--tokens", str(tokens), "--port-file", str(work / "cloud.port"), "--embedder", args.embedder],
+            work / "cloud.log",
+        )
+        procs.append(cloud)
+        address = f"127.0.0.1:{wait_port(work / 'cloud.port', cloud, 120)}"
+        for e in edges:
+            (work / f"{e}.token").write_text(f"bench-token-{e}-0123456789")
+            procs.append(
+                node(
+                    [
+                        "edge",
+                        "--edge-id",
+                        e,
+                        "--data-dir",
+                        str(work / e),
+                        "--docs",
+                        str(work / "docs.jsonl"),
+                        "--cloud",
+                        address,
+                        "--token-file",
+                        str(work / f"{e}.token"),
+                        "--port-file",
+                        str(work / f"{e}.port"),
+                        "--embedder",
+                        args.embedder,
+                    ],
+                    work / f"{e}.log",
+                )
+            )
+        metadata = auth_metadata(BENCH_USER, f"bench-token-{BENCH_USER}-0123456789")
+        print(f"[{n_edges} edges] starting and indexing (scripted SLM) ...", file=sys.stderr)
+        asyncio.run(wait_edges(address, metadata, n_edges, 900))
+        questions = [q.question for q in load_questions(args.bench)][: args.queries]
+        rows = []
+        for k in sorted({1, n_edges}):
+            print(f"[{n_edges} edges] measuring top-k={k} over {len(questions)} questions ...", file=sys.stderr)
+            rows.append({"edges": n_edges, **asyncio.run(measure(address, metadata, questions, k))})
+        return rows
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, default=Path("simulation/bundles/multihop4"))
+    parser.add_argument("--edges", default="4,16", help="comma-separated edge counts")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="dgrag-xedge-") as tmp:
+        for n in [int(x) for x in args.edges.split(",")]:
+            rows += run(n, args, Path(tmp) / f"n{n}")
+    header = ["edges", "k", *[f"{p}_p{q}_ms" for p in PHASES for q in (50, 95)], "edge_bytes_per_query"]
+    print(" | ".join(header))
+    for row in rows:
+        print(" | ".join(str(row[h]) for h in header))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""One cloud or edge process for network benchmarks: the real servers, with a scripted LLM.
+
+    python -m benchmarks.network_node cloud --tokens FILE --port-file F [--embedder hash|minilm]
+    python -m benchmarks.network_node edge --edge-id E --data-dir D --docs DOCS.jsonl --cloud HOST:PORT \
+        --token-file F --port-file F [--embedder hash|minilm]
+
+The edge ingests its documents (rows of DOCS.jsonl with its edge id) with the scripted SLM on first start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from benchmarks.scripted_models import scripted_generator
+from cloud_server.server import build_cloud, serve_cloud
+from cloud_server.tokens import TokenBook
+from edge_node.edge_runtime import EdgeRuntime
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.readers import read_paths
+from edge_node.server import serve_edge
+from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig, EdgeConfig, EdgeServerConfig
+from shared.models.base import Embedder
+from shared.models.fakes import HashEmbedder
+from shared.port_file import write_port_file
+from shared.tokenizer import WordPieceTokenizer
+
+
+def embedder(kind: str) -> Embedder:
+    if kind == "hash":
+        return HashEmbedder(384)
+    from shared.config import EmbedderConfig
+    from shared.models.factory import build_embedder
+
+    return build_embedder(EmbedderConfig())
+
+
+def run_cloud(args: argparse.Namespace) -> None:
+    config = CloudConfig(port=0, query=CloudQueryConfig(deadline_s=args.deadline))
+    parts = build_cloud(config, embedder(args.embedder), scripted_generator(), WordPieceTokenizer())
+    tokens = TokenBook.load(args.tokens)
+    asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
+
+
+def run_edge(args: argparse.Namespace) -> None:
+    config = EdgeConfig(
+        edge_id=args.edge_id,
+        server=EdgeServerConfig(port=0),
+        cloud=CloudLinkConfig(address=args.cloud, token_file=str(args.token_file), publish_interval_s=0.2),
+    )
+    config = dataclasses.replace(config, retrieval=dataclasses.replace(config.retrieval))
+    with EdgeKnowledgeBase(args.data_dir) as kb:
+        runtime = EdgeRuntime(kb, scripted_generator(), embedder(args.embedder), WordPieceTokenizer(), config)
+
+        async def main() -> None:
+            if kb.store.counts().documents == 0:
+                await runtime.ingest(list(read_paths([args.docs], config.ingest.max_file_bytes, args.edge_id)))
+            await serve_edge(config, runtime, on_ready=lambda port: write_port_file(args.port_file, port))
+
+        asyncio.run(main())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    roles = parser.add_subparsers(dest="role", required=True)
+    cloud = roles.add_parser("cloud")
+    cloud.add_argument("--tokens", type=Path, required=True)
+    cloud.add_argument("--port-file", type=Path, required=True)
+    cloud.add_argument("--embedder", choices=["hash", "minilm"], default="minilm")
+    cloud.add_argument("--deadline", type=float, default=5.0)
+    cloud.set_defaults(func=run_cloud)
+    edge = roles.add_parser("edge")
+    edge.add_argument("--edge-id", required=True)
+    edge.add_argument("--data-dir", type=Path, required=True)
+    edge.add_argument("--docs", type=Path, required=True)
+    edge.add_argument("--cloud", required=True)
+    edge.add_argument("--token-file", type=Path, required=True)
+    edge.add_argument("--port-file", type=Path, required=True)
+    edge.add_argument("--embedder", choices=["hash", "minilm"], default="minilm")
+    edge.set_defaults(func=run_edge)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The cloud: edge registry and sessions, global summary index, cross-edge retrieval, cloud LLM answer."""

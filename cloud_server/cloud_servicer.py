@@ -1,0 +1,176 @@
+"""The cloud's gRPC servicer: thin. Unpacks messages, calls the services, maps typed errors to status codes.
+
+Authentication happened in the interceptor; here the edge id from the metadata binds the session, so an
+edge can only write its own summaries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+
+from cloud_server.auth_interceptor import caller_identity
+from cloud_server.edge_registry import EdgeRegistry, EdgeSession
+from cloud_server.global_query import GlobalQueryService, InvalidQueryError
+from cloud_server.summary_index import SummaryIndex
+from cloud_server.summary_intake import check_publication
+from shared import serde
+from shared.errors import DgragError, InvalidRequestError, ModelError, PermissionDeniedError
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+_CLOSE = None
+
+
+class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
+    def __init__(
+        self, registry: EdgeRegistry, index: SummaryIndex, queries: GlobalQueryService, heartbeat_interval_s: float
+    ) -> None:
+        self._registry = registry
+        self._index = index
+        self._queries = queries
+        self._heartbeat_interval_s = heartbeat_interval_s
+
+    async def Session(
+        self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[cloud_pb2.CloudMessage]:
+        edge_id, _ = caller_identity(context.invocation_metadata())
+        first = await anext(aiter(requests), None)
+        if first is None or first.WhichOneof("kind") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a session must start with a hello message")
+            return
+        if first.hello.edge_id != edge_id:
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"hello names edge {first.hello.edge_id!r} but the token authenticates {edge_id!r}",
+            )
+        session = self._registry.attach(edge_id)
+        log.info("edge %s connected (session %d)", edge_id, session.serial)
+        out: asyncio.Queue[cloud_pb2.CloudMessage | None] = asyncio.Queue()
+        failure: list[DgragError] = []
+        reader = asyncio.create_task(self._read(session, requests, out, failure))
+        pump = asyncio.create_task(_pump(session, out))
+        try:
+            yield cloud_pb2.CloudMessage(
+                welcome=cloud_pb2.Welcome(edge_id=edge_id, heartbeat_interval_s=self._heartbeat_interval_s)
+            )
+            while (message := await out.get()) is not _CLOSE:
+                yield message
+            if failure:
+                await context.abort(_status(failure[0]), str(failure[0]))
+        finally:
+            reader.cancel()
+            pump.cancel()
+            for task in (reader, pump):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            self._registry.detach(session)
+            log.info("edge %s disconnected (session %d)", edge_id, session.serial)
+
+    async def _read(
+        self,
+        session: EdgeSession,
+        requests: AsyncIterator[cloud_pb2.EdgeMessage],
+        out: asyncio.Queue[cloud_pb2.CloudMessage | None],
+        failure: list[DgragError],
+    ) -> None:
+        try:
+            async for message in requests:
+                kind = message.WhichOneof("kind")
+                if kind == "heartbeat":
+                    self._registry.heartbeat(session)
+                elif kind == "retrieval_reply":
+                    reply = message.retrieval_reply
+                    knowledge = serde.knowledge_from_proto(reply.knowledge) if not reply.error else None
+                    self._registry.resolve(session, reply.request_id, knowledge, reply.error)
+                elif kind in ("sync", "delta"):
+                    out.put_nowait(await self._publish(session, message))
+                else:
+                    raise InvalidRequestError(f"unexpected {kind or 'empty'} message on an open session")
+        except DgragError as exc:
+            failure.append(exc)
+        finally:
+            out.put_nowait(_CLOSE)
+
+    async def _publish(self, session: EdgeSession, message: cloud_pb2.EdgeMessage) -> cloud_pb2.CloudMessage:
+        edge_id = session.edge_id
+        self._registry.heartbeat(session)
+        if message.WhichOneof("kind") == "sync":
+            cards = [serde.summary_from_proto(s) for s in message.sync.summaries]
+            check_publication(edge_id, cards, [])
+            await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
+            seq = message.sync.up_to_seq
+        else:
+            cards = [serde.summary_from_proto(s) for s in message.delta.upserts]
+            stones = [serde.tombstone_from_proto(t) for t in message.delta.tombstones]
+            check_publication(edge_id, cards, stones)
+            await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
+            seq = message.delta.up_to_seq
+        held = self._index.count(edge_id)
+        log.info("edge %s: summaries applied up to seq %d, %d held", edge_id, seq, held)
+        return cloud_pb2.CloudMessage(ack=cloud_pb2.Ack(up_to_seq=seq, summaries_held=held))
+
+    async def GlobalQuery(
+        self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
+    ) -> cloud_pb2.GlobalQueryReply:
+        try:
+            answer = await self._queries.answer(
+                request.question, request.asked_at, request.top_m, request.top_k, request.deadline_s
+            )
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        return serde.cloud_answer_to_proto(answer)
+
+    async def MatchSummaries(
+        self, request: cloud_pb2.MatchSummariesRequest, context: grpc.aio.ServicerContext
+    ) -> cloud_pb2.MatchSummariesReply:
+        try:
+            matches = await self._queries.match(request.question, request.top_m)
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        return cloud_pb2.MatchSummariesReply(summaries=[serde.summary_match_to_proto(m) for m in matches])
+
+    async def ListEdges(
+        self, request: cloud_pb2.ListEdgesRequest, context: grpc.aio.ServicerContext
+    ) -> cloud_pb2.ListEdgesReply:
+        statuses = self._registry.statuses(self._index.counts_by_edge())
+        return cloud_pb2.ListEdgesReply(
+            edges=[
+                cloud_pb2.EdgeInfo(
+                    edge_id=s.edge_id,
+                    connected=s.connected,
+                    connected_since=s.connected_since,
+                    summaries=s.summaries,
+                    last_heartbeat=s.last_heartbeat,
+                )
+                for s in statuses
+            ]
+        )
+
+
+async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:
+    """Forward the registry's retrieval calls for this session onto the stream."""
+    while (call := await session.outbox.get()) is not None:
+        out.put_nowait(
+            cloud_pb2.CloudMessage(
+                retrieval_request=cloud_pb2.RetrievalRequest(
+                    request_id=call.request_id, question=call.question, deadline_s=call.deadline_s
+                )
+            )
+        )
+    out.put_nowait(_CLOSE)  # a newer session replaced this one
+
+
+def _status(exc: DgragError) -> grpc.StatusCode:
+    if isinstance(exc, PermissionDeniedError):
+        return grpc.StatusCode.PERMISSION_DENIED
+    if isinstance(exc, InvalidRequestError | InvalidQueryError):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(exc, ModelError):
+        return grpc.StatusCode.UNAVAILABLE
+    return grpc.StatusCode.FAILED_PRECONDITION

@@ -1,0 +1,51 @@
+"""Merge the knowledge several edges returned into one token-budgeted context for the cloud LLM.
+
+Chunks from all edges are taken best score first; entity and relation descriptions fill what is left
+(they are all an edge may send when its privacy policy keeps raw chunks home).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.knowledge import ContextChunk, EdgeKnowledge
+from shared.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True)
+class MergedContext:
+    text: str
+    chunks: list[ContextChunk]
+    tokens: int
+
+
+def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokenizer: Tokenizer) -> MergedContext:
+    """The context text for the cloud LLM, and which chunks went into it."""
+    ranked = sorted(
+        ((k.edge_id, c) for k in replies for c in k.chunks), key=lambda t: (-t[1].score, t[0], t[1].chunk_id)
+    )
+    parts: list[str] = []
+    used_chunks: list[ContextChunk] = []
+    used = 0
+    seen_text: set[str] = set()
+    for edge_id, chunk in ranked:
+        cost = chunk.tokens or tokenizer.count(chunk.text)
+        if chunk.text in seen_text or (used + cost > budget_tokens and used_chunks):
+            continue
+        seen_text.add(chunk.text)
+        used += cost
+        used_chunks.append(ContextChunk(edge_id, chunk))
+        parts.append(f"[{len(parts) + 1}] {chunk.text}")
+    facts: list[tuple[float, str]] = []
+    for k in replies:
+        facts += [(e.score, f"{e.name} ({e.type}): {e.description}") for e in k.entities]
+        facts += [(r.score, f"{r.source} -- {r.target}: {r.description}") for r in k.relations]
+    for _, line in sorted(facts, key=lambda t: -t[0]):
+        cost = tokenizer.count(line)
+        if used + cost > budget_tokens or line in seen_text:
+            continue
+        seen_text.add(line)
+        used += cost
+        parts.append(f"- {line}")
+    return MergedContext("\n\n".join(parts), used_chunks, used)

@@ -1,0 +1,139 @@
+"""Which edges are connected, and the request/reply plumbing over their session streams (transport-free).
+
+Each connected edge has one session: an outbox of retrieval requests that the servicer writes down the
+edge's stream, and futures for the replies that come back up it. A newer session of the same edge
+replaces the older one (the older one's pending requests fail at once, so nobody waits for a dead stream).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from shared.errors import DgragError
+from shared.knowledge import EdgeKnowledge
+
+
+class EdgeUnavailableError(DgragError):
+    """The edge is not connected, its session ended, or it replied with an error."""
+
+
+@dataclass(frozen=True)
+class RetrievalCall:
+    """A retrieval request to write down an edge's stream."""
+
+    request_id: str
+    question: str
+    deadline_s: float
+
+
+@dataclass
+class EdgeSession:
+    """One live session of one edge."""
+
+    edge_id: str
+    serial: int
+    connected_since: float
+    last_heartbeat: float
+    outbox: asyncio.Queue[RetrievalCall | None] = field(default_factory=asyncio.Queue)
+    pending: dict[str, asyncio.Future[EdgeKnowledge]] = field(default_factory=dict)
+    closed: bool = False
+
+
+@dataclass(frozen=True)
+class EdgeStatus:
+    edge_id: str
+    connected: bool
+    connected_since: float
+    last_heartbeat: float
+    summaries: int
+
+
+class EdgeRegistry:
+    """Live sessions by edge id; used from one event loop."""
+
+    def __init__(self, heartbeat_interval_s: float) -> None:
+        self._sessions: dict[str, EdgeSession] = {}
+        self._last_seen: dict[str, EdgeSession] = {}
+        self._serial = itertools.count(1)
+        self._heartbeat_interval_s = heartbeat_interval_s
+
+    def attach(self, edge_id: str) -> EdgeSession:
+        """Register a new session for ``edge_id``, replacing (and closing) any older one."""
+        old = self._sessions.get(edge_id)
+        if old is not None:
+            self._close(old, "the edge opened a newer session")
+        now = time.time()
+        session = EdgeSession(edge_id, next(self._serial), now, now)
+        self._sessions[edge_id] = session
+        self._last_seen[edge_id] = session
+        return session
+
+    def detach(self, session: EdgeSession) -> None:
+        """End ``session`` (its stream closed); pending requests fail."""
+        self._close(session, "the edge's session ended")
+        if self._sessions.get(session.edge_id) is session:
+            del self._sessions[session.edge_id]
+
+    def is_current(self, session: EdgeSession) -> bool:
+        return self._sessions.get(session.edge_id) is session
+
+    def heartbeat(self, session: EdgeSession) -> None:
+        session.last_heartbeat = time.time()
+
+    def connected(self, edge_id: str) -> bool:
+        return edge_id in self._sessions
+
+    async def retrieve(self, edge_id: str, question: str, deadline_s: float) -> EdgeKnowledge:
+        """Ask ``edge_id`` for its knowledge about ``question``; raises on no session, error or timeout."""
+        session = self._sessions.get(edge_id)
+        if session is None:
+            raise EdgeUnavailableError(f"edge {edge_id!r} is not connected")
+        request_id = f"{session.serial}-{next(self._serial)}"
+        future: asyncio.Future[EdgeKnowledge] = asyncio.get_running_loop().create_future()
+        session.pending[request_id] = future
+        session.outbox.put_nowait(RetrievalCall(request_id, question, deadline_s))
+        try:
+            return await asyncio.wait_for(future, timeout=deadline_s)
+        finally:
+            session.pending.pop(request_id, None)
+
+    def resolve(self, session: EdgeSession, request_id: str, knowledge: EdgeKnowledge | None, error: str) -> None:
+        """Deliver an edge's reply to whoever asked (late or unknown replies are dropped)."""
+        future = session.pending.get(request_id)
+        if future is None or future.done():
+            return
+        if error or knowledge is None:
+            future.set_exception(EdgeUnavailableError(f"edge {session.edge_id!r} could not retrieve: {error}"))
+        else:
+            future.set_result(knowledge)
+
+    def statuses(self, summaries_of: dict[str, int]) -> list[EdgeStatus]:
+        """Every edge seen since start, with whether it is connected now."""
+        stale_after = 3 * self._heartbeat_interval_s
+        now = time.time()
+        out = []
+        for edge_id in sorted(set(self._last_seen) | set(summaries_of)):
+            s = self._sessions.get(edge_id) or self._last_seen.get(edge_id)
+            live = edge_id in self._sessions and now - self._sessions[edge_id].last_heartbeat <= stale_after
+            out.append(
+                EdgeStatus(
+                    edge_id,
+                    live,
+                    s.connected_since if s else 0.0,
+                    s.last_heartbeat if s else 0.0,
+                    summaries_of.get(edge_id, 0),
+                )
+            )
+        return out
+
+    def _close(self, session: EdgeSession, why: str) -> None:
+        if session.closed:
+            return
+        session.closed = True
+        for future in session.pending.values():
+            if not future.done():
+                future.set_exception(EdgeUnavailableError(f"edge {session.edge_id!r}: {why}"))
+        session.outbox.put_nowait(None)

@@ -1,0 +1,133 @@
+"""Cross-edge retrieval and the cloud answer (DESIGN step 6), transport-free.
+
+Embed the question -> top-m summaries -> their edges, in order, up to k -> retrieval requests to those
+edges in parallel with one deadline -> merge what came back in time under a token budget -> the cloud
+LLM answers. The answer carries its provenance: summaries matched, edges asked, replied and failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+
+from cloud_server.context_merge import merge_knowledge
+from cloud_server.edge_registry import EdgeRegistry, EdgeUnavailableError
+from cloud_server.summary_index import SummaryIndex
+from shared.answer_format import answer_request, render_answers
+from shared.config import CloudQueryConfig
+from shared.errors import InvalidRequestError
+from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryMatch
+from shared.models.base import Embedder, TextGenerator
+from shared.tokenizer import Tokenizer
+
+MAX_QUESTION_CHARS = 4000
+MAX_FANOUT = 64
+RANKED_SUMMARIES = 5
+"""Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
+
+KnowledgeSizer = Callable[[EdgeKnowledge], int]
+
+
+class InvalidQueryError(InvalidRequestError):
+    """A global query that cannot be served as asked (empty question, impossible m or k)."""
+
+
+def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:
+    """The first ``k`` distinct edges among the matched summaries, best first."""
+    edges: list[str] = []
+    for match in matches:
+        if match.edge_id not in edges:
+            edges.append(match.edge_id)
+        if len(edges) == k:
+            break
+    return edges
+
+
+class GlobalQueryService:
+    """Answers questions across edges."""
+
+    def __init__(
+        self,
+        index: SummaryIndex,
+        registry: EdgeRegistry,
+        embedder: Embedder,
+        generator: TextGenerator,
+        tokenizer: Tokenizer,
+        config: CloudQueryConfig,
+        knowledge_size: KnowledgeSizer | None = None,
+    ) -> None:
+        self._index = index
+        self._registry = registry
+        self._embedder = embedder
+        self._generator = generator
+        self._tokenizer = tokenizer
+        self._config = config
+        self._size = knowledge_size or (lambda k: 0)
+
+    async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
+        """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
+        _check(question, top_m or self._config.top_m, 1, 1.0)
+        vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
+        return self._index.search(vector, top_m or self._config.top_m)
+
+    async def answer(
+        self, question: str, asked_at: str = "", top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0
+    ) -> CloudAnswer:
+        cfg = self._config
+        m, k = top_m or cfg.top_m, top_k or cfg.top_k
+        deadline = deadline_s or cfg.deadline_s
+        _check(question, m, k, deadline)
+        out = CloudAnswer(answer="")
+        started = time.perf_counter()
+        vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
+        out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES))
+        out.edges_asked = choose_edges(out.summaries[:m], k)
+        out.timings["summary_match"] = time.perf_counter() - started
+
+        replies = await self._fan_out(question, out, deadline)
+        t = time.perf_counter()
+        merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
+        out.context = merged.chunks
+        out.timings["merge"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None)
+        completion = await asyncio.to_thread(self._generator.generate, request)
+        out.answer = render_answers(question, completion.texts)[0]
+        out.timings["cloud_generation"] = time.perf_counter() - t
+        out.timings["total"] = time.perf_counter() - started
+        return out
+
+    async def _fan_out(self, question: str, out: CloudAnswer, deadline: float) -> list[EdgeKnowledge]:
+        t = time.perf_counter()
+        results = await asyncio.gather(
+            *(self._registry.retrieve(e, question, deadline) for e in out.edges_asked), return_exceptions=True
+        )
+        replies: list[EdgeKnowledge] = []
+        for edge_id, result in zip(out.edges_asked, results, strict=True):
+            if isinstance(result, EdgeKnowledge):
+                replies.append(result)
+                out.edges_replied.append(edge_id)
+                out.bytes_received += self._size(result)
+            elif isinstance(result, EdgeUnavailableError | TimeoutError):
+                out.edges_failed.append(edge_id)
+            else:
+                raise result
+        fan_out = time.perf_counter() - t
+        edge_retrieval = max((r.retrieval_seconds for r in replies), default=0.0)
+        out.timings["fan_out"] = fan_out
+        out.timings["edge_retrieval"] = edge_retrieval
+        out.timings["transfers"] = max(fan_out - edge_retrieval, 0.0)
+        return replies
+
+
+def _check(question: str, m: int, k: int, deadline: float) -> None:
+    if not question.strip():
+        raise InvalidQueryError("the question is empty; ask something")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
+    if not 1 <= m <= 1000 or not 1 <= k <= MAX_FANOUT:
+        raise InvalidQueryError(f"top_m={m} and top_k={k} must be in 1..1000 and 1..{MAX_FANOUT}")
+    if not 0 < deadline <= 600:
+        raise InvalidQueryError(f"deadline {deadline} s must be in (0, 600]")

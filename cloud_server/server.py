@@ -1,0 +1,74 @@
+"""Run the cloud: gRPC server with auth, health, the session servicer and global queries."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+
+from cloud_server.auth_interceptor import TokenAuthInterceptor
+from cloud_server.cloud_servicer import CloudServicer
+from cloud_server.edge_registry import EdgeRegistry
+from cloud_server.global_query import GlobalQueryService
+from cloud_server.summary_index import SummaryIndex
+from cloud_server.tokens import TokenBook
+from shared import serde
+from shared.config import CloudConfig
+from shared.grpc_transport import add_health, bind, mark_serving, server_options
+from shared.lifecycle import stop_on_signals
+from shared.models.base import Embedder, TextGenerator
+from shared.proto.dgrag.v1 import cloud_pb2_grpc
+from shared.tokenizer import Tokenizer
+
+log = logging.getLogger(__name__)
+CLOUD_SERVICE = "dgrag.v1.Cloud"
+GRACE_S = 2.0
+
+
+@dataclass
+class CloudParts:
+    """The cloud's services, built once; tests and the simulation inject fakes for the models."""
+
+    registry: EdgeRegistry
+    index: SummaryIndex
+    queries: GlobalQueryService
+
+
+def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerator, tokenizer: Tokenizer) -> CloudParts:
+    registry = EdgeRegistry(config.heartbeat_interval_s)
+    index = SummaryIndex(embedder)
+    queries = GlobalQueryService(
+        index, registry, embedder, generator, tokenizer, config.query, knowledge_size=serde.knowledge_size
+    )
+    return CloudParts(registry, index, queries)
+
+
+async def serve_cloud(
+    config: CloudConfig,
+    parts: CloudParts,
+    tokens: TokenBook,
+    on_ready: Callable[[int], None] = lambda port: None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
+    server = grpc.aio.server(
+        interceptors=[TokenAuthInterceptor(tokens)], options=server_options(config.max_message_bytes)
+    )
+    cloud_pb2_grpc.add_CloudServicer_to_server(
+        CloudServicer(parts.registry, parts.index, parts.queries, config.heartbeat_interval_s), server
+    )
+    health = add_health(server)
+    port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)
+    stop = stop or stop_on_signals()
+    await server.start()
+    try:
+        await mark_serving(health, [CLOUD_SERVICE])
+        log.info("cloud listening on %s:%d (%s)", config.host, port, "TLS" if config.tls_cert else "plaintext")
+        on_ready(port)
+        await stop.wait()
+    finally:
+        await health.enter_graceful_shutdown()
+        await server.stop(GRACE_S)

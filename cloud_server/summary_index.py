@@ -1,0 +1,127 @@
+"""The cloud's global summary index: every connected edge's subgraph summaries in one faiss index.
+
+Versioned: an upsert older than what is held, or a tombstone older than the held summary, is ignored, so
+deltas that arrive late or twice never move an edge's view backwards. A full sync replaces an edge's view.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import faiss
+import numpy as np
+
+from shared.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
+from shared.models.base import Embedder
+
+
+@dataclass(frozen=True)
+class HeldSummary:
+    edge_id: str
+    card: SummaryCard
+    vector_id: int
+
+
+class SummaryIndex:
+    """Summaries of all edges, searchable by the question's embedding (inner product of unit vectors)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
+        self._held: dict[str, HeldSummary] = {}
+        self._by_vector: dict[int, str] = {}
+        self._tombstones: dict[str, int] = {}
+        self._next_id = 1
+        self._lock = threading.Lock()
+
+    def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> None:
+        """Make ``cards`` the whole view of ``edge_id`` (a full sync)."""
+        vectors = self._embed(cards)
+        with self._lock:
+            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id])
+            for sid in [s for s in self._tombstones if _owner(s) == edge_id]:
+                del self._tombstones[sid]
+            self._insert(edge_id, cards, vectors)
+
+    def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
+        """Apply versioned upserts and tombstones of ``edge_id``."""
+        vectors = self._embed(upserts)
+        with self._lock:
+            for stone in tombstones:
+                held = self._held.get(stone.id)
+                if held is None or held.card.version <= stone.version:
+                    self._remove_ids([stone.id])
+                    self._tombstones[stone.id] = max(stone.version, self._tombstones.get(stone.id, 0))
+            fresh = [
+                (card, vec)
+                for card, vec in zip(upserts, vectors, strict=True)
+                if card.version > self._tombstones.get(card.id, 0)
+                and (card.id not in self._held or self._held[card.id].card.version < card.version)
+            ]
+            self._remove_ids([card.id for card, _ in fresh])
+            if fresh:
+                self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
+
+    def drop_edge(self, edge_id: str) -> None:
+        with self._lock:
+            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id])
+
+    def search(self, question_vector: np.ndarray, m: int) -> list[SummaryMatch]:
+        """The ``m`` summaries closest to the question, best first."""
+        with self._lock:
+            if not self._held or m <= 0:
+                return []
+            query = np.asarray(question_vector, dtype=np.float32).reshape(1, -1)
+            scores, ids = self._index.search(query, min(m, len(self._held)))
+            out = []
+            for score, vid in zip(scores[0], ids[0], strict=True):
+                sid = self._by_vector.get(int(vid))
+                if sid is not None:
+                    out.append(SummaryMatch(sid, self._held[sid].edge_id, float(score)))
+            return out
+
+    def count(self, edge_id: str | None = None) -> int:
+        with self._lock:
+            return sum(1 for h in self._held.values() if edge_id is None or h.edge_id == edge_id)
+
+    def counts_by_edge(self) -> dict[str, int]:
+        with self._lock:
+            out: dict[str, int] = {}
+            for held in self._held.values():
+                out[held.edge_id] = out.get(held.edge_id, 0) + 1
+            return out
+
+    def cards(self, edge_id: str) -> list[SummaryCard]:
+        """The summaries held for ``edge_id``, by id."""
+        with self._lock:
+            return sorted((h.card for h in self._held.values() if h.edge_id == edge_id), key=lambda c: c.id)
+
+    def _embed(self, cards: Sequence[SummaryCard]) -> np.ndarray:
+        if not cards:
+            return np.zeros((0, self._embedder.dim), dtype=np.float32)
+        return np.asarray(self._embedder.embed([c.text for c in cards]), dtype=np.float32)
+
+    def _insert(self, edge_id: str, cards: Sequence[SummaryCard], vectors: np.ndarray) -> None:
+        if not cards:
+            return
+        ids = np.arange(self._next_id, self._next_id + len(cards), dtype=np.int64)
+        self._next_id += len(cards)
+        self._index.add_with_ids(vectors, ids)
+        for card, vid in zip(cards, ids, strict=True):
+            self._held[card.id] = HeldSummary(edge_id, card, int(vid))
+            self._by_vector[int(vid)] = card.id
+
+    def _remove_ids(self, summary_ids: Sequence[str]) -> None:
+        vids = [self._held[s].vector_id for s in summary_ids if s in self._held]
+        if vids:
+            self._index.remove_ids(np.asarray(vids, dtype=np.int64))  # type: ignore[arg-type]
+        for sid in summary_ids:
+            held = self._held.pop(sid, None)
+            if held is not None:
+                self._by_vector.pop(held.vector_id, None)
+
+
+def _owner(summary_id: str) -> str:
+    return summary_id.split("/", 1)[0]

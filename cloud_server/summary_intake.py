@@ -1,0 +1,40 @@
+"""Checks on summaries an edge publishes, before they touch the index (transport-free).
+
+An edge may write only summaries whose id carries its own edge id; sizes are bounded so one edge
+cannot crowd the index or the cloud's memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shared.errors import InvalidRequestError, PermissionDeniedError
+from shared.knowledge import SummaryCard, SummaryTombstone
+
+MAX_SUMMARY_CHARS = 8000
+MAX_TOP_ENTITIES = 64
+MAX_SUMMARIES_PER_EDGE = 50_000
+
+
+def check_publication(edge_id: str, cards: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
+    """Raise unless every change belongs to ``edge_id`` and is well-formed."""
+    if len(cards) + len(tombstones) > MAX_SUMMARIES_PER_EDGE:
+        raise InvalidRequestError(
+            f"{len(cards) + len(tombstones)} summary changes in one message; at most {MAX_SUMMARIES_PER_EDGE}"
+        )
+    prefix = f"{edge_id}/"
+    items: list[SummaryCard | SummaryTombstone] = [*cards, *tombstones]
+    for item in items:
+        if not item.id.startswith(prefix) or len(item.id) > 256:
+            raise PermissionDeniedError(
+                f"edge {edge_id!r} may only publish summaries with ids {prefix}..., not {item.id!r}"
+            )
+        if item.version < 1:
+            raise InvalidRequestError(f"summary {item.id!r} has version {item.version}; versions start at 1")
+    for card in cards:
+        if not card.text.strip():
+            raise InvalidRequestError(f"summary {card.id!r} has no text")
+        if len(card.text) > MAX_SUMMARY_CHARS:
+            raise InvalidRequestError(f"summary {card.id!r} is {len(card.text)} chars; at most {MAX_SUMMARY_CHARS}")
+        if len(card.top_entities) > MAX_TOP_ENTITIES:
+            raise InvalidRequestError(f"summary {card.id!r} names {len(card.top_entities)} entities; at most 64")

@@ -1,0 +1,34 @@
+"""A channel to the cloud with this edge's credentials, and the escalation call (GlobalQuery)."""
+
+from __future__ import annotations
+
+import grpc
+
+from shared import serde
+from shared.config import CloudLinkConfig
+from shared.errors import CloudUnavailableError
+from shared.grpc_transport import auth_metadata, open_channel
+from shared.knowledge import CloudAnswer
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+
+
+class CloudClient:
+    """Talks to the cloud as one edge."""
+
+    def __init__(self, edge_id: str, link: CloudLinkConfig, token: str, max_message_bytes: int) -> None:
+        self.link = link
+        self.metadata = auth_metadata(edge_id, token)
+        self._channel = open_channel(link.address, max_message_bytes, link.tls_ca, link.tls_server_name)
+        self.stub = cloud_pb2_grpc.CloudStub(self._channel)
+
+    async def global_query(self, question: str, asked_at: str) -> CloudAnswer:
+        """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses."""
+        request = cloud_pb2.GlobalQueryRequest(question=question, asked_at=asked_at)
+        try:
+            reply = await self.stub.GlobalQuery(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
+        except grpc.aio.AioRpcError as exc:
+            raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
+        return serde.cloud_answer_from_proto(reply)
+
+    async def aclose(self) -> None:
+        await self._channel.close()

@@ -1,0 +1,163 @@
+"""The edge's one long-lived stream to the cloud, and its escalation calls (the gRPC side of the edge).
+
+The edge dials out; it never accepts a connection from the cloud, so edges behind NAT work. Over the
+stream: hello, a full summary sync, then deltas as documents change and heartbeats; from the cloud,
+retrieval requests, answered with this edge's retrieval under its privacy policy. When the stream
+breaks the session reconnects with exponential backoff and jitter, and starts again with a full sync,
+so the cloud's view of this edge converges to the edge's summaries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import AsyncIterator
+
+import grpc
+
+from edge_node.cloud_client import CloudClient
+from edge_node.edge_runtime import EdgeRuntime
+from shared import serde
+from shared.constants import SOFTWARE_VERSION
+from shared.knowledge import SummaryChanges
+from shared.proto.dgrag.v1 import cloud_pb2
+
+log = logging.getLogger(__name__)
+
+
+class CloudSession:
+    """Keeps this edge connected to the cloud and asks it questions."""
+
+    def __init__(self, runtime: EdgeRuntime, client: CloudClient) -> None:
+        self._runtime = runtime
+        self._client = client
+        self._link = client.link
+        self._wake = asyncio.Event()
+        self.connected = False
+        self.sessions_opened = 0
+        self.last_error = ""
+        runtime.on_summaries_changed(self._wake.set)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Stay connected until ``stop`` is set, reconnecting with backoff."""
+        delay = self._link.backoff_initial_s
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                await self._session(stop)
+            except grpc.aio.AioRpcError as exc:
+                self.last_error = f"{exc.code().name}: {exc.details()}"
+                if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                    log.error("the cloud refused this edge (%s); check cloud.token_env / tokens_file", self.last_error)
+                else:
+                    log.warning("cloud session ended: %s", self.last_error)
+            finally:
+                self.connected = False
+            if time.monotonic() - started > 30:
+                delay = self._link.backoff_initial_s  # the session was healthy for a while: retry fast
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, self._link.backoff_max_s)
+
+    async def _session(self, stop: asyncio.Event) -> None:
+        out: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
+        call = self._client.stub.Session(_drain(out), metadata=self._client.metadata)
+        out.put_nowait(
+            cloud_pb2.EdgeMessage(
+                hello=cloud_pb2.Hello(edge_id=self._runtime.edge_id, software_version=SOFTWARE_VERSION)
+            )
+        )
+        sync = await self._runtime.full_sync()
+        self._send(out, sync)
+        sent_seq = sync.up_to_seq
+        tasks: list[asyncio.Task[None]] = []
+        stopper = asyncio.create_task(_cancel_on(stop, call))
+        try:
+            async for message in _messages(call, stop):
+                kind = message.WhichOneof("kind")
+                if kind == "welcome":
+                    self.connected = True
+                    self.sessions_opened += 1
+                    log.info("connected to the cloud as %s", message.welcome.edge_id)
+                    interval = message.welcome.heartbeat_interval_s or self._link.heartbeat_interval_s
+                    tasks.append(asyncio.create_task(self._heartbeats(out, interval)))
+                    tasks.append(asyncio.create_task(self._publisher(out, sent_seq)))
+                elif kind == "ack":
+                    await self._runtime.mark_published(message.ack.up_to_seq)
+                elif kind == "retrieval_request":
+                    tasks.append(asyncio.create_task(self._answer(out, message.retrieval_request)))
+        finally:
+            out.put_nowait(None)
+            for task in (*tasks, stopper):
+                task.cancel()
+            for task in (*tasks, stopper):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    def _send(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], changes: SummaryChanges) -> None:
+        upserts = [serde.summary_to_proto(c) for c in changes.upserts]
+        if changes.full:
+            message = cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(summaries=upserts, up_to_seq=changes.up_to_seq))
+        else:
+            stones = [serde.tombstone_to_proto(t) for t in changes.tombstones]
+            message = cloud_pb2.EdgeMessage(
+                delta=cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
+            )
+        self._runtime.audit.record(
+            "summary_sync" if changes.full else "summary_delta",
+            "cloud",
+            message.ByteSize(),
+            upserts=[c.id for c in changes.upserts],
+            tombstones=[t.id for t in changes.tombstones],
+        )
+        out.put_nowait(message)
+
+    async def _publisher(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], sent_seq: int) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._link.publish_interval_s)
+            self._wake.clear()
+            delta = await self._runtime.delta_after(sent_seq)
+            if delta is not None:
+                self._send(out, delta)
+                sent_seq = delta.up_to_seq
+
+    async def _heartbeats(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            out.put_nowait(cloud_pb2.EdgeMessage(heartbeat=cloud_pb2.Heartbeat(sent_at=time.time())))
+
+    async def _answer(
+        self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest
+    ) -> None:
+        reply = cloud_pb2.RetrievalReply(request_id=request.request_id)
+        try:
+            knowledge = await self._runtime.retrieve_for(request.question, "cloud")
+            reply.knowledge.CopyFrom(serde.knowledge_to_proto(knowledge))
+        except Exception as exc:  # the cloud must hear back even when retrieval fails
+            log.exception("retrieval for the cloud failed")
+            reply.error = f"{type(exc).__name__}: {exc}"
+        out.put_nowait(cloud_pb2.EdgeMessage(retrieval_reply=reply))
+
+
+async def _drain(out: asyncio.Queue[cloud_pb2.EdgeMessage | None]) -> AsyncIterator[cloud_pb2.EdgeMessage]:
+    while (message := await out.get()) is not None:
+        yield message
+
+
+async def _messages(call: grpc.aio.StreamStreamCall, stop: asyncio.Event) -> AsyncIterator[cloud_pb2.CloudMessage]:
+    """The cloud's messages until the stream ends, or until ``stop`` cancelled it."""
+    try:
+        async for message in call:
+            yield message
+    except asyncio.CancelledError:
+        if not stop.is_set():
+            raise
+
+
+async def _cancel_on(stop: asyncio.Event, call: grpc.aio.StreamStreamCall) -> None:
+    await stop.wait()
+    call.cancel()

@@ -1,0 +1,190 @@
+"""An edge node at run time, transport-free: its knowledge base, models and services behind async methods.
+
+Every use of the knowledge base and the models runs on one worker thread, in order: llama.cpp and the
+SQLite connection are used by one thread at a time, and the event loop stays free for the gRPC API and
+the cloud session. The full query pipeline lives here: local answers + gate, then the cloud when the
+gate escalates and a cloud is reachable, else the best local answer marked unverified with a note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeVar
+
+from edge_node import publication
+from edge_node.gate import DECISION_ESCALATE
+from edge_node.ingest_service import IngestReport, IngestService, SummaryRefresh
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.privacy import AuditLog, knowledge_for_cloud
+from edge_node.query_service import LocalAnswer, QueryService
+from edge_node.readers import ReadResult
+from shared import serde
+from shared.config import EdgeConfig
+from shared.errors import CloudUnavailableError, InvalidRequestError
+from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryChanges
+from shared.models.base import Embedder, TextGenerator
+from shared.tokenizer import Tokenizer
+
+T = TypeVar("T")
+EdgeQueryMode = Literal["naive", "local", "full"]
+QUERY_MODES: tuple[str, ...] = ("naive", "local", "full")
+DECISION_CLOUD = "cloud"
+CLOUD_DOWN_NOTE = (
+    "The gate escalated but the cloud could not be reached ({why}); this is the best local answer, unverified."
+)
+
+
+class Escalator(Protocol):
+    """Asks the cloud (implemented by the session's transport)."""
+
+    async def global_query(self, question: str, asked_at: str) -> CloudAnswer:
+        """The cloud's answer; raises CloudUnavailableError when the cloud cannot answer."""
+        ...
+
+
+@dataclass
+class EdgeAnswer:
+    """The final answer of the full pipeline, with the local trace and the cloud's provenance."""
+
+    answer: str
+    decision: str
+    verified: bool
+    note: str
+    local: LocalAnswer
+    cloud: CloudAnswer | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> list[dict[str, Any]]:
+        if self.cloud is not None:
+            return [
+                {"edge_id": c.edge_id, "doc_id": c.chunk.doc_id, "chunk_id": c.chunk.chunk_id, "score": c.chunk.score}
+                for c in self.cloud.context
+            ]
+        return self.local.retrieval.sources
+
+    def trace(self) -> dict[str, Any]:
+        out = self.local.trace()
+        out.update(answer=self.answer, decision=self.decision, verified=self.verified, note=self.note)
+        out["local_answer"] = self.local.answer
+        out["timings"] = {k: round(v, 4) for k, v in self.timings.items()}
+        out["cloud"] = dataclasses.asdict(self.cloud) if self.cloud is not None else None
+        out["sources"] = self.sources
+        return out
+
+
+class EdgeRuntime:
+    """One edge's services, safe to call from the event loop."""
+
+    def __init__(
+        self,
+        kb: EdgeKnowledgeBase,
+        generator: TextGenerator,
+        embedder: Embedder,
+        tokenizer: Tokenizer,
+        config: EdgeConfig,
+    ) -> None:
+        self.config = config
+        self.edge_id = config.edge_id
+        self._kb = kb
+        self._ingest = IngestService(kb, generator, embedder, tokenizer, config)
+        self._query = QueryService(kb, generator, embedder, tokenizer, config)
+        self.audit = AuditLog(kb.data_dir)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_summaries_changed(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` (on the event loop) after a write that may have changed summaries."""
+        self._listeners.append(listener)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
+
+    async def ingest(self, items: Sequence[ReadResult]) -> IngestReport:
+        report = await self._run(self._ingest.ingest, list(items))
+        self._changed()
+        return report
+
+    async def delete(self, doc_ids: Sequence[str]) -> SummaryRefresh | None:
+        result = await self._run(self._ingest.delete, list(doc_ids))
+        self._changed()
+        return result
+
+    async def query(
+        self,
+        question: str,
+        mode: str = "full",
+        ablations: frozenset[str] = frozenset(),
+        escalator: Escalator | None = None,
+    ) -> EdgeAnswer:
+        if mode not in QUERY_MODES:
+            raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(QUERY_MODES)}")
+        local_mode = "naive" if mode == "naive" else "local"
+        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
+        timings = dict(local.timings)
+        out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
+        if mode != "full" or local.decision != DECISION_ESCALATE or escalator is None:
+            return out
+        started = time.perf_counter()
+        self.audit.record("global_query", "cloud", len(question.encode()), question=question[:200])
+        try:
+            cloud = await escalator.global_query(question, self.edge_id)
+        except CloudUnavailableError as exc:
+            out.note = CLOUD_DOWN_NOTE.format(why=exc)
+            timings["escalation"] = time.perf_counter() - started
+            return out
+        timings["escalation"] = time.perf_counter() - started
+        for phase, seconds in cloud.timings.items():
+            timings[f"cloud.{phase}"] = seconds
+        note = ""
+        if cloud.edges_failed:
+            note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
+        return EdgeAnswer(cloud.answer, DECISION_CLOUD, True, note, local, cloud, timings)
+
+    async def retrieve(self, question: str) -> EdgeKnowledge:
+        """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
+        retrieval = await self._run(self._query.retrieve, question)
+        return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy)
+
+    async def retrieve_for(self, question: str, requester: str) -> EdgeKnowledge:
+        """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it."""
+        knowledge = await self.retrieve(question)
+        self.audit.record(
+            "retrieval_reply",
+            requester,
+            serde.knowledge_size(knowledge),
+            question=question[:200],
+            chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
+            entities=len(knowledge.entities),
+            relations=len(knowledge.relations),
+        )
+        return knowledge
+
+    async def stats(self) -> dict[str, Any]:
+        def read() -> dict[str, Any]:
+            counts = dataclasses.asdict(self._kb.store.counts())
+            return {"edge_id": self.edge_id, **counts, "bytes_on_disk": self._kb.bytes_on_disk()}
+
+        return await self._run(read)
+
+    async def full_sync(self) -> SummaryChanges:
+        return await self._run(publication.full_sync, self._kb.store)
+
+    async def delta_after(self, seq: int) -> SummaryChanges | None:
+        return await self._run(publication.delta_after, self._kb.store, seq)
+
+    async def mark_published(self, up_to_seq: int) -> None:
+        await self._run(self._kb.store.mark_published, up_to_seq)
+
+    async def aclose(self) -> None:
+        await self._run(self._kb.flush)
+        self._worker.shutdown(wait=True)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            listener()

@@ -1,0 +1,135 @@
+"""The edge's gRPC API for local users and apps: thin. Unpacks, calls the runtime, maps typed errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import grpc
+
+from edge_node.cloud_client import CloudClient
+from edge_node.cloud_session import CloudSession
+from edge_node.edge_runtime import EdgeRuntime
+from edge_node.query_service import ABLATIONS
+from edge_node.readers import RawDocument, ReadResult, read_paths
+from shared import serde
+from shared.errors import DgragError, DocumentNotFoundError, InvalidRequestError, StoreError
+from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
+
+MAX_INLINE_DOCUMENTS = 10_000
+
+
+class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
+    def __init__(self, runtime: EdgeRuntime, client: CloudClient | None, session: CloudSession | None) -> None:
+        self._runtime = runtime
+        self._client = client
+        self._session = session
+
+    async def Ingest(
+        self, request: edge_pb2.IngestRequest, context: grpc.aio.ServicerContext
+    ) -> edge_pb2.IngestReply:
+        if not request.paths and not request.documents:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "give paths or documents to ingest")
+        if len(request.documents) > MAX_INLINE_DOCUMENTS:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_INLINE_DOCUMENTS} documents per call")
+        items: list[ReadResult] = list(
+            read_paths([Path(p) for p in request.paths], self._runtime.config.ingest.max_file_bytes)
+        )
+        for d in request.documents:
+            if not d.doc_id.strip() or not d.text.strip():
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "every inline document needs a doc_id and text")
+            items.append(RawDocument(d.doc_id, d.title or d.doc_id, d.text, f"grpc:{d.doc_id}"))
+        try:
+            report = await self._runtime.ingest(items)
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        summary = report.summary
+        return edge_pb2.IngestReply(
+            added=report.added,
+            updated=report.updated,
+            unchanged=report.unchanged,
+            failed=[edge_pb2.IngestFailure(path=p, reason=r) for p, r in report.failed],
+            summaries_upserted=len(summary.upserted) if summary else 0,
+            summaries_deleted=len(summary.deleted) if summary else 0,
+        )
+
+    async def Query(
+        self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext
+    ) -> edge_pb2.QueryReply:
+        ablations = frozenset(request.ablations)
+        if ablations - ABLATIONS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"unknown ablation(s) {sorted(ablations - ABLATIONS)}"
+            )
+        try:
+            result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        return edge_pb2.QueryReply(
+            answer=result.answer,
+            decision=result.decision,
+            verified=result.verified,
+            note=result.note,
+            sources=[
+                edge_pb2.Source(
+                    edge_id=s.get("edge_id", self._runtime.edge_id),
+                    doc_id=s["doc_id"],
+                    chunk_id=s["chunk_id"],
+                    score=s["score"],
+                )
+                for s in result.sources
+            ],
+            trace_json=json.dumps(result.trace()),
+            timings=serde.timings_to_proto(result.timings),
+        )
+
+    async def Retrieve(
+        self, request: edge_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.Knowledge:
+        try:
+            knowledge = await self._runtime.retrieve(request.question)
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        return serde.knowledge_to_proto(knowledge)
+
+    async def Stats(
+        self, request: edge_pb2.StatsRequest, context: grpc.aio.ServicerContext
+    ) -> edge_pb2.StatsReply:
+        stats = await self._runtime.stats()
+        return edge_pb2.StatsReply(
+            edge_id=stats["edge_id"],
+            documents=stats["documents"],
+            chunks=stats["chunks"],
+            entities=stats["entities"],
+            relations=stats["relations"],
+            subgraphs=stats["subgraphs"],
+            summaries=stats["summaries"],
+            bytes_on_disk=stats["bytes_on_disk"],
+            cloud_connected=self._session is not None and self._session.connected,
+            pending_publications=stats["pending_publications"],
+        )
+
+    async def Delete(
+        self, request: edge_pb2.DeleteRequest, context: grpc.aio.ServicerContext
+    ) -> edge_pb2.DeleteReply:
+        if not request.doc_ids:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "name the documents to delete")
+        try:
+            result = await self._runtime.delete(list(request.doc_ids))
+        except DgragError as exc:
+            await context.abort(_status(exc), str(exc))
+        return edge_pb2.DeleteReply(
+            deleted=list(request.doc_ids),
+            summaries_upserted=len(result.upserted) if result else 0,
+            summaries_deleted=len(result.deleted) if result else 0,
+        )
+
+
+def _status(exc: DgragError) -> grpc.StatusCode:
+    if isinstance(exc, DocumentNotFoundError):
+        return grpc.StatusCode.NOT_FOUND
+    if isinstance(exc, InvalidRequestError):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(exc, StoreError):
+        return grpc.StatusCode.FAILED_PRECONDITION
+    return grpc.StatusCode.INVALID_ARGUMENT

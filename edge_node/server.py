@@ -1,0 +1,84 @@
+"""Run an edge: its gRPC API for local apps (with health) and, when a cloud is configured, the session to it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+
+from edge_node.cloud_client import CloudClient
+from edge_node.cloud_session import CloudSession
+from edge_node.edge_runtime import EdgeRuntime
+from edge_node.edge_servicer import EdgeServicer
+from shared.config import CloudLinkConfig, EdgeConfig
+from shared.errors import ConfigError
+from shared.grpc_transport import add_health, bind, mark_serving, server_options
+from shared.lifecycle import stop_on_signals
+from shared.proto.dgrag.v1 import edge_pb2_grpc
+
+log = logging.getLogger(__name__)
+EDGE_SERVICE = "dgrag.v1.Edge"
+GRACE_S = 2.0
+
+
+def edge_token(link: CloudLinkConfig) -> str:
+    """This edge's token, from token_file or the token_env variable."""
+    if link.token_file:
+        try:
+            token = Path(link.token_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"cloud.token_file {link.token_file!r} cannot be read: {exc}") from exc
+    else:
+        token = os.environ.get(link.token_env, "").strip()
+    if not token:
+        raise ConfigError(
+            f"a cloud is configured ({link.address}) but this edge has no token: set {link.token_env} "
+            "or cloud.token_file"
+        )
+    return token
+
+
+async def serve_edge(
+    config: EdgeConfig,
+    runtime: EdgeRuntime,
+    on_ready: Callable[[int], None] = lambda port: None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
+    session, client = None, None
+    if config.cloud.address:
+        client = CloudClient(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
+        session = CloudSession(runtime, client)
+    server = grpc.aio.server(options=server_options(config.server.max_message_bytes))
+    edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
+    health = add_health(server)
+    port = bind(server, config.server.host, config.server.port)
+    stop = stop or stop_on_signals()
+    await server.start()
+    session_task = asyncio.create_task(session.run(stop)) if session else None
+    try:
+        await mark_serving(health, [EDGE_SERVICE])
+        log.info(
+            "edge %s listening on %s:%d; cloud: %s",
+            runtime.edge_id,
+            config.server.host,
+            port,
+            config.cloud.address or "none",
+        )
+        on_ready(port)
+        await stop.wait()
+    finally:
+        await health.enter_graceful_shutdown()
+        await server.stop(GRACE_S)
+        if session_task is not None:
+            session_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await session_task
+        if client is not None:
+            await client.aclose()
+        await runtime.aclose()

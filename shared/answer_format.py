@@ -1,0 +1,98 @@
+"""Answer shapes: yes/no questions get a constrained verdict first, then a short reason.
+
+A 135M model rarely starts a yes/no answer with the verdict, so for such questions it is asked for JSON
+``{"verdict": "yes" | "no" | "insufficient information", "reason": "..."}`` (schema-constrained where the
+runtime can) and the answer is rendered as ``"Yes. <reason>"``. The third verdict lets the model itself
+declare missing information, which the gate's confidence detection reads. Both the edge and the cloud use
+this, so an answer's shape does not depend on where it was made.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from shared import prompts
+from shared.models.base import GenerationRequest, JsonSchema
+
+VERDICTS = ("yes", "no", "insufficient information")
+MISSING = "Insufficient information."
+
+YES_NO_SCHEMA: JsonSchema = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": list(VERDICTS)},
+        "reason": {"type": "string"},
+    },
+    "required": ["verdict", "reason"],
+}
+
+_AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
+_YES_NO = re.compile(rf"^\s*{_AUX}\b|,\s*{_AUX}\s+(?:there|the|it|this|that|both|all|[A-Z'‘\"])", re.IGNORECASE)
+_VERDICT = re.compile(r'"verdict"\s*:\s*"([^"]*)"')
+_REASON = re.compile(r'"reason"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def is_yes_no_question(question: str) -> bool:
+    """True when ``question`` asks for a yes/no verdict (starts with, or has a clause starting with, an auxiliary)."""
+    return bool(_YES_NO.search(question))
+
+
+def render_verdict(raw: str) -> str:
+    """Turn the model's verdict JSON (possibly cut off) into ``"Yes. reason"``; free text passes through."""
+    verdict, reason = _parse(raw)
+    if verdict is None:
+        return raw.strip()
+    if verdict == "insufficient information":
+        return MISSING if not reason else f"{MISSING} {reason}"
+    head = verdict.capitalize() + "."
+    return f"{head} {reason}" if reason else head
+
+
+def _parse(raw: str) -> tuple[str | None, str]:
+    text = raw.strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        verdict = str(value.get("verdict", "")).strip().casefold()
+        reason = str(value.get("reason", "")).strip()
+    else:
+        match = _VERDICT.search(text)
+        if match is None:
+            return None, ""
+        verdict = match.group(1).strip().casefold()
+        found = _REASON.search(text)
+        reason = found.group(1).strip() if found else ""
+    if verdict not in VERDICTS:
+        return None, ""
+    return verdict, reason.replace('\\"', '"')
+
+
+def answer_request(
+    question: str, context: str, n: int, max_tokens: int, temperature: float, seed: int | None
+) -> GenerationRequest:
+    """The request that answers ``question`` from ``context`` (yes/no questions get the verdict schema)."""
+    yes_no = is_yes_no_question(question)
+    context = context or "(nothing found)"
+    if yes_no:
+        prompt = prompts.ANSWER_YES_NO.format(context=context, question=question)
+    else:
+        prompt = prompts.ANSWER_QUESTION.format(context=context, question=question)
+    return GenerationRequest(
+        prompt=prompt,
+        system=prompts.ANSWER_SYSTEM,
+        n=n,
+        max_tokens=max_tokens,
+        temperature=temperature if n > 1 else 0.0,
+        seed=seed,
+        json_schema=YES_NO_SCHEMA if yes_no else None,
+    )
+
+
+def render_answers(question: str, texts: Sequence[str]) -> list[str]:
+    """The model's raw completions as answers a person reads."""
+    yes_no = is_yes_no_question(question)
+    return [render_verdict(t) if yes_no else t.strip() for t in texts]

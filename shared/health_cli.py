@@ -1,0 +1,40 @@
+"""``dgrag health ADDRESS``: the standard gRPC health check, for container health checks and scripts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.grpc_transport import open_channel
+
+
+def register(roles: Any) -> None:
+    p = roles.add_parser("health", help="check that a dgrag server answers SERVING (exit 0) or not (exit 1)")
+    p.add_argument("address", help="host:port of an edge or cloud")
+    p.add_argument("--service", default="", help="service name to check (default: the whole server)")
+    p.add_argument("--timeout", type=float, default=3.0)
+    p.add_argument("--tls-ca", type=Path, help="PEM of the CA, when the server uses TLS")
+    p.set_defaults(func=cmd_health)
+
+
+async def check(address: str, service: str, timeout: float, tls_ca: str) -> str:
+    async with open_channel(address, DEFAULT_MAX_MESSAGE_BYTES, tls_ca) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        except grpc.aio.AioRpcError as exc:
+            return f"{exc.code().name}: {exc.details()}"
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    status = asyncio.run(check(args.address, args.service, args.timeout, str(args.tls_ca or "")))
+    print(f"{args.address}: {status}", file=sys.stdout if status == "SERVING" else sys.stderr)
+    return 0 if status == "SERVING" else 1

@@ -1,0 +1,103 @@
+"""What crosses the edge–cloud boundary, as plain records: summaries (construction) and retrieved
+knowledge (query). Both sides use these; ``shared/serde.py`` maps them to and from protobuf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SummaryCard:
+    """One subgraph summary as the cloud sees it."""
+
+    id: str
+    version: int
+    text: str
+    top_entities: tuple[str, ...]
+    n_entities: int = 0
+    n_relations: int = 0
+
+
+@dataclass(frozen=True)
+class SummaryTombstone:
+    """A summary the edge deleted, at the version of the deletion."""
+
+    id: str
+    version: int
+
+
+@dataclass(frozen=True)
+class SummaryChanges:
+    """Changes to publish (or a full set, when ``full``), up to a publication-log position."""
+
+    upserts: tuple[SummaryCard, ...]
+    tombstones: tuple[SummaryTombstone, ...]
+    up_to_seq: int
+    full: bool = False
+
+
+@dataclass(frozen=True)
+class KnowledgeEntity:
+    name: str
+    type: str
+    description: str
+    score: float
+
+
+@dataclass(frozen=True)
+class KnowledgeRelation:
+    source: str
+    target: str
+    description: str
+    score: float
+
+
+@dataclass(frozen=True)
+class KnowledgeChunk:
+    doc_id: str
+    chunk_id: int
+    text: str
+    score: float
+    tokens: int
+
+
+@dataclass(frozen=True)
+class EdgeKnowledge:
+    """What one edge's retrieval returned for one question."""
+
+    edge_id: str
+    entities: tuple[KnowledgeEntity, ...] = ()
+    relations: tuple[KnowledgeRelation, ...] = ()
+    chunks: tuple[KnowledgeChunk, ...] = ()
+    evidence: float = 0.0
+    retrieval_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class SummaryMatch:
+    summary_id: str
+    edge_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class ContextChunk:
+    """A chunk the cloud put in its context, and the edge it came from."""
+
+    edge_id: str
+    chunk: KnowledgeChunk
+
+
+@dataclass
+class CloudAnswer:
+    """The cloud's answer to an escalated question, with its provenance."""
+
+    answer: str
+    summaries: list[SummaryMatch] = field(default_factory=list)
+    """The best-matching summaries, best first (at least top-m; edges were chosen from the first m)."""
+    edges_asked: list[str] = field(default_factory=list)
+    edges_replied: list[str] = field(default_factory=list)
+    edges_failed: list[str] = field(default_factory=list)
+    context: list[ContextChunk] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    bytes_received: int = 0

@@ -1,0 +1,184 @@
+from shared.proto.dgrag.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Hello(_message.Message):
+    __slots__ = ("edge_id", "software_version")
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SOFTWARE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    edge_id: str
+    software_version: str
+    def __init__(self, edge_id: _Optional[str] = ..., software_version: _Optional[str] = ...) -> None: ...
+
+class SummarySync(_message.Message):
+    __slots__ = ("summaries", "up_to_seq")
+    SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    UP_TO_SEQ_FIELD_NUMBER: _ClassVar[int]
+    summaries: _containers.RepeatedCompositeFieldContainer[_common_pb2.Summary]
+    up_to_seq: int
+    def __init__(self, summaries: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., up_to_seq: _Optional[int] = ...) -> None: ...
+
+class SummaryDelta(_message.Message):
+    __slots__ = ("upserts", "tombstones", "up_to_seq")
+    UPSERTS_FIELD_NUMBER: _ClassVar[int]
+    TOMBSTONES_FIELD_NUMBER: _ClassVar[int]
+    UP_TO_SEQ_FIELD_NUMBER: _ClassVar[int]
+    upserts: _containers.RepeatedCompositeFieldContainer[_common_pb2.Summary]
+    tombstones: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tombstone]
+    up_to_seq: int
+    def __init__(self, upserts: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., tombstones: _Optional[_Iterable[_Union[_common_pb2.Tombstone, _Mapping]]] = ..., up_to_seq: _Optional[int] = ...) -> None: ...
+
+class Heartbeat(_message.Message):
+    __slots__ = ("sent_at",)
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    sent_at: float
+    def __init__(self, sent_at: _Optional[float] = ...) -> None: ...
+
+class RetrievalReply(_message.Message):
+    __slots__ = ("request_id", "knowledge", "error")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    knowledge: _common_pb2.Knowledge
+    error: str
+    def __init__(self, request_id: _Optional[str] = ..., knowledge: _Optional[_Union[_common_pb2.Knowledge, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+
+class EdgeMessage(_message.Message):
+    __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply")
+    HELLO_FIELD_NUMBER: _ClassVar[int]
+    SYNC_FIELD_NUMBER: _ClassVar[int]
+    DELTA_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVAL_REPLY_FIELD_NUMBER: _ClassVar[int]
+    hello: Hello
+    sync: SummarySync
+    delta: SummaryDelta
+    heartbeat: Heartbeat
+    retrieval_reply: RetrievalReply
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., sync: _Optional[_Union[SummarySync, _Mapping]] = ..., delta: _Optional[_Union[SummaryDelta, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., retrieval_reply: _Optional[_Union[RetrievalReply, _Mapping]] = ...) -> None: ...
+
+class Welcome(_message.Message):
+    __slots__ = ("edge_id", "heartbeat_interval_s")
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_INTERVAL_S_FIELD_NUMBER: _ClassVar[int]
+    edge_id: str
+    heartbeat_interval_s: float
+    def __init__(self, edge_id: _Optional[str] = ..., heartbeat_interval_s: _Optional[float] = ...) -> None: ...
+
+class Ack(_message.Message):
+    __slots__ = ("up_to_seq", "summaries_held")
+    UP_TO_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SUMMARIES_HELD_FIELD_NUMBER: _ClassVar[int]
+    up_to_seq: int
+    summaries_held: int
+    def __init__(self, up_to_seq: _Optional[int] = ..., summaries_held: _Optional[int] = ...) -> None: ...
+
+class RetrievalRequest(_message.Message):
+    __slots__ = ("request_id", "question", "deadline_s")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    question: str
+    deadline_s: float
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+
+class CloudMessage(_message.Message):
+    __slots__ = ("welcome", "ack", "retrieval_request")
+    WELCOME_FIELD_NUMBER: _ClassVar[int]
+    ACK_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVAL_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    welcome: Welcome
+    ack: Ack
+    retrieval_request: RetrievalRequest
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ...) -> None: ...
+
+class GlobalQueryRequest(_message.Message):
+    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    ASKED_AT_FIELD_NUMBER: _ClassVar[int]
+    TOP_M_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    asked_at: str
+    top_m: int
+    top_k: int
+    deadline_s: float
+    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+
+class SummaryMatch(_message.Message):
+    __slots__ = ("summary_id", "edge_id", "score")
+    SUMMARY_ID_FIELD_NUMBER: _ClassVar[int]
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    summary_id: str
+    edge_id: str
+    score: float
+    def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class GlobalQueryReply(_message.Message):
+    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received")
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_ASKED_FIELD_NUMBER: _ClassVar[int]
+    EDGES_REPLIED_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FAILED_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_EDGES_FIELD_NUMBER: _ClassVar[int]
+    TIMINGS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    answer: str
+    summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
+    edges_asked: _containers.RepeatedScalarFieldContainer[str]
+    edges_replied: _containers.RepeatedScalarFieldContainer[str]
+    edges_failed: _containers.RepeatedScalarFieldContainer[str]
+    context_chunks: _containers.RepeatedCompositeFieldContainer[_common_pb2.KnowledgeChunk]
+    context_edges: _containers.RepeatedScalarFieldContainer[str]
+    timings: _common_pb2.Timings
+    bytes_received: int
+    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ...) -> None: ...
+
+class MatchSummariesRequest(_message.Message):
+    __slots__ = ("question", "top_m")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    TOP_M_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    top_m: int
+    def __init__(self, question: _Optional[str] = ..., top_m: _Optional[int] = ...) -> None: ...
+
+class MatchSummariesReply(_message.Message):
+    __slots__ = ("summaries",)
+    SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
+    def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
+
+class ListEdgesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class EdgeInfo(_message.Message):
+    __slots__ = ("edge_id", "connected", "connected_since", "summaries", "last_heartbeat")
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_SINCE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    LAST_HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    edge_id: str
+    connected: bool
+    connected_since: float
+    summaries: int
+    last_heartbeat: float
+    def __init__(self, edge_id: _Optional[str] = ..., connected: _Optional[bool] = ..., connected_since: _Optional[float] = ..., summaries: _Optional[int] = ..., last_heartbeat: _Optional[float] = ...) -> None: ...
+
+class ListEdgesReply(_message.Message):
+    __slots__ = ("edges",)
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    edges: _containers.RepeatedCompositeFieldContainer[EdgeInfo]
+    def __init__(self, edges: _Optional[_Iterable[_Union[EdgeInfo, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,98 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Summary(_message.Message):
+    __slots__ = ("id", "version", "text", "top_entities", "n_entities", "n_relations")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOP_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    N_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    N_RELATIONS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    version: int
+    text: str
+    top_entities: _containers.RepeatedScalarFieldContainer[str]
+    n_entities: int
+    n_relations: int
+    def __init__(self, id: _Optional[str] = ..., version: _Optional[int] = ..., text: _Optional[str] = ..., top_entities: _Optional[_Iterable[str]] = ..., n_entities: _Optional[int] = ..., n_relations: _Optional[int] = ...) -> None: ...
+
+class Tombstone(_message.Message):
+    __slots__ = ("id", "version")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    version: int
+    def __init__(self, id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class KnowledgeEntity(_message.Message):
+    __slots__ = ("name", "type", "description", "score")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: str
+    description: str
+    score: float
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., description: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class KnowledgeRelation(_message.Message):
+    __slots__ = ("source", "target", "description", "score")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    description: str
+    score: float
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., description: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class KnowledgeChunk(_message.Message):
+    __slots__ = ("doc_id", "chunk_id", "text", "score", "tokens")
+    DOC_ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    doc_id: str
+    chunk_id: int
+    text: str
+    score: float
+    tokens: int
+    def __init__(self, doc_id: _Optional[str] = ..., chunk_id: _Optional[int] = ..., text: _Optional[str] = ..., score: _Optional[float] = ..., tokens: _Optional[int] = ...) -> None: ...
+
+class Knowledge(_message.Message):
+    __slots__ = ("edge_id", "entities", "relations", "chunks", "evidence", "retrieval_seconds")
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    RELATIONS_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVAL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    edge_id: str
+    entities: _containers.RepeatedCompositeFieldContainer[KnowledgeEntity]
+    relations: _containers.RepeatedCompositeFieldContainer[KnowledgeRelation]
+    chunks: _containers.RepeatedCompositeFieldContainer[KnowledgeChunk]
+    evidence: float
+    retrieval_seconds: float
+    def __init__(self, edge_id: _Optional[str] = ..., entities: _Optional[_Iterable[_Union[KnowledgeEntity, _Mapping]]] = ..., relations: _Optional[_Iterable[_Union[KnowledgeRelation, _Mapping]]] = ..., chunks: _Optional[_Iterable[_Union[KnowledgeChunk, _Mapping]]] = ..., evidence: _Optional[float] = ..., retrieval_seconds: _Optional[float] = ...) -> None: ...
+
+class Timings(_message.Message):
+    __slots__ = ("seconds",)
+    class SecondsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    seconds: _containers.ScalarMap[str, float]
+    def __init__(self, seconds: _Optional[_Mapping[str, float]] = ...) -> None: ...

@@ -1,0 +1,126 @@
+"""Protobuf <-> plain records (``x_to_proto`` / ``x_from_proto``). The only domain-facing use of the stubs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from shared.knowledge import (
+    CloudAnswer,
+    ContextChunk,
+    EdgeKnowledge,
+    KnowledgeChunk,
+    KnowledgeEntity,
+    KnowledgeRelation,
+    SummaryCard,
+    SummaryMatch,
+    SummaryTombstone,
+)
+from shared.proto.dgrag.v1 import cloud_pb2, common_pb2
+
+
+def summary_to_proto(card: SummaryCard) -> common_pb2.Summary:
+    return common_pb2.Summary(
+        id=card.id,
+        version=card.version,
+        text=card.text,
+        top_entities=list(card.top_entities),
+        n_entities=card.n_entities,
+        n_relations=card.n_relations,
+    )
+
+
+def summary_from_proto(msg: common_pb2.Summary) -> SummaryCard:
+    return SummaryCard(msg.id, msg.version, msg.text, tuple(msg.top_entities), msg.n_entities, msg.n_relations)
+
+
+def tombstone_to_proto(stone: SummaryTombstone) -> common_pb2.Tombstone:
+    return common_pb2.Tombstone(id=stone.id, version=stone.version)
+
+
+def tombstone_from_proto(msg: common_pb2.Tombstone) -> SummaryTombstone:
+    return SummaryTombstone(msg.id, msg.version)
+
+
+def chunk_to_proto(chunk: KnowledgeChunk) -> common_pb2.KnowledgeChunk:
+    return common_pb2.KnowledgeChunk(
+        doc_id=chunk.doc_id, chunk_id=chunk.chunk_id, text=chunk.text, score=chunk.score, tokens=chunk.tokens
+    )
+
+
+def chunk_from_proto(msg: common_pb2.KnowledgeChunk) -> KnowledgeChunk:
+    return KnowledgeChunk(msg.doc_id, msg.chunk_id, msg.text, msg.score, msg.tokens)
+
+
+def knowledge_to_proto(k: EdgeKnowledge) -> common_pb2.Knowledge:
+    return common_pb2.Knowledge(
+        edge_id=k.edge_id,
+        entities=[
+            common_pb2.KnowledgeEntity(name=e.name, type=e.type, description=e.description, score=e.score)
+            for e in k.entities
+        ],
+        relations=[
+            common_pb2.KnowledgeRelation(source=r.source, target=r.target, description=r.description, score=r.score)
+            for r in k.relations
+        ],
+        chunks=[chunk_to_proto(c) for c in k.chunks],
+        evidence=k.evidence,
+        retrieval_seconds=k.retrieval_seconds,
+    )
+
+
+def knowledge_from_proto(msg: common_pb2.Knowledge) -> EdgeKnowledge:
+    return EdgeKnowledge(
+        edge_id=msg.edge_id,
+        entities=tuple(KnowledgeEntity(e.name, e.type, e.description, e.score) for e in msg.entities),
+        relations=tuple(KnowledgeRelation(r.source, r.target, r.description, r.score) for r in msg.relations),
+        chunks=tuple(chunk_from_proto(c) for c in msg.chunks),
+        evidence=msg.evidence,
+        retrieval_seconds=msg.retrieval_seconds,
+    )
+
+
+def knowledge_size(k: EdgeKnowledge) -> int:
+    """Bytes ``k`` takes on the wire."""
+    return int(knowledge_to_proto(k).ByteSize())
+
+
+def timings_to_proto(timings: Mapping[str, float]) -> common_pb2.Timings:
+    return common_pb2.Timings(seconds=dict(timings))
+
+
+def summary_match_to_proto(m: SummaryMatch) -> cloud_pb2.SummaryMatch:
+    return cloud_pb2.SummaryMatch(summary_id=m.summary_id, edge_id=m.edge_id, score=m.score)
+
+
+def summary_match_from_proto(m: cloud_pb2.SummaryMatch) -> SummaryMatch:
+    return SummaryMatch(m.summary_id, m.edge_id, m.score)
+
+
+def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
+    return cloud_pb2.GlobalQueryReply(
+        answer=a.answer,
+        summaries=[summary_match_to_proto(s) for s in a.summaries],
+        edges_asked=a.edges_asked,
+        edges_replied=a.edges_replied,
+        edges_failed=a.edges_failed,
+        context_chunks=[chunk_to_proto(c.chunk) for c in a.context],
+        context_edges=[c.edge_id for c in a.context],
+        timings=timings_to_proto(a.timings),
+        bytes_received=a.bytes_received,
+    )
+
+
+def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
+    return CloudAnswer(
+        answer=msg.answer,
+        summaries=[summary_match_from_proto(s) for s in msg.summaries],
+        edges_asked=list(msg.edges_asked),
+        edges_replied=list(msg.edges_replied),
+        edges_failed=list(msg.edges_failed),
+        context=[
+            ContextChunk(edge, chunk_from_proto(c))
+            for edge, c in zip(msg.context_edges, msg.context_chunks, strict=False)
+        ],
+        timings=dict(msg.timings.seconds),
+        bytes_received=msg.bytes_received,
+    )

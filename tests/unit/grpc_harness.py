@@ -1,0 +1,142 @@
+"""A cloud and edges over real gRPC on loopback (port 0), in one event loop, with scripted models.
+
+The transport, auth, sessions, summary index and fan-out are the real ones; only the models are fakes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cloud_server.server import CloudParts, build_cloud, serve_cloud
+from cloud_server.tokens import TokenBook
+from edge_node.edge_runtime import EdgeRuntime
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.readers import RawDocument
+from edge_node.server import serve_edge
+from shared.config import (
+    ChunkingConfig,
+    CloudConfig,
+    CloudLinkConfig,
+    CloudQueryConfig,
+    EdgeConfig,
+    EdgeServerConfig,
+    PartitionConfig,
+)
+from shared.models.base import GenerationRequest
+from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.tokenizer import RegexTokenizer
+from tests.unit.fakes_edge import scripted_slm
+
+DIM = 64
+_FACT = re.compile(r"\[1\] ([^\n]+)")
+
+
+def answer_from_context(request: GenerationRequest) -> str:
+    """Quote the first context chunk when it shares a capitalised name with the question, else refuse."""
+    if "Question:" in request.prompt and "Context:" in request.prompt:
+        context, question = request.prompt.split("Question:", 1)
+        names = set(re.findall(r"\b[A-Z][a-z]+\b", question)) - {"Who", "What", "Which", "Where", "When"}
+        match = _FACT.search(context)
+        if match and any(n in match.group(1) for n in names):
+            return match.group(1)
+        return "Insufficient information."
+    return scripted_slm(request)
+
+
+def token_of(edge_id: str) -> str:
+    return f"token-of-{edge_id}-0123456789"
+
+
+@dataclass
+class Network:
+    cloud_port: int
+    cloud: CloudParts
+    edge_ports: dict[str, int]
+    runtimes: dict[str, EdgeRuntime]
+    stops: dict[str, asyncio.Event]
+    tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+
+    async def wait_for(self, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not condition():
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError("condition not reached in time")
+            await asyncio.sleep(0.05)
+
+    async def stop_edge(self, edge_id: str) -> None:
+        self.stops[edge_id].set()
+        await self.tasks[edge_id]
+
+    async def close(self) -> None:
+        for stop in self.stops.values():
+            stop.set()
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+
+
+def edge_config(edge_id: str, cloud_port: int, token_file: Path) -> EdgeConfig:
+    return EdgeConfig(
+        edge_id=edge_id,
+        chunking=ChunkingConfig(chunk_tokens=60, overlap_tokens=8),
+        partition=PartitionConfig(min_size=2, max_size=12),
+        server=EdgeServerConfig(port=0),
+        cloud=CloudLinkConfig(
+            address=f"127.0.0.1:{cloud_port}",
+            token_file=str(token_file),
+            publish_interval_s=0.1,
+            heartbeat_interval_s=0.5,
+            backoff_initial_s=0.05,
+            backoff_max_s=0.2,
+            query_deadline_s=10.0,
+        ),
+    )
+
+
+async def start_network(
+    tmp: Path, corpora: dict[str, Sequence[RawDocument]], deadline_s: float = 2.0, extra_edges: Sequence[str] = ()
+) -> Network:
+    tokens_file = tmp / "tokens"
+    edge_ids = [*corpora, *extra_edges]
+    tokens_file.write_text("".join(f"{e} {token_of(e)}\n" for e in edge_ids))
+    cloud_config = CloudConfig(port=0, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=deadline_s))
+    parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
+    ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    stops = {"cloud": asyncio.Event()}
+    tasks = {
+        "cloud": asyncio.create_task(
+            serve_cloud(cloud_config, parts, TokenBook.load(tokens_file), ready.set_result, stops["cloud"])
+        )
+    }
+    cloud_port = await ready
+    net = Network(cloud_port, parts, {}, {}, stops, tasks)
+    for edge_id, docs in corpora.items():
+        await start_edge(net, tmp, edge_id, docs)
+    return net
+
+
+async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool) -> None:
+    token_file = tmp / f"{edge_id}.token"
+    token_file.write_text(token_of(edge_id))
+    config = edge_config(edge_id, net.cloud_port, token_file)
+    if privacy:
+        config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
+    kb = EdgeKnowledgeBase(tmp / edge_id)
+    runtime = EdgeRuntime(kb, ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer(), config)
+    if docs:
+        await runtime.ingest(list(docs))
+    ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    net.stops[edge_id] = asyncio.Event()
+
+    async def run() -> None:
+        try:
+            await serve_edge(config, runtime, ready.set_result, net.stops[edge_id])
+        finally:
+            kb.close()
+
+    net.tasks[edge_id] = asyncio.create_task(run())
+    net.edge_ports[edge_id] = await ready
+    net.runtimes[edge_id] = runtime

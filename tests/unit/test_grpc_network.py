@@ -1,0 +1,284 @@
+"""Cloud and edges over real gRPC on loopback with scripted models: routing, auth, faults, deltas, privacy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cloud_server.server import serve_cloud
+from cloud_server.tokens import TokenBook
+from edge_node.readers import RawDocument
+from shared.config import CloudConfig, CloudQueryConfig
+from shared.grpc_transport import auth_metadata
+from shared.health_cli import check
+from shared.knowledge import EdgeKnowledge
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
+from tests.unit.grpc_harness import Network, start_edge, start_network, token_of
+
+ACME = [
+    RawDocument("acme-1", "Acme", "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics.", "a"),
+    RawDocument("acme-2", "Acme plant", "The Acme Robotics plant in Berlin opened in 2019 with Jane Doe.", "a"),
+]
+ZEPHYR = [
+    RawDocument(
+        "zeph-1",
+        "Zephyr",
+        "Zephyr Medical was founded by Omar Haddad in Lisbon. Zephyr Medical makes insulin pumps.",
+        "z",
+    ),
+    RawDocument(
+        "zeph-2", "Zephyr clinic", "Omar Haddad opened the Zephyr Medical clinic in Porto with Lena Fischer.", "z"
+    ),
+]
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(asyncio.wait_for(coro, timeout=60))
+
+
+async def ask(net: Network, edge_id: str, question: str, mode: str = "full") -> edge_pb2.QueryReply:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports[edge_id]}") as channel:
+        reply: edge_pb2.QueryReply = await edge_pb2_grpc.EdgeStub(channel).Query(
+            edge_pb2.QueryRequest(question=question, mode=mode), timeout=30
+        )
+    return reply
+
+
+async def connected(net: Network, *edges: str) -> None:
+    await net.wait_for(lambda: all(net.cloud.index.count(e) > 0 and net.cloud.registry.connected(e) for e in edges))
+
+
+def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_from_b(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        try:
+            await connected(net, "edge-a", "edge-b")
+            reply = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
+            trace = json.loads(reply.trace_json)
+            assert reply.decision == "cloud" and reply.verified
+            assert trace["gate"]["decision"] == "escalate"
+            assert trace["cloud"]["edges_asked"] == ["edge-b"]
+            assert trace["cloud"]["edges_replied"] == ["edge-b"]
+            assert "Omar Haddad" in reply.answer
+            assert {s.edge_id for s in reply.sources} == {"edge-b"}
+            assert {s.doc_id for s in reply.sources} <= {"zeph-1", "zeph-2"}
+            local = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
+            assert local.decision == "local" and "Jane Doe" in local.answer
+            audit = net.runtimes["edge-b"].audit.entries()
+            assert any(e["what"] == "retrieval_reply" and e["bytes"] > 0 for e in audit)
+            assert any(e["what"] == "summary_sync" for e in audit)
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, deadline_s=0.5)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            real = net.runtimes["edge-b"].retrieve
+
+            async def stuck(question: str) -> EdgeKnowledge:
+                await asyncio.sleep(5)
+                return await real(question)
+
+            net.runtimes["edge-b"].retrieve = stuck  # type: ignore[method-assign]
+            started = time.perf_counter()
+            answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
+            assert time.perf_counter() - started < 2.0
+            assert answer.edges_failed == ["edge-b"] and answer.edges_replied == ["edge-a"]
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_wrong_token_is_refused_and_an_edge_cannot_write_another_edges_summaries(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME})
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                for metadata in [auth_metadata("edge-a", "wrong-token-0123456789"), ()]:
+                    with pytest.raises(grpc.aio.AioRpcError) as err:
+                        await stub.GlobalQuery(cloud_pb2.GlobalQueryRequest(question="q"), metadata=metadata)
+                    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                bad = auth_metadata("edge-b", token_of("edge-a"))
+                call = stub.Session(iter([]), metadata=bad)
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await call.read()
+                assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+                own = auth_metadata("edge-a", token_of("edge-a"))
+                foreign = common_pb2.Summary(id="edge-b/sg-evil", version=9, text="planted")
+                messages = [
+                    cloud_pb2.EdgeMessage(hello=cloud_pb2.Hello(edge_id="edge-a")),
+                    cloud_pb2.EdgeMessage(delta=cloud_pb2.SummaryDelta(upserts=[foreign], up_to_seq=1)),
+                ]
+                call = stub.Session(iter(messages), metadata=own)
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    async for _ in call:
+                        pass
+                assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                assert net.cloud.index.count("edge-b") == 0
+
+                for request in [
+                    cloud_pb2.GlobalQueryRequest(question="   "),
+                    cloud_pb2.GlobalQueryRequest(question="q", top_k=1000),
+                ]:
+                    with pytest.raises(grpc.aio.AioRpcError) as err:
+                        await stub.GlobalQuery(request, metadata=own)
+                    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                assert await check(f"127.0.0.1:{net.cloud_port}", "", 2.0, "") == "SERVING"
+                assert await check(f"127.0.0.1:{net.edge_ports['edge-a']}", "dgrag.v1.Edge", 2.0, "") == "SERVING"
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
+    async def main() -> None:
+        tokens = tmp_path / "tokens"
+        tokens.write_text(f"edge-a {token_of('edge-a')}\n")
+        from cloud_server.server import build_cloud
+        from shared.models.fakes import HashEmbedder, ScriptedGenerator
+        from shared.tokenizer import RegexTokenizer
+
+        config = CloudConfig(port=0, max_message_bytes=64 * 1024)
+        parts = build_cloud(config, HashEmbedder(16), ScriptedGenerator(lambda r: "x"), RegexTokenizer())
+        ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        stop = asyncio.Event()
+        task = asyncio.create_task(serve_cloud(config, parts, TokenBook.load(tokens), ready.set_result, stop))
+        port = await ready
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
+                        cloud_pb2.GlobalQueryRequest(question="x" * 100_000),
+                        metadata=auth_metadata("edge-a", token_of("edge-a")),
+                    )
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        finally:
+            stop.set()
+            await task
+
+    run(main())
+
+
+def test_a_changed_document_reaches_the_cloud_as_a_delta(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        try:
+            await connected(net, "edge-a", "edge-b")
+            before = {c.id: c.version for c in net.cloud.index.cards("edge-b")}
+            changed = RawDocument(
+                "zeph-2",
+                "Zephyr clinic",
+                "Lena Fischer now runs the Zephyr Medical clinic in Faro for Nordic Care.",
+                "z",
+            )
+            await net.runtimes["edge-b"].ingest([changed])
+
+            def moved() -> bool:
+                after = {c.id: c.version for c in net.cloud.index.cards("edge-b")}
+                return after != before
+
+            await net.wait_for(moved)
+            audit = net.runtimes["edge-b"].audit.entries()
+            assert any(e["what"] == "summary_delta" for e in audit)
+            texts = " ".join(c.text for c in net.cloud.index.cards("edge-b"))
+            assert "Nordic Care" in texts or "Faro" in texts
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_cloud_down_means_a_local_answer_with_a_note_and_a_restarted_cloud_converges(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        try:
+            await connected(net, "edge-a", "edge-b")
+            net.stops["cloud"].set()
+            await net.tasks["cloud"]
+            reply = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
+            assert reply.decision == "escalate" and not reply.verified
+            assert "cloud could not be reached" in reply.note
+            await net.runtimes["edge-b"].delete(["zeph-2"])
+            expected = {c.id: c.version for c in await _edge_cards(net, "edge-b")}
+
+            from cloud_server.server import build_cloud
+            from shared.models.fakes import HashEmbedder, ScriptedGenerator
+            from shared.tokenizer import RegexTokenizer
+            from tests.unit.grpc_harness import answer_from_context
+
+            config = CloudConfig(port=net.cloud_port, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=2))
+            parts = build_cloud(config, HashEmbedder(64), ScriptedGenerator(answer_from_context), RegexTokenizer())
+            net.cloud = parts
+            net.stops["cloud"] = asyncio.Event()
+            net.tasks["cloud"] = asyncio.create_task(
+                serve_cloud(config, parts, TokenBook.load(tmp_path / "tokens"), stop=net.stops["cloud"])
+            )
+            await net.wait_for(lambda: {c.id: c.version for c in parts.index.cards("edge-b")} == expected, 15)
+            await connected(net, "edge-a")
+        finally:
+            await net.close()
+
+    run(main())
+
+
+async def _edge_cards(net: Network, edge_id: str):  # type: ignore[no-untyped-def]
+    return (await net.runtimes[edge_id].full_sync()).upserts
+
+
+def test_privacy_policy_keeps_raw_chunks_home(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])
+        try:
+            await start_edge(net, tmp_path, "edge-b", ZEPHYR, share_chunks=False)
+            await connected(net, "edge-a", "edge-b")
+            answer = await net.cloud.queries.answer("Who founded Zephyr Medical?")
+            assert answer.edges_replied == ["edge-b"]
+            assert answer.context == []
+            replies = [e for e in net.runtimes["edge-b"].audit.entries() if e["what"] == "retrieval_reply"]
+            assert replies and replies[-1]["chunks"] == []
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_edge_api_stats_ingest_and_delete(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME})
+        try:
+            await connected(net, "edge-a")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports['edge-a']}") as channel:
+                stub = edge_pb2_grpc.EdgeStub(channel)
+                stats = await stub.Stats(edge_pb2.StatsRequest())
+                assert stats.documents == 2 and stats.cloud_connected
+                doc = edge_pb2.InlineDocument(doc_id="new", title="New", text="Initech hired Peter Gibbons in Austin.")
+                reply = await stub.Ingest(edge_pb2.IngestRequest(documents=[doc], paths=[str(tmp_path / "missing")]))
+                assert list(reply.added) == ["new"] and len(reply.failed) == 1
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["nope"]))
+                assert err.value.code() == grpc.StatusCode.NOT_FOUND
+                deleted = await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["new"]))
+                assert list(deleted.deleted) == ["new"]
+                knowledge = await stub.Retrieve(edge_pb2.RetrieveRequest(question="Who leads Acme Robotics?"))
+                assert knowledge.chunks and knowledge.chunks[0].doc_id.startswith("acme")
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await stub.Query(edge_pb2.QueryRequest(question="q", mode="psychic"))
+                assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        finally:
+            await net.close()
+
+    run(main())

@@ -1,0 +1,47 @@
+"""The cloud's summary index: versioned upserts and tombstones, full syncs, search by question."""
+
+from __future__ import annotations
+
+from cloud_server.summary_index import SummaryIndex
+from shared.knowledge import SummaryCard, SummaryTombstone
+from shared.models.fakes import HashEmbedder
+
+
+def card(sid: str, version: int, text: str) -> SummaryCard:
+    return SummaryCard(sid, version, text, ("X",))
+
+
+def test_search_ranks_the_summary_sharing_words_with_the_question_first() -> None:
+    emb = HashEmbedder(64)
+    index = SummaryIndex(emb)
+    index.replace_edge("a", [card("a/sg-1", 1, "robots factory welding arms"), card("a/sg-2", 1, "football league")])
+    index.replace_edge("b", [card("b/sg-1", 1, "clinic patients insulin dosage")])
+    hits = index.search(emb.embed(["insulin dosage for clinic patients"])[0], 3)
+    assert hits[0].summary_id == "b/sg-1"
+    assert hits[0].edge_id == "b"
+    assert len(hits) == 3
+
+
+def test_older_upserts_and_tombstones_never_move_the_view_backwards() -> None:
+    index = SummaryIndex(HashEmbedder(16))
+    index.apply_delta("a", [card("a/sg-1", 3, "v3 text")], [])
+    index.apply_delta("a", [card("a/sg-1", 2, "v2 text")], [])  # late duplicate
+    assert index.cards("a")[0].version == 3
+    index.apply_delta("a", [], [SummaryTombstone("a/sg-1", 2)])  # older tombstone: ignored
+    assert index.count("a") == 1
+    index.apply_delta("a", [], [SummaryTombstone("a/sg-1", 4)])
+    assert index.count("a") == 0
+    index.apply_delta("a", [card("a/sg-1", 4, "resurrected at the deleted version")], [])
+    assert index.count("a") == 0, "an upsert not newer than its tombstone stays deleted"
+    index.apply_delta("a", [card("a/sg-1", 5, "new")], [])
+    assert [c.version for c in index.cards("a")] == [5]
+
+
+def test_full_sync_replaces_only_that_edges_view() -> None:
+    index = SummaryIndex(HashEmbedder(16))
+    index.replace_edge("a", [card("a/sg-1", 1, "one"), card("a/sg-2", 1, "two")])
+    index.replace_edge("b", [card("b/sg-1", 1, "three")])
+    index.replace_edge("a", [card("a/sg-3", 1, "four")])
+    assert [c.id for c in index.cards("a")] == ["a/sg-3"]
+    assert index.counts_by_edge() == {"a": 1, "b": 1}
+    assert len(index.search(HashEmbedder(16).embed(["four"])[0], 10)) == 2
