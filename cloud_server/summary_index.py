@@ -79,7 +79,8 @@ class SummaryIndex:
             for score, vid in zip(scores[0], ids[0], strict=True):
                 sid = self._by_vector.get(int(vid))
                 if sid is not None:
-                    out.append(SummaryMatch(sid, self._held[sid].edge_id, float(score)))
+                    held = self._held[sid]
+                    out.append(SummaryMatch(sid, held.edge_id, float(score), held.card.version))
             return out
 
     def count(self, edge_id: str | None = None) -> int:

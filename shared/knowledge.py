@@ -78,6 +78,7 @@ class SummaryMatch:
     summary_id: str
     edge_id: str
     score: float
+    version: int = 0
 
 
 @dataclass(frozen=True)

