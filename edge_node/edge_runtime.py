@@ -72,6 +72,7 @@ class EdgeAnswer:
         out = self.local.trace()
         out.update(answer=self.answer, decision=self.decision, verified=self.verified, note=self.note)
         out["local_answer"] = self.local.answer
+        out["local_sources"] = self.local.retrieval.sources
         out["timings"] = {k: round(v, 4) for k, v in self.timings.items()}
         out["cloud"] = dataclasses.asdict(self.cloud) if self.cloud is not None else None
         out["sources"] = self.sources

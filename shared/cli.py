@@ -17,11 +17,13 @@ def build_parser() -> argparse.ArgumentParser:
     from cloud_server.cli import register as register_cloud
     from edge_node.cli import register as register_edge
     from shared.health_cli import register as register_health
+    from simulation.cli import register as register_sim
 
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
     roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health}")
     register_edge(roles)
     register_cloud(roles)
+    register_sim(roles)
     register_health(roles)
     return parser
 

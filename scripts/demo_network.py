@@ -1,0 +1,116 @@
+"""The demo: two edges and a cloud on this machine, the cloud LLM behind an OpenAI-compatible server.
+
+    .venv/bin/python scripts/demo_network.py [--workdir .dgrag/demo]
+
+Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges (once;
+later runs reuse them), starts llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for
+the cloud LLM, a cloud (`dgrag cloud serve`, its [llm] backend = "openai"), and the two edges
+(`dgrag edge serve`). Then asks the business edge one question about its own articles and one about
+technology: the first is answered locally, the second escalates and the cloud routes it to the
+technology edge. Prints both answers with their decision and sources, and stops everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from shared.models.locate import bundled_slm_path
+from simulation.processes import Server, dgrag_command
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = ROOT / "simulation" / "bundles" / "multihop4"
+EDGES = ("business", "technology")
+QUESTIONS = {
+    "business": "What did the business articles report about interest rates and the Federal Reserve?",
+    "technology": "What did the technology articles report about OpenAI and Sam Altman?",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", type=Path, default=ROOT / ".dgrag" / "demo")
+    args = parser.parse_args()
+    work: Path = args.workdir
+    work.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
+    for edge in EDGES:
+        if not (work / edge / "edge.sqlite3").exists():
+            print(f"== indexing the {edge} edge (first run only, a few minutes)", flush=True)
+            subprocess.run(
+                [*dgrag_command(), "edge", "ingest", "--data-dir", str(work / edge), "--edge-id", edge,
+                 "--bundle-edge", edge, str(BUNDLE / "docs.jsonl")],
+                env=env, check=True,
+            )  # fmt: skip
+    tokens = {e: secrets.token_urlsafe(24) for e in EDGES}
+    (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
+    llm_port = free_port()
+    llm = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_slm_path()), "--port", str(llm_port),
+         "--n_ctx", "4096", "--model_alias", "smollm2"],
+        stdout=(work / "llm.log").open("wb"), stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    servers: list[Server] = []
+    try:
+        (work / "cloud.toml").write_text(
+            f'tokens_file = "{work / "tokens"}"\nport = 0\n'
+            f'[llm]\nbackend = "openai"\nbase_url = "http://127.0.0.1:{llm_port}/v1"\nmodel = "smollm2"\n'
+            'json_mode = "json_object"\n'
+        )
+        cloud = Server("cloud", ["cloud", "serve", "--config", str(work / "cloud.toml")], work, env)
+        servers.append(cloud)
+        cloud.wait_ready()
+        print(f"== cloud on {cloud.address}; cloud LLM: OpenAI-compatible server on port {llm_port}", flush=True)
+        edges: dict[str, Server] = {}
+        for edge in EDGES:
+            edge_env = env | {
+                "DGRAG__EDGE_ID": edge,
+                "DGRAG__SERVER__PORT": "0",
+                "DGRAG__CLOUD__ADDRESS": cloud.address,
+                "DGRAG_EDGE_TOKEN": tokens[edge],
+            }
+            edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(work / edge)], work, edge_env)
+            servers.append(edges[edge])
+        for server in edges.values():
+            server.wait_ready()
+        time.sleep(3)  # the edges' first summary sync
+        for about, question in QUESTIONS.items():
+            print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
+            done = subprocess.run(
+                [*dgrag_command(), "edge", "ask", "--server", edges["business"].address, "--json", question],
+                capture_output=True, text=True, env=env, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return 1
+            trace = json.loads(done.stdout)
+            cloud_part = trace.get("cloud") or {}
+            print(f"answer:   {trace['answer']}")
+            print(f"decision: {trace['decision']} (gate score {trace['gate']['score']:.2f}, "
+                  f"threshold {trace['gate']['threshold']:.2f})")  # fmt: skip
+            if cloud_part:
+                print(f"routed to: {cloud_part['edges_asked']} (replied: {cloud_part['edges_replied']})")
+            print("sources:  " + ", ".join(f"{s.get('edge_id', 'business')}:{s['doc_id']}" for s in trace["sources"]))
+        return 0
+    finally:
+        for server in servers:
+            server.stop()
+        llm.terminate()
+        llm.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Ask the running edges every question per DESIGN's 'Asked at' rule and turn the replies into rows.
+
+One row per (question, asked-at edge, mode). ``local`` and ``dgrag`` come from the same full-pipeline
+query when both are asked for: the local row is DGRAG's local path (its answer and gate decision before
+any cloud), the dgrag row is the final answer. ``central`` asks the all-documents store (local path,
+its answer taken whatever its gate said). Ablations run the full pipeline with one switch off.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from simulation.bundle import Asked
+from simulation.metrics import evidence_recall, is_correct
+
+QUERY_TIMEOUT_S = 900.0
+LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which queries to send for each asked question."""
+
+    naive: bool
+    local: bool
+    dgrag: bool
+    central: bool
+    ablations: tuple[str, ...]
+
+
+class Asker:
+    """Holds channels to the edges, the central store and the cloud."""
+
+    def __init__(self, edges: dict[str, str], central: str | None, cloud: str, user: str, token: str) -> None:
+        self._channels = {e: grpc.insecure_channel(a) for e, a in edges.items()}
+        self._edges = {e: edge_pb2_grpc.EdgeStub(c) for e, c in self._channels.items()}
+        self._central_channel = grpc.insecure_channel(central) if central else None
+        self._central = edge_pb2_grpc.EdgeStub(self._central_channel) if self._central_channel else None
+        self._cloud_channel = grpc.insecure_channel(cloud)
+        self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
+        self._metadata = auth_metadata(user, token)
+
+    def close(self) -> None:
+        for channel in [*self._channels.values(), self._central_channel, self._cloud_channel]:
+            if channel is not None:
+                channel.close()
+
+    def ask(self, asked: Asked, plan: Plan) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        summaries = self._summaries(asked.question.question) if plan.dgrag or plan.ablations else []
+        if plan.naive:
+            rows.append(self._row(asked, "naive", self._query(asked.edge, asked.question.question, "naive"), []))
+        if plan.dgrag:
+            trace = self._query(asked.edge, asked.question.question, "full")
+            rows.append(self._row(asked, "dgrag", trace, summaries))
+            if plan.local:
+                rows.append(self._row(asked, "local", _local_view(trace), []))
+        elif plan.local:
+            rows.append(self._row(asked, "local", self._query(asked.edge, asked.question.question, "local"), []))
+        for ablation in plan.ablations:
+            trace = self._query(asked.edge, asked.question.question, "full", [ablation])
+            rows.append(self._row(asked, f"dgrag-{ablation}", trace, summaries))
+        if plan.central and self._central is not None:
+            reply = self._central.Query(
+                edge_pb2.QueryRequest(question=asked.question.question, mode="local"), timeout=QUERY_TIMEOUT_S
+            )
+            trace = json.loads(reply.trace_json)
+            trace["decision"] = "local"  # the upper bound keeps its own answer whatever its gate says
+            rows.append(self._row(asked, "central", trace, []) | {"escalated": False})
+        return rows
+
+    def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> dict[str, Any]:
+        reply = self._edges[edge].Query(
+            edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []), timeout=QUERY_TIMEOUT_S
+        )
+        trace: dict[str, Any] = json.loads(reply.trace_json)
+        return trace
+
+    def _summaries(self, question: str) -> list[dict[str, Any]]:
+        reply = self._cloud.MatchSummaries(
+            cloud_pb2.MatchSummariesRequest(question=question, top_m=5), metadata=self._metadata, timeout=60
+        )
+        return [{"summary_id": s.summary_id, "edge_id": s.edge_id, "score": round(s.score, 4)} for s in reply.summaries]
+
+    def _row(self, asked: Asked, mode: str, trace: dict[str, Any], summaries: list[dict[str, Any]]) -> dict[str, Any]:
+        q = asked.question
+        cloud = trace.get("cloud") or {}
+        gate = trace.get("gate")
+        escalated = bool(gate and gate.get("decision") == "escalate")
+        sources = trace.get("sources", [])
+        answerable = asked.kind != "unanswerable"
+        question_bytes = len(q.question.encode()) if cloud else 0
+        return {
+            "qid": q.qid,
+            "question": q.question,
+            "gold": q.answer,
+            "type": q.type,
+            "kind": asked.kind,
+            "asked_at": asked.edge,
+            "home_edges": list(q.home_edges),
+            "evidence_doc_ids": list(q.evidence_doc_ids),
+            "mode": mode,
+            "answer": trace.get("answer", ""),
+            "decision": trace.get("decision", ""),
+            "escalated": escalated,
+            "correct": is_correct(trace.get("answer", ""), q.answer),
+            "gate": gate,
+            "sources": sources,
+            "evidence_recall": (
+                evidence_recall(list(q.evidence_doc_ids), [s["doc_id"] for s in sources]) if answerable else None
+            ),
+            "summaries": summaries,
+            "edges_asked": cloud.get("edges_asked", []),
+            "edges_replied": cloud.get("edges_replied", []),
+            "edges_failed": cloud.get("edges_failed", []),
+            "timings": trace.get("timings", {}),
+            "bytes_left_edges": int(cloud.get("bytes_received", 0)) + question_bytes,
+        }
+
+
+def _local_view(trace: dict[str, Any]) -> dict[str, Any]:
+    """The local path's part of a full-pipeline trace (what LocalRAG would have answered)."""
+    gate = trace.get("gate") or {}
+    return {
+        **trace,
+        "answer": trace.get("local_answer", trace.get("answer", "")),
+        "decision": gate.get("decision", "local"),
+        "sources": trace.get("local_sources", trace.get("sources", [])),
+        "cloud": None,
+        "timings": {k: v for k, v in trace.get("timings", {}).items() if k in LOCAL_PHASES},
+    }

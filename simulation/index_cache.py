@@ -1,0 +1,62 @@
+"""Where a simulation keeps each edge's index, keyed by what the index depends on.
+
+Key = the edge's documents (their content), the models (names and file sizes) and the construction
+settings (chunking, extraction, partition, summaries). Same key, same index: a re-run skips indexing.
+An index counts only once its ingest finished (a marker file), so an interrupted build is redone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+from shared.config import EdgeConfig
+from shared.models.locate import bundled_embedder_path, bundled_slm_path
+
+COMPLETE_MARKER = ".indexed.json"
+
+
+def _model_identity(config: EdgeConfig) -> dict[str, object]:
+    slm = Path(config.slm.model_path) if config.slm.model_path else bundled_slm_path()
+    embedder = Path(config.embedder.model_path) if config.embedder.model_path else bundled_embedder_path()
+    identity: dict[str, object] = {
+        "slm": dataclasses.asdict(config.slm),
+        "embedder": dataclasses.asdict(config.embedder),
+    }
+    if config.slm.backend != "openai" and slm.is_file():
+        identity["slm_file"] = [slm.name, slm.stat().st_size]
+    identity["embedder_dir"] = embedder.name
+    return identity
+
+
+def index_key(docs_rows: list[dict[str, object]], edge_id: str, config: EdgeConfig) -> str:
+    """A stable digest of everything the edge's index depends on."""
+    payload = {
+        "edge_id": edge_id,
+        "docs": sorted(hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest() for r in docs_rows),
+        "models": _model_identity(config),
+        "chunking": dataclasses.asdict(config.chunking),
+        "extraction": dataclasses.asdict(config.extraction),
+        "partition": dataclasses.asdict(config.partition),
+        "summary": dataclasses.asdict(config.summary),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_index(root: Path, bench_name: str, edge_id: str, key: str) -> Path:
+    return root / f"{bench_name}-{edge_id}-{key}"
+
+
+def is_complete(index_dir: Path) -> bool:
+    return (index_dir / COMPLETE_MARKER).is_file()
+
+
+def mark_complete(index_dir: Path, info: dict[str, object]) -> None:
+    (index_dir / COMPLETE_MARKER).write_text(json.dumps(info, indent=2), encoding="utf-8")
+
+
+def read_info(index_dir: Path) -> dict[str, object]:
+    info: dict[str, object] = json.loads((index_dir / COMPLETE_MARKER).read_text(encoding="utf-8"))
+    return info

@@ -1,0 +1,100 @@
+"""Index each edge of a bundle (and the all-documents 'central' store) with real `dgrag edge ingest`
+processes, reusing cached indexes, then copy them into the run directory so a run never alters the cache."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
+from shared.config import EdgeConfig
+from shared.errors import DgragError
+from simulation.index_cache import cached_index, index_key, is_complete, mark_complete, read_info
+from simulation.processes import run_to_end
+
+CENTRAL = "central"
+
+
+@dataclass(frozen=True)
+class BuiltIndex:
+    edge_id: str
+    data_dir: Path
+    index_seconds: float
+    peak_rss_bytes: int
+    cached: bool
+
+
+def docs_by_edge(docs_path: Path) -> dict[str, list[dict[str, object]]]:
+    out: dict[str, list[dict[str, object]]] = {}
+    for number, line in enumerate(docs_path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+                out.setdefault(str(row["edge_id"]), []).append(row)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DgragError(f"{docs_path}:{number}: malformed document row ({exc})") from exc
+    return out
+
+
+def build_index(
+    bench: Path,
+    edge_id: str,
+    rows: list[dict[str, object]],
+    config: EdgeConfig,
+    cache_root: Path,
+    env: dict[str, str],
+    config_file: Path | None,
+    seed_from: list[Path] | None = None,
+) -> BuiltIndex:
+    """The cached index of ``edge_id`` (``central``: every document), built now when missing."""
+    key = index_key(rows, edge_id, config)
+    target = cached_index(cache_root, bench.name, edge_id, key)
+    if is_complete(target):
+        info = read_info(target)
+        return BuiltIndex(edge_id, target, float(str(info["index_seconds"])), int(str(info["peak_rss_bytes"])), True)
+    if target.exists():
+        shutil.rmtree(target)  # an interrupted build: start over
+    target.mkdir(parents=True)
+    if seed_from:
+        _seed_answers(target, seed_from)
+    print(f"dgrag sim: indexing {edge_id} ({len(rows)} documents) into {target}", file=sys.stderr)
+    args = ["edge", "ingest", "--data-dir", str(target), "--edge-id", edge_id, str(bench / "docs.jsonl")]
+    if edge_id != CENTRAL:
+        args += ["--bundle-edge", edge_id]
+    if config_file is not None:
+        args += ["--config", str(config_file)]
+    done = run_to_end(args, target.parent / f"{target.name}.ingest.log", env)
+    if done.returncode != 0:
+        log = (target.parent / f"{target.name}.ingest.log").read_text(errors="replace")[-3000:]
+        raise DgragError(f"indexing {edge_id} failed (exit {done.returncode}):\n{log}")
+    mark_complete(target, {"index_seconds": done.seconds, "peak_rss_bytes": done.peak_rss_bytes, "key": key})
+    return BuiltIndex(edge_id, target, done.seconds, done.peak_rss_bytes, False)
+
+
+def _seed_answers(target: Path, sources: list[Path]) -> None:
+    """Give the new store the SLM answers the edges already computed (same prompt, same model, same answer):
+    the central store's chunks are the edges' chunks, so their extraction needs no model call."""
+    with EdgeKnowledgeBase(target):
+        pass  # creates the schema
+    db = sqlite3.connect(str(target / DB_FILE))
+    try:
+        for i, source in enumerate(sources):
+            db.execute(f"ATTACH DATABASE ? AS src{i}", (str(source / DB_FILE),))
+            db.execute(f"INSERT OR IGNORE INTO llm_cache(key, value) SELECT key, value FROM src{i}.llm_cache")
+            db.commit()
+            db.execute(f"DETACH DATABASE src{i}")
+    finally:
+        db.close()
+
+
+def working_copy(index: BuiltIndex, run_dir: Path) -> Path:
+    """A private copy of a cached index for this run (the run's sessions and audit logs write into it)."""
+    dest = run_dir / "edges" / index.edge_id
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", "audit.jsonl"))
+    return dest

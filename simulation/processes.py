@@ -1,0 +1,99 @@
+"""Real dgrag processes for simulations: run a command to completion with its peak RSS, or keep a server
+up (port from a port file), read its peak RSS and stop it gracefully."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared.errors import DgragError
+
+START_TIMEOUT_S = 600.0
+
+
+def dgrag_command() -> list[str]:
+    """The ``dgrag`` entry point of this interpreter's environment."""
+    script = Path(sys.executable).with_name("dgrag")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    seconds: float
+    peak_rss_bytes: int
+
+
+def run_to_end(args: list[str], log: Path, env: dict[str, str]) -> Finished:
+    """Run ``dgrag args...`` with output to ``log``; returns its exit code, wall time and peak RSS."""
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen([*dgrag_command(), *args], stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Finished(proc.returncode, time.perf_counter() - started, int(usage.ru_maxrss) * 1024)
+
+
+class Server:
+    """A dgrag server process (``dgrag edge serve`` or ``dgrag cloud serve``)."""
+
+    def __init__(self, name: str, args: list[str], workdir: Path, env: dict[str, str]) -> None:
+        self.name = name
+        self.log = workdir / f"{name}.log"
+        self._port_file = workdir / f"{name}.port"
+        self._port_file.unlink(missing_ok=True)
+        self._proc = subprocess.Popen(
+            [*dgrag_command(), *args, "--port-file", str(self._port_file)],
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        self.port = 0
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._port_file.is_file():
+                self.port = int(self._port_file.read_text().strip())
+                return self.port
+            if self._proc.poll() is not None:
+                raise DgragError(f"{self.name} exited with code {self._proc.returncode}; its log:\n{self.tail()}")
+            time.sleep(0.1)
+        raise DgragError(f"{self.name} did not start within {timeout:.0f} s; its log:\n{self.tail()}")
+
+    def peak_rss_bytes(self) -> int:
+        """The process's peak resident set size so far (VmHWM), 0 when it has exited."""
+        try:
+            for line in Path(f"/proc/{self._proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGTERM)
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()

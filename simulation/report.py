@@ -1,0 +1,263 @@
+"""The numbers of a simulation run: per-question rows + run info -> report.json data (DESIGN "Metrics").
+
+Pure functions over plain data (the rows of OUT/answers.jsonl and the runner's run info); no processes,
+no models. Every share is over the rows of one mode; a metric with no rows to judge is ``None`` (null in
+JSON), never 0, so "not measured" cannot be read as "always wrong".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from simulation.metrics import evidence_recall, majority_baseline, percentile
+
+Row = Mapping[str, Any]
+
+KINDS = ("within", "out", "unanswerable")
+GROUPS = (*KINDS, "all")
+ANSWERABLE = ("within", "out")
+HIT_DEPTHS = (1, 2, 3, 4, 5)
+REPORTED_HITS = (1, 3, 5)
+DGRAG_MODE = "dgrag"
+CENTRAL_MODE = "central"
+RATIO_KEY = "dgrag_out_accuracy_vs_central"
+DECISION_LOCAL = "local"
+DECISION_CLOUD = "cloud"
+LATENCY_SPLITS = ("all", "local", "escalated")
+
+PHASES = (
+    "keywording",
+    "retrieval",
+    "generation",
+    "gate",
+    "escalation",
+    "cloud.summary_match",
+    "cloud.fan_out",
+    "cloud.edge_retrieval",
+    "cloud.transfers",
+    "cloud.merge",
+    "cloud.cloud_generation",
+    "cloud.total",
+    "total",
+)
+"""Known phases in reading order; ``escalation`` contains ``cloud.total``, which contains the other
+``cloud.*`` phases (``cloud.fan_out`` = ``cloud.edge_retrieval`` + ``cloud.transfers``)."""
+
+LEAF_PHASES = (
+    "keywording",
+    "retrieval",
+    "generation",
+    "gate",
+    "cloud.summary_match",
+    "cloud.edge_retrieval",
+    "cloud.transfers",
+    "cloud.merge",
+    "cloud.cloud_generation",
+)
+"""Phases that do not contain one another, so they can be stacked."""
+
+PAPER_TARGETS: dict[str, float] = {"summary_hit@1": 0.958, "escalation_within": 0.264, "escalation_out": 0.879}
+GOALS: dict[str, str] = {
+    "summary_hit@1": ">=0.97",
+    "escalation_within": "<=0.15",
+    "escalation_out": ">=0.95",
+    RATIO_KEY: ">=0.9",
+}
+EDGE_KEYS = (
+    "documents",
+    "chunks",
+    "entities",
+    "relations",
+    "summaries",
+    "index_seconds",
+    "storage_bytes",
+    "construction_bytes",
+    "query_bytes",
+    "peak_rss_bytes",
+)
+
+
+def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, Any]:
+    """The whole report.json: run facts, per-mode metrics, per-edge costs, paper targets, goals and standing."""
+    by_mode: dict[str, list[Row]] = {str(m): [] for m in run_info.get("modes", [])}
+    for row in rows:
+        by_mode.setdefault(str(row["mode"]), []).append(row)
+    modes = {mode: mode_report(mode_rows) for mode, mode_rows in by_mode.items()}
+    ratio = out_accuracy_ratio(modes)
+    central = run_info.get("central")
+    return {
+        "run": {
+            key: run_info.get(key) for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds")
+        },
+        "modes": modes,
+        "edges": {str(e): _edge_costs(info) for e, info in sorted(run_info.get("edges", {}).items())},
+        "central": _edge_costs(central) if central else None,
+        "cloud": dict(run_info.get("cloud") or {}),
+        "config": run_info.get("config"),
+        "paper_targets": dict(PAPER_TARGETS),
+        "goals": dict(GOALS),
+        RATIO_KEY: ratio,
+        "standing": standing(modes.get(DGRAG_MODE), ratio),
+    }
+
+
+def mode_report(rows: Sequence[Row]) -> dict[str, Any]:
+    """Every per-mode metric of DESIGN "Metrics" over the rows of one mode."""
+    groups = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
+    groups["all"] = list(rows)
+    answerable = [r for r in rows if r["kind"] in ANSWERABLE]
+    curve = summary_hit_curve(answerable)
+    out: dict[str, Any] = {
+        "n": {g: len(groups[g]) for g in GROUPS},
+        "accuracy": {g: _share(groups[g], lambda r: bool(r["correct"])) for g in GROUPS},
+        "majority_baseline": {g: _baseline(groups[g]) for g in GROUPS},
+        "escalation_within": _share(groups["within"], _escalated),
+        "escalation_out": _share(groups["out"], _escalated),
+        "escalation_unanswerable": _share(groups["unanswerable"], _escalated),
+    }
+    for m in REPORTED_HITS:
+        out[f"summary_hit@{m}"] = curve[str(m)]
+    out["summary_hit_curve"] = curve
+    routed = [r for r in answerable if _escalated(r) and r.get("edges_asked")]
+    out["route_recall@k"] = _share(routed, lambda r: bool(set(r["edges_asked"]) & set(r["home_edges"])))
+    out["evidence_recall"] = {
+        "within": _mean(_recalls(groups["within"])),
+        "out": _mean(_recalls(groups["out"])),
+        "all": _mean(_recalls(answerable)),
+    }
+    out["latency"] = latency(rows)
+    out["bytes_per_query"] = _bytes(rows)
+    out["fan_out"] = _fan_out(rows)
+    return out
+
+
+def summary_hit_curve(answerable: Sequence[Row]) -> dict[str, float | None]:
+    """summary_hit@m for m = 1..5 over the answerable rows that carry a summary ranking (keys are str(m))."""
+    ranked = [r for r in answerable if r.get("summaries")]
+    if not ranked:
+        return {str(m): None for m in HIT_DEPTHS}
+    return {str(m): sum(1 for r in ranked if _hit(r, m)) / len(ranked) for m in HIT_DEPTHS}
+
+
+def latency(rows: Sequence[Row]) -> dict[str, dict[str, dict[str, float]]]:
+    """p50/p95 seconds per phase for all rows, local answers and cloud answers; a phase appears only where timed.
+
+    Rows whose gate escalated without a cloud answer (decision 'escalate') count in 'all' only.
+    """
+    splits = {
+        "all": list(rows),
+        "local": [r for r in rows if r.get("decision") == DECISION_LOCAL],
+        "escalated": [r for r in rows if r.get("decision") == DECISION_CLOUD],
+    }
+    return {name: _phase_stats(split) for name, split in splits.items()}
+
+
+def out_accuracy_ratio(modes: Mapping[str, Mapping[str, Any]]) -> float | None:
+    """DGRAG's out-of-domain accuracy over Centralised's, when both were measured and Centralised's is not 0."""
+    if DGRAG_MODE not in modes or CENTRAL_MODE not in modes:
+        return None
+    dgrag = modes[DGRAG_MODE]["accuracy"]["out"]
+    central = modes[CENTRAL_MODE]["accuracy"]["out"]
+    if dgrag is None or not central:
+        return None
+    return float(dgrag) / float(central)
+
+
+def standing(dgrag: Mapping[str, Any] | None, ratio: float | None) -> dict[str, dict[str, Any]]:
+    """Where the dgrag mode stands against each goal (and the paper's number where it has one)."""
+    values: dict[str, float | None] = {
+        "summary_hit@1": dgrag.get("summary_hit@1") if dgrag else None,
+        "escalation_within": dgrag.get("escalation_within") if dgrag else None,
+        "escalation_out": dgrag.get("escalation_out") if dgrag else None,
+        RATIO_KEY: ratio,
+    }
+    return {
+        name: {"value": values[name], "goal": goal, "paper": PAPER_TARGETS.get(name), "met": meets(values[name], goal)}
+        for name, goal in GOALS.items()
+    }
+
+
+def meets(value: float | None, goal: str) -> bool | None:
+    """Whether ``value`` satisfies a goal written as '>=x' or '<=x'; None when there is no value."""
+    if value is None:
+        return None
+    op, threshold = goal[:2], float(goal[2:])
+    if op == ">=":
+        return value >= threshold
+    if op == "<=":
+        return value <= threshold
+    raise ValueError(f"goal {goal!r} must start with >= or <=")
+
+
+def _escalated(row: Row) -> bool:
+    return bool(row.get("escalated"))
+
+
+def _hit(row: Row, m: int) -> bool:
+    homes = set(row["home_edges"])
+    return any(s["edge_id"] in homes for s in row["summaries"][:m])
+
+
+def _share(rows: Sequence[Row], predicate: Callable[[Row], bool]) -> float | None:
+    if not rows:
+        return None
+    return sum(1 for r in rows if predicate(r)) / len(rows)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _baseline(rows: Sequence[Row]) -> dict[str, Any] | None:
+    if not rows:
+        return None
+    answer, accuracy = majority_baseline([str(r["gold"]) for r in rows])
+    return {"answer": answer, "accuracy": accuracy}
+
+
+def _recalls(rows: Sequence[Row]) -> list[float]:
+    """The row's evidence recall, or one computed from its sources when the runner left it out."""
+    out: list[float] = []
+    for r in rows:
+        value = r.get("evidence_recall")
+        if value is None and r.get("evidence_doc_ids"):
+            value = evidence_recall(r["evidence_doc_ids"], [s["doc_id"] for s in r.get("sources") or []])
+        if value is not None:
+            out.append(float(value))
+    return out
+
+
+def _phase_stats(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
+    samples: dict[str, list[float]] = {}
+    for r in rows:
+        for phase, seconds in (r.get("timings") or {}).items():
+            samples.setdefault(str(phase), []).append(float(seconds))
+    order = [p for p in PHASES if p in samples] + sorted(p for p in samples if p not in PHASES)
+    return {
+        p: {"p50": percentile(samples[p], 50), "p95": percentile(samples[p], 95), "n": len(samples[p])} for p in order
+    }
+
+
+def _bytes(rows: Sequence[Row]) -> dict[str, float | None]:
+    values = [float(r.get("bytes_left_edges") or 0) for r in rows]
+    escalated = [float(r.get("bytes_left_edges") or 0) for r in rows if r.get("decision") == DECISION_CLOUD]
+    return {
+        "mean": _mean(values),
+        "p95": percentile(values, 95) if values else None,
+        "escalated_mean": _mean(escalated),
+    }
+
+
+def _fan_out(rows: Sequence[Row]) -> dict[str, Any]:
+    asked = [r for r in rows if r.get("edges_asked")]
+    return {
+        "queries": len(asked),
+        "edges_asked_mean": _mean([float(len(r["edges_asked"])) for r in asked]),
+        "failed_requests": sum(len(r.get("edges_failed") or []) for r in asked),
+    }
+
+
+def _edge_costs(info: Mapping[str, Any]) -> dict[str, Any]:
+    """The known per-edge keys (None when the runner did not measure one) plus whatever else it recorded."""
+    return {**{key: None for key in EDGE_KEYS}, **info}

@@ -1,0 +1,218 @@
+"""report.md: the tables a researcher reads first, rendered from simulation.report.build_report's data.
+
+Missing values print as an em dash. Percentages are shares of rows (one row per question asked at one
+edge in one mode), seconds are p50/p95 over the rows where a phase was timed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simulation.plots import ACCURACY_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
+from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
+
+DASH = "—"
+ROUTING = ("escalation_within", "escalation_out", *(f"summary_hit@{m}" for m in REPORTED_HITS), "route_recall@k")
+FIGURE_CAPTIONS = {
+    SUMMARY_HIT_PNG: "Summary hit rate vs top-m (star: the paper's 95.8% at m=1)",
+    LATENCY_PNG: "Latency per phase, p50 stacked, local vs cloud answers",
+    ACCURACY_PNG: "Accuracy per mode (dashes: majority-class baseline of the same rows)",
+}
+EDGE_COLUMNS = ("documents", "chunks", "entities", "relations", "summaries")
+_MET = {True: "yes", False: "no", None: DASH}
+
+
+def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = None) -> str:
+    """The report as Markdown; ``plots`` names the PNGs to link (default: those the report has data for)."""
+    modes: Mapping[str, Mapping[str, Any]] = report.get("modes", {})
+    parts = [
+        _header(report),
+        _accuracy(modes),
+        _routing(report),
+        _evidence(modes),
+        _latency(modes),
+        _bytes(modes),
+        _edges(report),
+        _figures(available_plots(report) if plots is None else plots),
+    ]
+    return "\n\n".join(p for p in parts if p).rstrip() + "\n"
+
+
+def pct(value: float | None) -> str:
+    return DASH if value is None else f"{value:.1%}"
+
+
+def secs(value: float | None) -> str:
+    return DASH if value is None else f"{value:.3f}"
+
+
+def size(value: float | None) -> str:
+    if value is None:
+        return DASH
+    for unit in ("B", "KiB", "MiB"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.2f} GiB"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _header(report: Mapping[str, Any]) -> str:
+    run = report.get("run", {})
+    modes = report.get("modes", {})
+    facts = [f"modes {', '.join(modes) or DASH}", f"{sum(m['n']['all'] for m in modes.values())} answer rows"]
+    facts += [f"{key} {run[key]}" for key in ("limit", "seed", "top_m", "top_k") if run.get(key) is not None]
+    if run.get("wall_seconds") is not None:
+        facts.append(f"wall time {run['wall_seconds'] / 60:.1f} min")
+    return f"# Simulation report: {run.get('bench') or 'unnamed bench'}\n\n" + "; ".join(facts) + "."
+
+
+def _accuracy(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    rows = []
+    for mode, data in modes.items():
+        cells = [mode]
+        for group in GROUPS:
+            base = data["majority_baseline"][group]
+            cells += [
+                f"{pct(data['accuracy'][group])} (n={data['n'][group]})",
+                DASH if base is None else f"{base['accuracy']:.1%} '{base['answer']}'",
+            ]
+        rows.append(cells)
+    head = ["mode"] + [name for g in GROUPS for name in (g, "majority")]
+    return (
+        "## Accuracy\n\n"
+        + _table(head, rows)
+        + "\n\nShare of answers judged correct (gold contained; yes/no by the first word; unanswerable ones must "
+        "decline). 'majority' is always answering the most common gold of the same rows: an accuracy near it "
+        "says little."
+    )
+
+
+def _routing(report: Mapping[str, Any]) -> str:
+    modes: Mapping[str, Mapping[str, Any]] = report.get("modes", {})
+    goals: Mapping[str, str] = report.get("goals", {})
+    head = ["mode", *ROUTING]
+    rows = [[mode, *(pct(data.get(metric)) for metric in ROUTING)] for mode, data in modes.items()]
+    rows.append(["paper", *(pct(PAPER_TARGETS.get(metric)) for metric in ROUTING)])
+    rows.append(["goal", *(_goal(metric, goals.get(metric)) for metric in ROUTING)])
+    standing_rows = [
+        [name, _value(name, s["value"]), pct(s["paper"]), _goal(name, s["goal"]), _MET[s["met"]]]
+        for name, s in report.get("standing", {}).items()
+    ]
+    return (
+        "## Routing\n\n"
+        + _table(head, rows)
+        + "\n\nescalation: share of within-/out-of-domain questions the gate sent to the cloud. summary_hit@m: share "
+        "of answerable questions whose top-m cloud summaries include one from a home edge (rows with a summary "
+        "ranking only; each answerable question is asked twice, within and out, and counts twice). "
+        f"route_recall@k (k = {report.get('run', {}).get('top_k') or DASH}): share of escalated answerable questions "
+        "whose chosen edges include a home edge.\n\n"
+        + f"### Standing of mode {DGRAG_MODE} against the goals\n\n"
+        + _table(["target", DGRAG_MODE, "paper", "goal", "met"], standing_rows)
+    )
+
+
+def _evidence(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    rows = [
+        [mode, *(pct(data["evidence_recall"][g]) for g in ("within", "out", "all"))] for mode, data in modes.items()
+    ]
+    return (
+        "## Evidence recall\n\n"
+        + _table(["mode", "within", "out", "all answerable"], rows)
+        + "\n\nMean share of gold evidence documents present in the context the final answer was made from."
+    )
+
+
+def _latency(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    def cell(stats: Mapping[str, Any], phase: str) -> list[str]:
+        s = stats.get(phase)
+        return [secs(s["p50"]), secs(s["p95"])] if s else [DASH, DASH]
+
+    splits = ("local", "escalated", "all")
+    head = ["mode"] + [f"{split} {q}" for split in splits for q in ("p50", "p95")]
+    totals = [
+        [mode] + [c for split in splits for c in cell(data["latency"][split], "total")] for mode, data in modes.items()
+    ]
+    out = [
+        "## Latency (seconds)\n\nEnd-to-end ('total') per mode; 'local' = answered at the asking edge, 'escalated' = "
+        "answered by the cloud; 'all' also counts escalations that got no cloud answer.\n\n" + _table(head, totals)
+    ]
+    detail = DGRAG_MODE if DGRAG_MODE in modes else next(iter(modes), None)
+    if detail is not None:
+        latency = modes[detail]["latency"]
+        phases = list(latency["all"])
+        rows = [[phase] + [c for split in splits for c in cell(latency[split], phase)] for phase in phases]
+        out.append(
+            f"### Per phase, mode {detail}\n\n"
+            + _table(["phase", *head[1:]], rows)
+            + "\n\n'escalation' contains 'cloud.total', which contains the other cloud phases; percentiles of "
+            "phases do not add up to the percentile of the total."
+        )
+    return "\n\n".join(out)
+
+
+def _bytes(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    rows = [
+        [mode, size(b["mean"]), size(b["p95"]), size(b["escalated_mean"])]
+        for mode, data in modes.items()
+        for b in [data["bytes_per_query"]]
+    ]
+    return (
+        "## Bytes that left the edges per query\n\n"
+        + _table(["mode", "mean", "p95", "mean when answered by the cloud"], rows)
+        + "\n\nSummed over edges: the question sent to the cloud plus the retrieval replies of the edges asked."
+    )
+
+
+def _edges(report: Mapping[str, Any]) -> str:
+    edges: dict[str, Mapping[str, Any]] = dict(report.get("edges", {}))
+    if report.get("central"):
+        edges["central (all docs)"] = report["central"]
+    if not edges:
+        return ""
+    with_queries = any(e.get("query_bytes") is not None for e in edges.values())
+    head = ["edge", *EDGE_COLUMNS, "index s", "storage", "bytes left (construction)"]
+    head += ["bytes left (queries)"] * with_queries + ["peak RSS"]
+    rows = []
+    for name, e in edges.items():
+        index = secs(e.get("index_seconds")) + (" (cached)" if e.get("index_cached") else "")
+        cells = [name, *(DASH if e.get(c) is None else str(e[c]) for c in EDGE_COLUMNS), index]
+        cells += [size(e.get("storage_bytes")), size(e.get("construction_bytes"))]
+        cells += [size(e.get("query_bytes"))] * with_queries + [size(e.get("peak_rss_bytes"))]
+        rows.append(cells)
+    cloud_rss = (report.get("cloud") or {}).get("peak_rss_bytes")
+    return (
+        "## Construction per edge\n\n"
+        + _table(head, rows)
+        + "\n\n'bytes left (construction)' is what the edge sent while building (summaries published); raw chunks "
+        "never leave in this phase. 'bytes left (queries)', where measured, is what it sent over the whole run "
+        "(questions escalated, retrieval replies). '(cached)': the index came from the on-disk cache; the seconds "
+        f"are those of the run that built it. Cloud peak RSS: {size(cloud_rss)}."
+    )
+
+
+def _figures(names: Sequence[str]) -> str:
+    if not names:
+        return ""
+    links = [f"![{FIGURE_CAPTIONS.get(n, n)}]({n})" for n in names]
+    return "## Figures\n\n" + "\n\n".join(links)
+
+
+def _value(name: str, value: float | None) -> str:
+    """Shares as percentages; the accuracy ratio as a multiple."""
+    if name != RATIO_KEY:
+        return pct(value)
+    return DASH if value is None else f"{value:.2f}x"
+
+
+def _goal(name: str, goal: str | None) -> str:
+    if not goal:
+        return DASH
+    symbol = {">=": "≥", "<=": "≤"}.get(goal[:2], goal[:2])
+    return f"{symbol} {_value(name, float(goal[2:]))}"

@@ -1,0 +1,240 @@
+"""`dgrag sim run`: an N-edge experiment on real processes over loopback.
+
+Index every edge of the bundle (cached), start a cloud and one edge process per edge (plus the central
+store when asked), wait until every edge has published its summaries, ask every question per the
+'Asked at' rule in each mode, then write answers.jsonl, report.json, report.md and the plots.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import secrets
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from tqdm import tqdm
+
+from shared.config import CloudConfig, EdgeConfig
+from shared.errors import DgragError
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from simulation.asking import Asker, Plan
+from simulation.bundle import asked_at, load_edges, load_questions
+from simulation.indexing import CENTRAL, BuiltIndex, build_index, docs_by_edge, working_copy
+from simulation.processes import Server
+
+MODES = ("naive", "local", "dgrag", "central")
+ABLATIONS = ("cd", "se", "bq", "kg")
+SIM_USER = "sim-client"
+SYNC_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    bench: Path
+    out: Path
+    modes: tuple[str, ...] = MODES
+    ablations: tuple[str, ...] = ()
+    limit: int = 0
+    edges: tuple[str, ...] = ()
+    seed: int = 0
+    cache_dir: Path = Path(".dgrag/sim-cache")
+    edge_config: Path | None = None
+    cloud_config: Path | None = None
+
+
+def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
+    questions = load_questions(bench)
+    if limit and limit < len(questions):
+        picked = set(random.Random(seed).sample(range(len(questions)), limit))
+        questions = [q for i, q in enumerate(questions) if i in picked]
+    return questions
+
+
+def run(opts: SimOptions) -> dict[str, Any]:
+    started = time.perf_counter()
+    for mode in opts.modes:
+        if mode not in MODES:
+            raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
+    for ablation in opts.ablations:
+        if ablation not in ABLATIONS:
+            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ABLATIONS)}")
+    all_edges = load_edges(opts.bench)
+    edges = list(opts.edges) or all_edges
+    if unknown := sorted(set(edges) - set(all_edges)):
+        raise DgragError(f"edge(s) {unknown} are not in {opts.bench}/edges.json; it has {all_edges}")
+    edge_config = _load(EdgeConfig, opts.edge_config)
+    cloud_config = _load(CloudConfig, opts.cloud_config)
+    asked = asked_at(sample_questions(opts.bench, opts.limit, opts.seed), edges)
+    opts.out.mkdir(parents=True, exist_ok=True)
+    work = opts.out / "run"
+    work.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")}
+    env["HF_HUB_OFFLINE"] = "1"
+
+    rows_by_edge = docs_by_edge(opts.bench / "docs.jsonl")
+    built = {
+        e: build_index(opts.bench, e, rows_by_edge.get(e, []), edge_config, opts.cache_dir, env, opts.edge_config)
+        for e in edges
+    }
+    central = None
+    if "central" in opts.modes:
+        all_rows = [r for e in edges for r in rows_by_edge.get(e, [])]
+        seeds = [b.data_dir for b in built.values()]
+        central = build_index(opts.bench, CENTRAL, all_rows, edge_config, opts.cache_dir, env, opts.edge_config, seeds)
+
+    tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
+    (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
+    servers: dict[str, Server] = {}
+    try:
+        servers["cloud"] = _start_cloud(work, opts.cloud_config, env, cloud_config)
+        for e in edges:
+            servers[e] = _start_edge(
+                work, e, working_copy(built[e], opts.out), servers["cloud"].address, tokens[e], opts.edge_config, env
+            )
+        if central is not None:
+            servers[CENTRAL] = _start_edge(
+                work, CENTRAL, working_copy(central, opts.out), "", "", opts.edge_config, env
+            )
+        for server in servers.values():
+            server.wait_ready()
+        _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
+        rows = _ask_all(opts, asked, servers, edges, tokens[SIM_USER])
+        info = _run_info(opts, servers, built, central, cloud_config, edge_config, edges)
+    finally:
+        for server in servers.values():
+            server.stop()
+    info["wall_seconds"] = time.perf_counter() - started
+    return _write(opts.out, rows, info)
+
+
+def _load(cls: Any, path: Path | None) -> Any:
+    from shared.config import load_config
+
+    return load_config(cls, path, environ={})
+
+
+def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str], config: CloudConfig) -> Server:
+    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__HOST": "127.0.0.1", "DGRAG__TOKENS_FILE": str(work / "tokens")}
+    args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
+    return Server("cloud", args, work, cloud_env)
+
+
+def _start_edge(
+    work: Path, edge_id: str, data_dir: Path, cloud: str, token: str, config_file: Path | None, env: dict[str, str]
+) -> Server:
+    edge_env = {
+        **env,
+        "DGRAG__EDGE_ID": edge_id,
+        "DGRAG__SERVER__PORT": "0",
+        "DGRAG__SERVER__HOST": "127.0.0.1",
+        "DGRAG__CLOUD__ADDRESS": cloud,
+        "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",
+        "DGRAG_EDGE_TOKEN": token,
+    }
+    args = ["edge", "serve", "--data-dir", str(data_dir)] + (["--config", str(config_file)] if config_file else [])
+    return Server(edge_id, args, work, edge_env)
+
+
+def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
+    deadline = time.monotonic() + SYNC_TIMEOUT_S
+    with grpc.insecure_channel(cloud) as channel:
+        stub = cloud_pb2_grpc.CloudStub(channel)
+        while time.monotonic() < deadline:
+            reply = stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
+            ready = {e.edge_id for e in reply.edges if e.connected and e.summaries > 0}
+            if ready >= set(edges):
+                return
+            time.sleep(0.5)
+    raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
+
+
+def _ask_all(
+    opts: SimOptions, asked: list[Any], servers: dict[str, Server], edges: list[str], token: str
+) -> list[dict[str, Any]]:
+    plan = Plan(
+        naive="naive" in opts.modes,
+        local="local" in opts.modes,
+        dgrag="dgrag" in opts.modes,
+        central="central" in opts.modes,
+        ablations=opts.ablations,
+    )
+    central = servers[CENTRAL].address if CENTRAL in servers else None
+    asker = Asker({e: servers[e].address for e in edges}, central, servers["cloud"].address, SIM_USER, token)
+    rows: list[dict[str, Any]] = []
+    try:
+        with (opts.out / "answers.partial.jsonl").open("w", encoding="utf-8") as partial:
+            for item in tqdm(asked, desc="questions", unit="q", file=sys.stderr, dynamic_ncols=True):
+                for row in asker.ask(item, plan):
+                    rows.append(row)
+                    partial.write(json.dumps(row) + "\n")
+                partial.flush()
+    finally:
+        asker.close()
+    return rows
+
+
+def _run_info(
+    opts: SimOptions,
+    servers: dict[str, Server],
+    built: dict[str, BuiltIndex],
+    central: BuiltIndex | None,
+    cloud_config: CloudConfig,
+    edge_config: EdgeConfig,
+    edges: list[str],
+) -> dict[str, Any]:
+    def edge_info(edge_id: str, index: BuiltIndex) -> dict[str, Any]:
+        with grpc.insecure_channel(servers[edge_id].address) as channel:
+            stats = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
+        audit = opts.out / "edges" / edge_id / "audit.jsonl"
+        entries = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+        return {
+            "index_seconds": round(index.index_seconds, 2),
+            "index_cached": index.cached,
+            "index_peak_rss_bytes": index.peak_rss_bytes,
+            "storage_bytes": stats.bytes_on_disk,
+            "construction_bytes": sum(e["bytes"] for e in entries if e["what"].startswith("summary_")),
+            "query_bytes": sum(e["bytes"] for e in entries if not e["what"].startswith("summary_")),
+            "peak_rss_bytes": servers[edge_id].peak_rss_bytes(),
+            "documents": stats.documents,
+            "chunks": stats.chunks,
+            "entities": stats.entities,
+            "relations": stats.relations,
+            "summaries": stats.summaries,
+        }
+
+    return {
+        "bench": str(opts.bench),
+        "modes": list(opts.modes) + [f"dgrag-{a}" for a in opts.ablations],
+        "limit": opts.limit,
+        "seed": opts.seed,
+        "top_m": cloud_config.query.top_m,
+        "top_k": cloud_config.query.top_k,
+        "edges": {e: edge_info(e, built[e]) for e in edges},
+        "central": edge_info(CENTRAL, central) if central is not None else None,
+        "cloud": {"peak_rss_bytes": servers["cloud"].peak_rss_bytes()},
+        "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},
+    }
+
+
+def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
+    from simulation.plots import write_plots
+    from simulation.report import build_report
+    from simulation.report_markdown import render_markdown
+
+    with (out / "answers.jsonl").open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    (out / "answers.partial.jsonl").unlink(missing_ok=True)
+    report = build_report(rows, info)
+    (out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    write_plots(report, out)
+    (out / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    return report

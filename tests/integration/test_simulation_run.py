@@ -1,0 +1,86 @@
+"""`dgrag sim run` end to end on a tiny bundle: real cloud and edge processes, the embedded models,
+the index cache, the report files, and the same decisions on a re-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+EDGES = [{"edge_id": "bakery", "description": "a bakery"}, {"edge_id": "observatory", "description": "astronomy"}]
+DOCS = [
+    ("bakery", "b1", "Harbor Bakery", "The Harbor Bakery in Bristol is owned by Alice Morgan. She bakes sourdough."),
+    ("bakery", "b2", "Rye loaves", "Alice Morgan sells rye loaves from the Harbor Bakery to cafes in Bristol."),
+    ("observatory", "o1", "Kestrel", "The Kestrel Observatory stands on Mount Aragats. Tigran Petrosyan directs it."),
+    ("observatory", "o2", "Comet", "In 2021 Tigran Petrosyan found the comet Petrosyan-3 at the Kestrel Observatory."),
+]
+QUESTIONS = [
+    ("q1", "Who owns the Harbor Bakery in Bristol?", "Alice Morgan", ["bakery"], ["b1"]),
+    ("q2", "Who directs the Kestrel Observatory on Mount Aragats?", "Tigran Petrosyan", ["observatory"], ["o1"]),
+    ("q3", "What is the capital of the Zorblax Empire?", "Insufficient information.", [], []),
+]
+
+
+def _dgrag() -> list[str]:
+    script = Path(sys.executable).with_name("dgrag")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+
+
+def _bundle(root: Path) -> Path:
+    bench = root / "tiny"
+    bench.mkdir()
+    (bench / "edges.json").write_text(json.dumps(EDGES))
+    (bench / "docs.jsonl").write_text(
+        "".join(json.dumps({"doc_id": d, "edge_id": e, "title": t, "text": x}) + "\n" for e, d, t, x in DOCS)
+    )
+    (bench / "questions.jsonl").write_text(
+        "".join(
+            json.dumps({"qid": q, "question": s, "answer": a, "type": "t", "home_edges": h, "evidence_doc_ids": ev})
+            + "\n"
+            for q, s, a, h, ev in QUESTIONS
+        )
+    )
+    return bench
+
+
+def _sim(bench: Path, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [*_dgrag(), "sim", "run", "--bench", str(bench), "--out", str(out), "--cache-dir", str(cache),
+         "--modes", "naive,local,dgrag"],
+        capture_output=True, text=True, env=env, timeout=1200, check=False,
+    )  # fmt: skip
+
+
+def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_decisions(tmp_path: Path) -> None:
+    bench = _bundle(tmp_path)
+    first = _sim(bench, tmp_path / "run1", tmp_path / "cache")
+    assert first.returncode == 0, first.stderr[-4000:]
+    rows = [json.loads(x) for x in (tmp_path / "run1" / "answers.jsonl").read_text().splitlines()]
+    # 2 answerable questions asked within and out of domain + 1 unanswerable = 5 asks, in 3 modes.
+    assert len(rows) == 15
+    assert {r["mode"] for r in rows} == {"naive", "local", "dgrag"}
+    assert {(r["qid"], r["kind"]) for r in rows} >= {("q1", "within"), ("q1", "out"), ("q3", "unanswerable")}
+    dgrag = [r for r in rows if r["mode"] == "dgrag"]
+    assert all(len(r["summaries"]) >= 1 for r in dgrag)
+    for r in dgrag:
+        if r["decision"] == "cloud":
+            assert r["edges_asked"], r
+    report = json.loads((tmp_path / "run1" / "report.json").read_text())
+    assert set(report["modes"]) >= {"naive", "local", "dgrag"}
+    assert (tmp_path / "run1" / "report.md").read_text().strip()
+    assert list((tmp_path / "run1").glob("*.png"))
+    assert "indexing bakery" in first.stderr
+
+    second = _sim(bench, tmp_path / "run2", tmp_path / "cache")
+    assert second.returncode == 0, second.stderr[-4000:]
+    assert "indexing" not in second.stderr, "the cached indexes should have been reused"
+    rows2 = [json.loads(x) for x in (tmp_path / "run2" / "answers.jsonl").read_text().splitlines()]
+    decisions = {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows}
+    assert decisions == {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows2}

@@ -1,0 +1,277 @@
+"""Simulation report, Markdown and plots over synthetic rows whose every metric is known by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simulation.plots import ACCURACY_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, write_plots
+from simulation.report import build_report, meets
+from simulation.report_markdown import render_markdown
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+NO = "Insufficient information."
+# qid -> (gold, home edges, evidence docs)
+QUESTIONS = {
+    "q1": ("Yes", ["A"], ["d1"]),
+    "q2": ("No", ["B"], ["d2", "d3"]),
+    "q3": ("Yes", ["A"], ["d4"]),
+    "q4": ("Paris", ["C"], ["d5"]),
+    "q5": (NO, [], []),
+    "q6": (NO, [], []),
+}
+
+
+def row(
+    qid: str,
+    kind: str,
+    asked_at: str,
+    mode: str = "dgrag",
+    *,
+    correct: bool,
+    decision: str = "local",
+    ranked: str = "",
+    asked: str = "",
+    recall: float | None = None,
+    seconds: float = 1.0,
+    sent: int = 0,
+) -> dict[str, Any]:
+    """One answers.jsonl row; ``ranked`` / ``asked`` spell the summary edges / fanned-out edges, one letter each."""
+    gold, homes, evidence = QUESTIONS[qid]
+    timings = {"keywording": seconds / 4, "retrieval": seconds / 4, "generation": seconds / 2, "total": seconds}
+    if decision == "cloud":
+        timings |= {"escalation": seconds / 2, "cloud.cloud_generation": seconds / 5}
+    return {
+        "qid": qid,
+        "question": f"question {qid}?",
+        "gold": gold,
+        "type": "test",
+        "kind": kind,
+        "asked_at": asked_at,
+        "home_edges": homes,
+        "evidence_doc_ids": evidence,
+        "mode": mode,
+        "answer": gold if correct else "something else",
+        "decision": decision,
+        "escalated": decision != "local",
+        "correct": correct,
+        "gate": None,
+        "sources": [],
+        "evidence_recall": recall,
+        "summaries": [{"summary_id": f"{e}-{i}", "edge_id": e, "score": 1.0 - i / 10} for i, e in enumerate(ranked)],
+        "edges_asked": list(asked),
+        "edges_replied": list(asked),
+        "edges_failed": [],
+        "timings": timings,
+        "bytes_left_edges": sent,
+    }
+
+
+def dgrag_rows() -> list[dict[str, Any]]:
+    # Local answers take 1..5 s and send nothing; cloud answers take 10..50 s and send 100..500 bytes.
+    return [
+        row("q1", "within", "A", correct=True, ranked="ABC", recall=1.0, seconds=1),
+        row(
+            "q2",
+            "within",
+            "B",
+            correct=True,
+            decision="cloud",
+            ranked="ABC",
+            asked="AB",
+            recall=0.5,
+            seconds=10,
+            sent=100,
+        ),
+        row("q3", "within", "A", correct=False, ranked="CAB", recall=0.0, seconds=2),
+        row("q4", "within", "C", correct=True, ranked="CAB", recall=1.0, seconds=3),
+        row(
+            "q1", "out", "B", correct=True, decision="cloud", ranked="ACB", asked="A", recall=1.0, seconds=20, sent=200
+        ),
+        row(
+            "q2",
+            "out",
+            "A",
+            correct=False,
+            decision="cloud",
+            ranked="CAB",
+            asked="CA",
+            recall=0.0,
+            seconds=30,
+            sent=300,
+        ),
+        row("q3", "out", "C", correct=True, decision="cloud", ranked="A", asked="A", recall=1.0, seconds=40, sent=400),
+        row("q4", "out", "A", correct=False, ranked="ABDEC", recall=0.0, seconds=4),
+        row("q5", "unanswerable", "A", correct=True, decision="cloud", ranked="B", asked="B", seconds=50, sent=500),
+        row("q6", "unanswerable", "B", correct=False, seconds=5),
+    ]
+
+
+def central_rows() -> list[dict[str, Any]]:
+    out = [("q1", True), ("q2", True), ("q3", True), ("q4", False)]
+    return [row(q, "within", "central", "central", correct=True) for q, _ in out] + [
+        row(q, "out", "central", "central", correct=ok) for q, ok in out
+    ]
+
+
+RUN_INFO: dict[str, Any] = {
+    "bench": "synthetic",
+    "modes": ["naive", "dgrag", "central"],
+    "limit": 6,
+    "seed": 7,
+    "top_m": 5,
+    "top_k": 2,
+    "edges": {
+        e: {
+            "index_seconds": 12.5,
+            "storage_bytes": 3 * 1024 * 1024,
+            "construction_bytes": 2048,
+            "peak_rss_bytes": 300 * 1024 * 1024,
+            "documents": 10,
+            "chunks": 40,
+            "entities": 90,
+            "relations": 120,
+            "summaries": 6,
+            **({"index_cached": True, "query_bytes": 1536} if e == "B" else {}),
+        }
+        for e in "ABC"
+    },
+    "central": None,
+    "cloud": {"peak_rss_bytes": 500 * 1024 * 1024},
+    "config": {"gate": {"threshold": 0.5}},
+    "wall_seconds": 600.0,
+}
+
+
+@pytest.fixture
+def report() -> dict[str, Any]:
+    return build_report(dgrag_rows() + central_rows(), RUN_INFO)
+
+
+def test_accuracy_groups_counts_and_majority_baseline(report: dict[str, Any]) -> None:
+    dgrag = report["modes"]["dgrag"]
+    assert dgrag["n"] == {"within": 4, "out": 4, "unanswerable": 2, "all": 10}
+    assert dgrag["accuracy"] == {"within": 0.75, "out": 0.5, "unanswerable": 0.5, "all": 0.6}
+    base = dgrag["majority_baseline"]
+    assert base["within"] == {"answer": "yes", "accuracy": 0.5}
+    assert base["unanswerable"] == {"answer": "insufficient information", "accuracy": 1.0}
+    assert base["all"] == {"answer": "yes", "accuracy": 0.4}
+
+
+def test_modes_without_rows_are_null_not_zero(report: dict[str, Any]) -> None:
+    naive = report["modes"]["naive"]
+    assert naive["n"]["all"] == 0
+    assert naive["accuracy"]["all"] is None
+    assert naive["escalation_within"] is None
+    assert naive["majority_baseline"]["within"] is None
+    central = report["modes"]["central"]
+    assert central["accuracy"]["unanswerable"] is None
+    assert central["escalation_out"] == 0.0
+    assert central["summary_hit@1"] is None  # no summary ranking in this mode
+    assert central["route_recall@k"] is None
+    assert list(report["modes"]) == ["naive", "dgrag", "central"]
+
+
+def test_escalation_summary_hits_and_route_recall(report: dict[str, Any]) -> None:
+    dgrag = report["modes"]["dgrag"]
+    assert dgrag["escalation_within"] == 0.25
+    assert dgrag["escalation_out"] == 0.75
+    assert dgrag["escalation_unanswerable"] == 0.5
+    assert dgrag["summary_hit@1"] == 0.5
+    assert dgrag["summary_hit@3"] == 0.875
+    assert dgrag["summary_hit@5"] == 1.0
+    assert dgrag["summary_hit_curve"] == {"1": 0.5, "2": 0.75, "3": 0.875, "4": 0.875, "5": 1.0}
+    # q2 out was routed to C and A, neither its home B; q5 is unanswerable and does not count.
+    assert dgrag["route_recall@k"] == 0.75
+    assert dgrag["fan_out"] == {"queries": 5, "edges_asked_mean": 7 / 5, "failed_requests": 0}
+
+
+def test_evidence_recall_uses_rows_and_falls_back_to_sources() -> None:
+    rows = dgrag_rows()
+    rows[2]["evidence_recall"] = None
+    rows[2]["sources"] = [{"edge_id": "A", "doc_id": "d4", "chunk_id": 0, "score": 0.9}]
+    recall = build_report(rows, RUN_INFO)["modes"]["dgrag"]["evidence_recall"]
+    assert recall == {"within": 0.875, "out": 0.5, "all": 0.6875}
+    report = build_report(dgrag_rows(), RUN_INFO)
+    assert report["modes"]["dgrag"]["evidence_recall"] == {"within": 0.625, "out": 0.5, "all": 0.5625}
+
+
+def test_latency_splits_and_bytes(report: dict[str, Any]) -> None:
+    latency = report["modes"]["dgrag"]["latency"]
+    assert latency["local"]["total"] == {"p50": 3.0, "p95": pytest.approx(4.8), "n": 5}
+    assert latency["escalated"]["total"] == {"p50": 30.0, "p95": pytest.approx(48.0), "n": 5}
+    assert latency["all"]["total"]["n"] == 10
+    assert "escalation" not in latency["local"]
+    assert latency["escalated"]["escalation"]["p50"] == 15.0
+    assert list(latency["escalated"])[:3] == ["keywording", "retrieval", "generation"]
+    assert report["modes"]["dgrag"]["bytes_per_query"] == {
+        "mean": 150.0,
+        "p95": pytest.approx(455.0),
+        "escalated_mean": 300.0,
+    }
+
+
+def test_escalations_without_cloud_answer_count_only_in_all() -> None:
+    rows = [row("q1", "within", "A", "local", correct=False, decision="escalate", seconds=9)]
+    latency = build_report(rows, RUN_INFO)["modes"]["local"]["latency"]
+    assert latency["all"]["total"]["n"] == 1
+    assert latency["local"] == {} and latency["escalated"] == {}
+
+
+def test_central_ratio_goals_and_standing(report: dict[str, Any]) -> None:
+    assert report["dgrag_out_accuracy_vs_central"] == pytest.approx(0.5 / 0.75)
+    assert report["paper_targets"] == {"summary_hit@1": 0.958, "escalation_within": 0.264, "escalation_out": 0.879}
+    assert report["goals"]["escalation_within"] == "<=0.15"
+    standing = report["standing"]
+    assert standing["summary_hit@1"] == {"value": 0.5, "goal": ">=0.97", "paper": 0.958, "met": False}
+    assert standing["escalation_out"]["met"] is False
+    assert standing["dgrag_out_accuracy_vs_central"]["met"] is False
+    assert meets(0.15, "<=0.15") and meets(0.97, ">=0.97") and meets(None, ">=0.9") is None
+    assert build_report(dgrag_rows(), RUN_INFO)["dgrag_out_accuracy_vs_central"] is None
+
+
+def test_run_facts_edges_and_json(report: dict[str, Any]) -> None:
+    assert report["run"]["bench"] == "synthetic" and report["run"]["top_k"] == 2
+    assert report["edges"]["A"]["summaries"] == 6 and report["edges"]["C"]["construction_bytes"] == 2048
+    assert report["central"] is None
+    assert report["edges"]["B"]["index_cached"] is True and report["edges"]["A"]["query_bytes"] is None
+    assert report["config"] == {"gate": {"threshold": 0.5}}
+    assert json.loads(json.dumps(report, allow_nan=False)) == json.loads(json.dumps(report))
+
+
+def test_markdown_has_every_table(report: dict[str, Any]) -> None:
+    md = render_markdown(report)
+    for heading in ("## Accuracy", "## Routing", "## Evidence recall", "## Latency", "## Bytes", "## Construction"):
+        assert heading in md
+    assert "| dgrag | 75.0% (n=4) | 50.0% 'yes' | 50.0% (n=4) | 50.0% 'yes' | 50.0% (n=2) |" in md
+    assert "| naive | — (n=0) | — |" in md
+    assert "modes naive, dgrag, central; 18 answer rows; limit 6" in md
+    assert "| paper | 26.4% | 87.9% | 95.8% |" in md
+    assert "| goal | ≤ 15.0% | ≥ 95.0% | ≥ 97.0% |" in md
+    assert "| dgrag_out_accuracy_vs_central | 0.67x | — | ≥ 0.90x | no |" in md
+    assert "| A | 10 | 40 | 90 | 120 | 6 | 12.500 | 3.0 MiB | 2.0 KiB | — | 300.0 MiB |" in md
+    assert "| dgrag | 150 B | 455 B | 300 B |" in md
+    assert "| B | 10 | 40 | 90 | 120 | 6 | 12.500 (cached) | 3.0 MiB | 2.0 KiB | 1.5 KiB | 300.0 MiB |" in md
+    assert f"]({SUMMARY_HIT_PNG})" in md and f"]({LATENCY_PNG})" in md and f"]({ACCURACY_PNG})" in md
+    assert "## Figures" not in render_markdown(report, plots=[])
+
+
+def test_plots_are_pngs(report: dict[str, Any], tmp_path: Path) -> None:
+    written = write_plots(report, tmp_path / "plots")
+    assert [p.name for p in written] == [SUMMARY_HIT_PNG, LATENCY_PNG, ACCURACY_PNG]
+    for path in written:
+        assert path.read_bytes()[:8] == PNG_SIGNATURE
+        assert path.stat().st_size > 5000
+
+
+def test_no_dgrag_rows_means_no_summary_or_latency_plot(tmp_path: Path) -> None:
+    report = build_report(central_rows(), {**RUN_INFO, "modes": ["central"]})
+    written = write_plots(report, tmp_path)
+    assert [p.name for p in written] == [ACCURACY_PNG]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [ACCURACY_PNG]
+    md = render_markdown(report)
+    assert SUMMARY_HIT_PNG not in md and ACCURACY_PNG in md
+    assert write_plots(build_report([], {"modes": []}), tmp_path / "empty") == []
