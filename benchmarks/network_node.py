@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 from pathlib import Path
 
 from benchmarks.scripted_models import scripted_generator
@@ -50,7 +49,6 @@ def run_edge(args: argparse.Namespace) -> None:
         server=EdgeServerConfig(port=0),
         cloud=CloudLinkConfig(address=args.cloud, token_file=str(args.token_file), publish_interval_s=0.2),
     )
-    config = dataclasses.replace(config, retrieval=dataclasses.replace(config.retrieval))
     with EdgeKnowledgeBase(args.data_dir) as kb:
         runtime = EdgeRuntime(kb, scripted_generator(), embedder(args.embedder), WordPieceTokenizer(), config)
 

@@ -18,6 +18,7 @@ from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import read_paths
 from edge_node.server import edge_token
 from shared.config import EdgeConfig, load_config
+from shared.constants import DEFAULT_EDGE_ID
 from shared.errors import ConfigError, DocumentNotFoundError
 from shared.port_file import write_port_file
 
@@ -92,6 +93,14 @@ def _config(args: argparse.Namespace) -> EdgeConfig:
     config = load_config(EdgeConfig, args.config)
     edge_id = getattr(args, "edge_id", None)
     return dataclasses.replace(config, edge_id=edge_id) if edge_id else config
+
+
+def _with_stored_edge_id(kb: EdgeKnowledgeBase, config: EdgeConfig) -> EdgeConfig:
+    """An edge id left at its default takes the one the data directory was built with."""
+    stored = kb.store.get_meta("edge_id")
+    if stored and config.edge_id == DEFAULT_EDGE_ID:
+        return dataclasses.replace(config, edge_id=stored)
+    return config
 
 
 class TqdmProgress(ProgressSink):
@@ -216,6 +225,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             await runtime.aclose()
 
     with EdgeKnowledgeBase(args.data_dir) as kb:
+        config = _with_stored_edge_id(kb, config)
         result = asyncio.run(ask(_runtime(kb, config)))
     if args.json:
         print(json.dumps(result.trace(), indent=2))
@@ -248,6 +258,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if config.cloud.address:
         edge_token(config.cloud)  # fail before loading models when the token is missing
     with EdgeKnowledgeBase(args.data_dir) as kb:
+        config = _with_stored_edge_id(kb, config)
         runtime = _runtime(kb, config)
         asyncio.run(serve_edge(config, runtime, on_ready=lambda port: write_port_file(args.port_file, port)))
     return EXIT_OK

@@ -55,24 +55,24 @@ class Asker:
         rows: list[dict[str, Any]] = []
         summaries = self._summaries(asked.question.question) if plan.dgrag or plan.ablations else []
         if plan.naive:
-            rows.append(self._row(asked, "naive", self._query(asked.edge, asked.question.question, "naive"), []))
+            rows.append(row_from_trace(asked, "naive", self._query(asked.edge, asked.question.question, "naive"), []))
         if plan.dgrag:
             trace = self._query(asked.edge, asked.question.question, "full")
-            rows.append(self._row(asked, "dgrag", trace, summaries))
+            rows.append(row_from_trace(asked, "dgrag", trace, summaries))
             if plan.local:
-                rows.append(self._row(asked, "local", _local_view(trace), []))
+                rows.append(row_from_trace(asked, "local", local_view(trace), []))
         elif plan.local:
-            rows.append(self._row(asked, "local", self._query(asked.edge, asked.question.question, "local"), []))
+            rows.append(row_from_trace(asked, "local", self._query(asked.edge, asked.question.question, "local"), []))
         for ablation in plan.ablations:
             trace = self._query(asked.edge, asked.question.question, "full", [ablation])
-            rows.append(self._row(asked, f"dgrag-{ablation}", trace, summaries))
+            rows.append(row_from_trace(asked, f"dgrag-{ablation}", trace, summaries))
         if plan.central and self._central is not None:
             reply = self._central.Query(
                 edge_pb2.QueryRequest(question=asked.question.question, mode="local"), timeout=QUERY_TIMEOUT_S
             )
             trace = json.loads(reply.trace_json)
             trace["decision"] = "local"  # the upper bound keeps its own answer whatever its gate says
-            rows.append(self._row(asked, "central", trace, []) | {"escalated": False})
+            rows.append(row_from_trace(asked, "central", trace, []) | {"escalated": False})
         return rows
 
     def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> dict[str, Any]:
@@ -88,43 +88,8 @@ class Asker:
         )
         return [{"summary_id": s.summary_id, "edge_id": s.edge_id, "score": round(s.score, 4)} for s in reply.summaries]
 
-    def _row(self, asked: Asked, mode: str, trace: dict[str, Any], summaries: list[dict[str, Any]]) -> dict[str, Any]:
-        q = asked.question
-        cloud = trace.get("cloud") or {}
-        gate = trace.get("gate")
-        escalated = bool(gate and gate.get("decision") == "escalate")
-        sources = trace.get("sources", [])
-        answerable = asked.kind != "unanswerable"
-        question_bytes = len(q.question.encode()) if cloud else 0
-        return {
-            "qid": q.qid,
-            "question": q.question,
-            "gold": q.answer,
-            "type": q.type,
-            "kind": asked.kind,
-            "asked_at": asked.edge,
-            "home_edges": list(q.home_edges),
-            "evidence_doc_ids": list(q.evidence_doc_ids),
-            "mode": mode,
-            "answer": trace.get("answer", ""),
-            "decision": trace.get("decision", ""),
-            "escalated": escalated,
-            "correct": is_correct(trace.get("answer", ""), q.answer),
-            "gate": gate,
-            "sources": sources,
-            "evidence_recall": (
-                evidence_recall(list(q.evidence_doc_ids), [s["doc_id"] for s in sources]) if answerable else None
-            ),
-            "summaries": summaries,
-            "edges_asked": cloud.get("edges_asked", []),
-            "edges_replied": cloud.get("edges_replied", []),
-            "edges_failed": cloud.get("edges_failed", []),
-            "timings": trace.get("timings", {}),
-            "bytes_left_edges": int(cloud.get("bytes_received", 0)) + question_bytes,
-        }
 
-
-def _local_view(trace: dict[str, Any]) -> dict[str, Any]:
+def local_view(trace: dict[str, Any]) -> dict[str, Any]:
     """The local path's part of a full-pipeline trace (what LocalRAG would have answered)."""
     gate = trace.get("gate") or {}
     return {
@@ -134,4 +99,41 @@ def _local_view(trace: dict[str, Any]) -> dict[str, Any]:
         "sources": trace.get("local_sources", trace.get("sources", [])),
         "cloud": None,
         "timings": {k: v for k, v in trace.get("timings", {}).items() if k in LOCAL_PHASES},
+    }
+
+
+def row_from_trace(asked: Asked, mode: str, trace: dict[str, Any], summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One answers.jsonl row from an edge's query trace."""
+    q = asked.question
+    cloud = trace.get("cloud") or {}
+    gate = trace.get("gate")
+    escalated = bool(gate and gate.get("decision") == "escalate")
+    sources = trace.get("sources", [])
+    answerable = asked.kind != "unanswerable"
+    question_bytes = len(q.question.encode()) if cloud else 0
+    return {
+        "qid": q.qid,
+        "question": q.question,
+        "gold": q.answer,
+        "type": q.type,
+        "kind": asked.kind,
+        "asked_at": asked.edge,
+        "home_edges": list(q.home_edges),
+        "evidence_doc_ids": list(q.evidence_doc_ids),
+        "mode": mode,
+        "answer": trace.get("answer", ""),
+        "decision": trace.get("decision", ""),
+        "escalated": escalated,
+        "correct": is_correct(trace.get("answer", ""), q.answer),
+        "gate": gate,
+        "sources": sources,
+        "evidence_recall": (
+            evidence_recall(list(q.evidence_doc_ids), [s["doc_id"] for s in sources]) if answerable else None
+        ),
+        "summaries": summaries,
+        "edges_asked": cloud.get("edges_asked", []),
+        "edges_replied": cloud.get("edges_replied", []),
+        "edges_failed": cloud.get("edges_failed", []),
+        "timings": trace.get("timings", {}),
+        "bytes_left_edges": int(cloud.get("bytes_received", 0)) + question_bytes,
     }

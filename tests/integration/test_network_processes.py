@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ import pytest
 
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration
 
@@ -42,11 +42,6 @@ EDGES = ("edge-a", "edge-b")
 
 def token(edge_id: str) -> str:
     return f"integration-token-{edge_id}-0123456789"
-
-
-def _dgrag() -> list[str]:
-    script = Path(sys.executable).with_name("dgrag")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
 
 
 def _wait_port(path: Path, proc: subprocess.Popen[str], log: Path) -> int:
@@ -103,7 +98,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         (tmp / f"{edge_id}.txt").write_text(text)
         done = subprocess.run(
             [
-                *_dgrag(),
+                *dgrag_command(),
                 "edge",
                 "ingest",
                 "--data-dir",
@@ -122,7 +117,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     procs: dict[str, subprocess.Popen[str]] = {}
     try:
         procs["cloud"] = _start(
-            [*_dgrag(), "cloud", "serve", "--config", str(tmp / "cloud.toml"), "--port-file", str(tmp / "cloud.port")],
+            [
+                *dgrag_command(),
+                "cloud",
+                "serve",
+                "--config",
+                str(tmp / "cloud.toml"),
+                "--port-file",
+                str(tmp / "cloud.port"),
+            ],
             tmp / "cloud.log",
             {k: v for k, v in env.items() if not k.startswith("DGRAG__")},  # edge-only settings
         )
@@ -135,7 +138,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             )
             procs[edge_id] = _start(
                 [
-                    *_dgrag(),
+                    *dgrag_command(),
                     "edge",
                     "serve",
                     "--data-dir",
@@ -177,7 +180,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_from_b(cluster: Cluster) -> None:
     done = subprocess.run(
         [
-            *_dgrag(),
+            *dgrag_command(),
             "edge",
             "ask",
             "--server",

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration
 
@@ -25,11 +26,6 @@ QUESTIONS = [
     ("q2", "Who directs the Kestrel Observatory on Mount Aragats?", "Tigran Petrosyan", ["observatory"], ["o1"]),
     ("q3", "What is the capital of the Zorblax Empire?", "Insufficient information.", [], []),
 ]
-
-
-def _dgrag() -> list[str]:
-    script = Path(sys.executable).with_name("dgrag")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
 
 
 def _bundle(root: Path) -> Path:
@@ -52,7 +48,7 @@ def _bundle(root: Path) -> Path:
 def _sim(bench: Path, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [*_dgrag(), "sim", "run", "--bench", str(bench), "--out", str(out), "--cache-dir", str(cache),
+        [*dgrag_command(), "sim", "run", "--bench", str(bench), "--out", str(out), "--cache-dir", str(cache),
          "--modes", "naive,local,dgrag"],
         capture_output=True, text=True, env=env, timeout=1200, check=False,
     )  # fmt: skip

@@ -1,0 +1,61 @@
+"""Simulation plumbing without processes: rows from traces, the local view of a full trace, index keys,
+the deterministic question sample."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from shared.config import EdgeConfig
+from simulation.asking import local_view, row_from_trace
+from simulation.bundle import Asked, Question
+from simulation.index_cache import index_key
+from simulation.runner import sample_questions
+
+Q = Question("q1", "Does Acme build robots?", "Yes", "comparison", ("a",), ("d1", "d2"))
+FULL_TRACE = {
+    "answer": "Yes. The cloud says so.",
+    "decision": "cloud",
+    "local_answer": "Insufficient information.",
+    "gate": {"decision": "escalate", "score": 0.2},
+    "sources": [{"edge_id": "a", "doc_id": "d1", "chunk_id": 3, "score": 0.9}],
+    "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
+    "cloud": {"edges_asked": ["a"], "edges_replied": ["a"], "edges_failed": [], "bytes_received": 1000},
+    "timings": {"retrieval": 0.1, "generation": 2.0, "escalation": 3.0, "cloud.fan_out": 0.2},
+}
+
+
+def test_a_cloud_answered_row_is_judged_on_the_final_answer_and_counts_the_bytes() -> None:
+    row = row_from_trace(Asked(Q, "b", "out"), "dgrag", FULL_TRACE, [{"summary_id": "a/sg-1", "edge_id": "a"}])
+    assert row["correct"] and row["escalated"] and row["decision"] == "cloud"
+    assert row["evidence_recall"] == 0.5
+    assert row["edges_asked"] == ["a"]
+    assert row["bytes_left_edges"] == 1000 + len(Q.question.encode())
+
+
+def test_the_local_view_is_the_answer_before_the_cloud() -> None:
+    row = row_from_trace(Asked(Q, "b", "out"), "local", local_view(FULL_TRACE), [])
+    assert row["answer"] == "Insufficient information." and not row["correct"]
+    assert row["decision"] == "escalate" and row["escalated"]
+    assert row["evidence_recall"] == 0.0 and row["edges_asked"] == [] and row["bytes_left_edges"] == 0
+    assert set(row["timings"]) == {"retrieval", "generation"}
+
+
+def test_index_key_follows_documents_and_construction_settings_only() -> None:
+    docs = [{"doc_id": "d1", "edge_id": "a", "text": "t"}]
+    config = EdgeConfig()
+    key = index_key(docs, "a", config)
+    assert key == index_key(list(docs), "a", config)
+    assert key != index_key([{**docs[0], "text": "changed"}], "a", config)
+    assert key != index_key(
+        docs, "a", dataclasses.replace(config, chunking=dataclasses.replace(config.chunking, chunk_tokens=100))
+    )
+    gate = dataclasses.replace(config.gate, threshold=0.9)
+    assert key == index_key(docs, "a", dataclasses.replace(config, gate=gate)), "the gate does not change the index"
+
+
+def test_the_question_sample_is_deterministic() -> None:
+    bench = Path(__file__).resolve().parents[2] / "simulation" / "bundles" / "multihop4"
+    first = [q.qid for q in sample_questions(bench, 25, 0)]
+    assert len(first) == 25 and first == [q.qid for q in sample_questions(bench, 25, 0)]
+    assert first != [q.qid for q in sample_questions(bench, 25, 1)]
