@@ -22,8 +22,8 @@ def script(request: GenerationRequest) -> str:
     properties = schema.get("properties", {})
     if "types" in properties:
         return json.dumps({"types": ["organization"] * int(properties["types"].get("minItems", 0))})
-    if "verdict" in properties:
-        return json.dumps({"verdict": "yes", "reason": "scripted"})
+    if "because" in properties:
+        return json.dumps({"answer": "yes", "because": "scripted"})
     if schema:
         return "{}"
     if "Question:" in request.prompt:

@@ -1,8 +1,10 @@
 """Answer shapes: yes/no questions get a constrained verdict first, then a short reason.
 
 A 135M model rarely starts a yes/no answer with the verdict, so for such questions it is asked for JSON
-``{"verdict": "yes" | "no" | "insufficient information", "reason": "..."}`` (schema-constrained where the
-runtime can) and the answer is rendered as ``"Yes. <reason>"``. The third verdict lets the model itself
+``{"answer": "yes" | "no" | "insufficient information", "because": "..."}`` (schema-constrained where the
+runtime can) and the answer is rendered as ``"Yes. <reason>"``. The keys are named so that the verdict
+comes first even where a runtime orders properties by name (llama.cpp's schema-to-grammar converter
+does), and the reason is bounded, so a cut-off completion still carries its verdict. The third verdict lets the model itself
 declare missing information, which the gate's confidence detection reads. Both the edge and the cloud use
 this, so an answer's shape does not depend on where it was made.
 """
@@ -17,21 +19,22 @@ from shared import prompts
 from shared.models.base import GenerationRequest, JsonSchema
 
 VERDICTS = ("yes", "no", "insufficient information")
+REASON_CHARS = 120
 MISSING = "Insufficient information."
 
 YES_NO_SCHEMA: JsonSchema = {
     "type": "object",
     "properties": {
-        "verdict": {"type": "string", "enum": list(VERDICTS)},
-        "reason": {"type": "string"},
+        "answer": {"type": "string", "enum": list(VERDICTS)},
+        "because": {"type": "string", "maxLength": REASON_CHARS},
     },
-    "required": ["verdict", "reason"],
+    "required": ["answer", "because"],
 }
 
 _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
 _YES_NO = re.compile(rf"^\s*{_AUX}\b|,\s*{_AUX}\s+(?:there|the|it|this|that|both|all|[A-Z'‘\"])", re.IGNORECASE)
-_VERDICT = re.compile(r'"verdict"\s*:\s*"([^"]*)"')
-_REASON = re.compile(r'"reason"\s*:\s*"((?:[^"\\]|\\.)*)')
+_VERDICT = re.compile(r'"answer"\s*:\s*"([^"]*)"')
+_REASON = re.compile(r'"because"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def is_yes_no_question(question: str) -> bool:
@@ -57,8 +60,8 @@ def _parse(raw: str) -> tuple[str | None, str]:
     except ValueError:
         value = None
     if isinstance(value, dict):
-        verdict = str(value.get("verdict", "")).strip().casefold()
-        reason = str(value.get("reason", "")).strip()
+        verdict = str(value.get("answer", "")).strip().casefold()
+        reason = str(value.get("because", "")).strip()
     else:
         match = _VERDICT.search(text)
         if match is None:
