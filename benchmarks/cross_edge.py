@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,9 +53,15 @@ def wait_port(path: Path, proc: subprocess.Popen[bytes], timeout: float) -> int:
     raise SystemExit(f"no port file {path} after {timeout} s")
 
 
-def node(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+def node(args: list[str], log: Path, threads: int) -> subprocess.Popen[bytes]:
+    # Every edge is a device of its own in a deployment; on one test machine N edges share its cores, and
+    # N thread pools spinning on 2 cores collapse. One thread per edge process keeps them from fighting.
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     return subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.network_node", *args], stdout=log.open("wb"), stderr=subprocess.STDOUT
+        [sys.executable, "-m", "benchmarks.network_node", *args],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        env=env,
     )
 
 
@@ -113,6 +120,7 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
         cloud = node(
             ["cloud", "--tokens", str(tokens), "--port-file", str(work / "cloud.port"), "--embedder", args.embedder],
             work / "cloud.log",
+            threads=2,
         )
         procs.append(cloud)
         address = f"127.0.0.1:{wait_port(work / 'cloud.port', cloud, 120)}"
@@ -138,6 +146,7 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
                         args.embedder,
                     ],
                     work / f"{e}.log",
+                    threads=1,
                 )
             )
         metadata = auth_metadata(BENCH_USER, f"bench-token-{BENCH_USER}-0123456789")
@@ -148,6 +157,7 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
         for k in sorted({1, n_edges}):
             print(f"[{n_edges} edges] measuring top-k={k} over {len(questions)} questions ...", file=sys.stderr)
             rows.append({"edges": n_edges, **asyncio.run(measure(address, metadata, questions, k))})
+            print(json.dumps(rows[-1]), file=sys.stderr)
         return rows
     finally:
         for p in procs:

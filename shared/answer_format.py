@@ -4,9 +4,9 @@ A 135M model rarely starts a yes/no answer with the verdict, so for such questio
 ``{"answer": "yes" | "no" | "insufficient information", "because": "..."}`` (schema-constrained where the
 runtime can) and the answer is rendered as ``"Yes. <reason>"``. The keys are named so that the verdict
 comes first even where a runtime orders properties by name (llama.cpp's schema-to-grammar converter
-does), and the reason is bounded, so a cut-off completion still carries its verdict. The third verdict lets the model itself
-declare missing information, which the gate's confidence detection reads. Both the edge and the cloud use
-this, so an answer's shape does not depend on where it was made.
+does), and the reason is bounded, so a cut-off completion still carries its verdict. The third verdict lets
+the model itself declare missing information, which the gate's confidence detection reads. Both the edge
+and the cloud use this, so an answer's shape does not depend on where it was made.
 """
 
 from __future__ import annotations

@@ -57,6 +57,8 @@ class Server:
 
     @property
     def address(self) -> str:
+        if not self.port:
+            raise DgragError(f"{self.name} has no port yet; call wait_ready() first")
         return f"127.0.0.1:{self.port}"
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> int:

@@ -95,6 +95,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
     servers: dict[str, Server] = {}
     try:
         servers["cloud"] = _start_cloud(work, opts.cloud_config, env, cloud_config)
+        servers["cloud"].wait_ready()  # the edges need its port
         for e in edges:
             servers[e] = _start_edge(
                 work, e, working_copy(built[e], opts.out), servers["cloud"].address, tokens[e], opts.edge_config, env
