@@ -6,8 +6,9 @@ Indexes the business and technology articles of the bundled MultiHop-RAG sample 
 later runs reuse them), starts llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for
 the cloud LLM, a cloud (`dgrag cloud serve`, its [llm] backend = "openai"), and the two edges
 (`dgrag edge serve`). Then asks the business edge one question about its own articles and one about
-technology: the first is answered locally, the second escalates and the cloud routes it to the
-technology edge. Prints both answers with their decision and sources, and stops everything.
+technology. Prints both answers with the gate's decision, where the cloud routed an escalated question
+(the edge whose summary matches it best: business articles also cover OpenAI, so that may be the
+business edge itself) and the sources, and stops everything.
 """
 
 from __future__ import annotations
