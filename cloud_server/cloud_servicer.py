@@ -15,11 +15,12 @@ import grpc
 
 from cloud_server.auth_interceptor import caller_identity
 from cloud_server.edge_registry import EdgeRegistry, EdgeSession
-from cloud_server.global_query import GlobalQueryService, InvalidQueryError
+from cloud_server.global_query import GlobalQueryService
 from cloud_server.summary_index import SummaryIndex
 from cloud_server.summary_intake import check_publication
 from shared import serde
-from shared.errors import DgragError, InvalidRequestError, ModelError, PermissionDeniedError
+from shared.errors import DgragError, InvalidRequestError
+from shared.grpc_status import status_for
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             while (message := await out.get()) is not _CLOSE:
                 yield message
             if failure:
-                await context.abort(_status(failure[0]), str(failure[0]))
+                await context.abort(status_for(failure[0]), str(failure[0]))
         finally:
             reader.cancel()
             pump.cancel()
@@ -123,7 +124,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                 request.question, request.asked_at, request.top_m, request.top_k, request.deadline_s
             )
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         return serde.cloud_answer_to_proto(answer)
 
     async def MatchSummaries(
@@ -132,7 +133,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         try:
             matches = await self._queries.match(request.question, request.top_m)
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         return cloud_pb2.MatchSummariesReply(summaries=[serde.summary_match_to_proto(m) for m in matches])
 
     async def ListEdges(
@@ -164,13 +165,3 @@ async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage 
             )
         )
     out.put_nowait(_CLOSE)  # a newer session replaced this one
-
-
-def _status(exc: DgragError) -> grpc.StatusCode:
-    if isinstance(exc, PermissionDeniedError):
-        return grpc.StatusCode.PERMISSION_DENIED
-    if isinstance(exc, InvalidRequestError | InvalidQueryError):
-        return grpc.StatusCode.INVALID_ARGUMENT
-    if isinstance(exc, ModelError):
-        return grpc.StatusCode.UNAVAILABLE
-    return grpc.StatusCode.FAILED_PRECONDITION

@@ -13,7 +13,8 @@ from edge_node.edge_runtime import EdgeRuntime
 from edge_node.query_service import ABLATIONS
 from edge_node.readers import RawDocument, ReadResult, read_paths
 from shared import serde
-from shared.errors import DgragError, DocumentNotFoundError, InvalidRequestError, StoreError
+from shared.errors import DgragError
+from shared.grpc_status import status_for
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
 
 MAX_INLINE_DOCUMENTS = 10_000
@@ -25,9 +26,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         self._client = client
         self._session = session
 
-    async def Ingest(
-        self, request: edge_pb2.IngestRequest, context: grpc.aio.ServicerContext
-    ) -> edge_pb2.IngestReply:
+    async def Ingest(self, request: edge_pb2.IngestRequest, context: grpc.aio.ServicerContext) -> edge_pb2.IngestReply:
         if not request.paths and not request.documents:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "give paths or documents to ingest")
         if len(request.documents) > MAX_INLINE_DOCUMENTS:
@@ -42,7 +41,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         try:
             report = await self._runtime.ingest(items)
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         summary = report.summary
         return edge_pb2.IngestReply(
             added=report.added,
@@ -53,9 +52,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             summaries_deleted=len(summary.deleted) if summary else 0,
         )
 
-    async def Query(
-        self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext
-    ) -> edge_pb2.QueryReply:
+    async def Query(self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext) -> edge_pb2.QueryReply:
         ablations = frozenset(request.ablations)
         if ablations - ABLATIONS:
             await context.abort(
@@ -64,7 +61,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         try:
             result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         return edge_pb2.QueryReply(
             answer=result.answer,
             decision=result.decision,
@@ -89,12 +86,10 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         try:
             knowledge = await self._runtime.retrieve(request.question)
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         return serde.knowledge_to_proto(knowledge)
 
-    async def Stats(
-        self, request: edge_pb2.StatsRequest, context: grpc.aio.ServicerContext
-    ) -> edge_pb2.StatsReply:
+    async def Stats(self, request: edge_pb2.StatsRequest, context: grpc.aio.ServicerContext) -> edge_pb2.StatsReply:
         stats = await self._runtime.stats()
         return edge_pb2.StatsReply(
             edge_id=stats["edge_id"],
@@ -109,27 +104,15 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             pending_publications=stats["pending_publications"],
         )
 
-    async def Delete(
-        self, request: edge_pb2.DeleteRequest, context: grpc.aio.ServicerContext
-    ) -> edge_pb2.DeleteReply:
+    async def Delete(self, request: edge_pb2.DeleteRequest, context: grpc.aio.ServicerContext) -> edge_pb2.DeleteReply:
         if not request.doc_ids:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "name the documents to delete")
         try:
             result = await self._runtime.delete(list(request.doc_ids))
         except DgragError as exc:
-            await context.abort(_status(exc), str(exc))
+            await context.abort(status_for(exc), str(exc))
         return edge_pb2.DeleteReply(
             deleted=list(request.doc_ids),
             summaries_upserted=len(result.upserted) if result else 0,
             summaries_deleted=len(result.deleted) if result else 0,
         )
-
-
-def _status(exc: DgragError) -> grpc.StatusCode:
-    if isinstance(exc, DocumentNotFoundError):
-        return grpc.StatusCode.NOT_FOUND
-    if isinstance(exc, InvalidRequestError):
-        return grpc.StatusCode.INVALID_ARGUMENT
-    if isinstance(exc, StoreError):
-        return grpc.StatusCode.FAILED_PRECONDITION
-    return grpc.StatusCode.INVALID_ARGUMENT
