@@ -67,7 +67,7 @@ class GlobalQueryService:
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
-        _check(question, top_m or self._config.top_m, 1, 1.0)
+        _check_match(question, top_m or self._config.top_m)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         return self._index.search(vector, top_m or self._config.top_m)
 
@@ -77,7 +77,8 @@ class GlobalQueryService:
         cfg = self._config
         m, k = top_m or cfg.top_m, top_k or cfg.top_k
         deadline = deadline_s or cfg.deadline_s
-        _check(question, m, k, deadline)
+        _check_match(question, m)
+        _check_fan_out(k, deadline)
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
@@ -122,12 +123,17 @@ class GlobalQueryService:
         return replies
 
 
-def _check(question: str, m: int, k: int, deadline: float) -> None:
+def _check_match(question: str, m: int) -> None:
     if not question.strip():
         raise InvalidQueryError("the question is empty; ask something")
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
-    if not 1 <= m <= 1000 or not 1 <= k <= MAX_FANOUT:
-        raise InvalidQueryError(f"top_m={m} and top_k={k} must be in 1..1000 and 1..{MAX_FANOUT}")
+    if not 1 <= m <= 1000:
+        raise InvalidQueryError(f"top_m={m} must be in 1..1000")
+
+
+def _check_fan_out(k: int, deadline: float) -> None:
+    if not 1 <= k <= MAX_FANOUT:
+        raise InvalidQueryError(f"top_k={k} must be in 1..{MAX_FANOUT}")
     if not 0 < deadline <= 600:
         raise InvalidQueryError(f"deadline {deadline} s must be in (0, 600]")

@@ -94,7 +94,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
     (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
     servers: dict[str, Server] = {}
     try:
-        servers["cloud"] = _start_cloud(work, opts.cloud_config, env, cloud_config)
+        servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
         servers["cloud"].wait_ready()  # the edges need its port
         for e in edges:
             servers[e] = _start_edge(
@@ -122,7 +122,7 @@ def _load(cls: Any, path: Path | None) -> Any:
     return load_config(cls, path, environ={})
 
 
-def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str], config: CloudConfig) -> Server:
+def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str]) -> Server:
     cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__HOST": "127.0.0.1", "DGRAG__TOKENS_FILE": str(work / "tokens")}
     args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
     return Server("cloud", args, work, cloud_env)
