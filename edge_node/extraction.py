@@ -6,6 +6,10 @@ answer is a fixed-length enum array, a few dozen tokens. ``extract`` mode (a str
 names entities with descriptions and links them with described relations; names must occur in the chunk
 and relation endpoints are an enum of the kept names.
 
+In classify mode the extractor remembers the type (or rejection) of every name it has had typed: a chunk
+whose names are all known costs no SLM call, and a name keeps one type on the edge (so it stays one node of
+the graph). The prompt always lists every candidate of the chunk, so it does not depend on what came before.
+
 In both modes: when fewer than ``min_entities`` survive, candidates fill up; entities without a grounded
 description are described by their sentence; every pair of entities sharing a sentence that no SLM
 relation links gets a co-occurrence relation whose description is that sentence.
@@ -66,6 +70,8 @@ class ExtractionStats:
     slm_relations_kept: int = 0
     cooccurrence_relations: int = 0
     malformed_outputs: int = 0
+    reused_types: int = 0
+    """Names typed from the edge's memory of earlier answers, without an SLM call."""
 
 
 @dataclass(frozen=True)
@@ -127,9 +133,13 @@ def relation_schema(names: list[str], config: ExtractionConfig) -> dict[str, Any
 class Extractor:
     """Extracts a chunk's entities and relations with an injected generator."""
 
-    def __init__(self, generator: TextGenerator, config: ExtractionConfig) -> None:
+    def __init__(
+        self, generator: TextGenerator, config: ExtractionConfig, known_types: dict[str, str] | None = None
+    ) -> None:
         self._generator = generator
         self._config = config
+        # normalised name -> entity type, or REJECT; seeded with what the edge already stores.
+        self._known: dict[str, str] = dict(known_types or {}) if config.reuse_types else {}
 
     def extract(self, chunk: str) -> ChunkExtraction:
         cfg = self._config
@@ -187,23 +197,32 @@ class Extractor:
         """Entities the SLM typed, and the normalised names it rejected."""
         if not names:
             return [], set()
-        numbered = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(names))
-        prompt = prompts.ENTITY_CLASSIFICATION.format(chunk=chunk, names=numbered, count=len(names))
-        data = self._ask(prompt, classify_schema(len(names)), 8 * len(names) + 16, stats)
-        types = data.get("types")
-        if not isinstance(types, list) or len(types) != len(names):
-            stats.malformed_outputs += int(bool(data))
-            return [], set()
+        keys = [normalise_name(name) for name in names]
+        if not self._config.reuse_types or any(key not in self._known for key in keys):
+            numbered = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(names))
+            prompt = prompts.ENTITY_CLASSIFICATION.format(chunk=chunk, names=numbered, count=len(names))
+            data = self._ask(prompt, classify_schema(len(names)), 8 * len(names) + 16, stats)
+            types = data.get("types")
+            if not isinstance(types, list) or len(types) != len(names):
+                stats.malformed_outputs += int(bool(data))
+                return [], set()
+            answered = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
+            # A name typed before keeps its first type; new names are remembered.
+            resolved = [self._known.setdefault(key, etype) if self._config.reuse_types else etype
+                        for key, etype in zip(keys, answered, strict=True)]
+        else:
+            stats.reused_types += len(names)
+            resolved = [self._known[key] for key in keys]
         out: list[ExtractedEntity] = []
         rejected: set[str] = set()
-        for name, etype in zip(names, types, strict=True):
+        for name, key, etype in zip(names, keys, resolved, strict=True):
             stats.slm_entities_proposed += 1
-            if etype not in prompts.ENTITY_TYPES:
-                rejected.add(normalise_name(name))
+            if etype == REJECT:
+                rejected.add(key)
                 stats.slm_rejected += 1
                 continue
             if len(out) < self._config.max_entities:
-                out.append(ExtractedEntity(name, str(etype), _sentence_with(chunk, [name]), ORIGIN_SLM))
+                out.append(ExtractedEntity(name, etype, _sentence_with(chunk, [name]), ORIGIN_SLM))
         stats.slm_entities_kept = len(out)
         return out, rejected
 

@@ -92,7 +92,8 @@ class IngestService:
         self._tokenizer = tokenizer
         self._config = config
         self._clock = clock
-        self._extractor = Extractor(self._generator, config.extraction)
+        known_types = {row.key: row.type for row in kb.store.entities()} if config.extraction.reuse_types else {}
+        self._extractor = Extractor(self._generator, config.extraction, known_types)
         kb.bind_embedder(embedder.name, embedder.dim, config.edge_id)
 
     def ingest(

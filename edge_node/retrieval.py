@@ -22,7 +22,7 @@ from edge_node.knowledge_base import EdgeKnowledgeBase
 from shared import prompts
 from shared.config import RetrievalConfig
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
-from shared.text import normalise_name, occurs_in
+from shared.text import normalise_name, occurs_in, sentences, truncate_chars
 from shared.tokenizer import Tokenizer
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
@@ -169,6 +169,25 @@ def question_terms(question: str) -> tuple[list[str], list[str]]:
     return names, list(dict.fromkeys(names + words))
 
 
+def excerpt(text: str, terms: list[str], max_chars: int) -> str:
+    """``text`` itself when it fits in ``max_chars``; otherwise its sentences that mention the most question
+    terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context)."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    parts = sentences(text)
+    wanted = [t for t in terms if t]
+    ranked = sorted(range(len(parts)), key=lambda i: (-sum(occurs_in(t, parts[i]) for t in wanted), i))
+    keep: list[int] = []
+    used = 0
+    for i in ranked:
+        if used + len(parts[i]) + 1 <= max_chars:
+            keep.append(i)
+            used += len(parts[i]) + 1
+    if not keep:
+        return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
+    return " ".join(parts[i].strip() for i in sorted(keep))
+
+
 class Retriever:
     """Runs local retrieval against one knowledge base."""
 
@@ -224,8 +243,10 @@ class Retriever:
         for word in slm_keywords or []:
             if word not in keywords:
                 keywords.append(word)
-        texts = [question, *keywords]
-        vectors = self._embedder.embed(texts)
+        # Only the question and its names are embedded (other keywords match entities by exact name):
+        # embedding is most of retrieval's time on a CPU.
+        embedded_names = [w for w in keywords if w in names]
+        vectors = self._embedder.embed([question, *embedded_names])
         qv = vectors[0]
         spaces = self._kb.vectors
 
@@ -238,7 +259,7 @@ class Retriever:
                 entity_scores[eid] = 1.0
         for hit in spaces.entities.search(qv, cfg.top_entities):
             entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
-        name_vectors = {w: vectors[1 + i] for i, w in enumerate(keywords) if w in names}
+        name_vectors = {w: vectors[1 + i] for i, w in enumerate(embedded_names)}
         matched_names = 0
         for name, vec in name_vectors.items():
             hits = spaces.entities.search(vec, 3)
@@ -293,10 +314,12 @@ class Retriever:
             row = rows.get(cid)
             if row is None or len(chunks) >= cfg.top_chunks:
                 continue
-            if used + row.tokens > cfg.context_tokens and chunks:
+            text = excerpt(row.text, keywords, cfg.excerpt_chars)
+            tokens = row.tokens if text == row.text else self._tokenizer.count(text)
+            if used + tokens > cfg.context_tokens and chunks:
                 continue
-            used += row.tokens
-            chunks.append(ScoredChunk(cid, row.doc_id, row.text, total, vscore, gscore, row.tokens))
+            used += tokens
+            chunks.append(ScoredChunk(cid, row.doc_id, text, total, vscore, gscore, tokens))
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
 
         entities = [

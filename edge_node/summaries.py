@@ -54,13 +54,13 @@ def render(
     ranked = sorted(inside, key=lambda e: (-degree[e], entities[e].key))
     lines = ["Entities:"]
     lines += [
-        f"- {entities[e].name} ({entities[e].type}): {truncate_chars(entities[e].description, 200)}" for e in ranked
+        f"- {entities[e].name} ({entities[e].type}): {truncate_chars(entities[e].description, 120)}" for e in ranked
     ]
     if rels:
         lines.append("Relations:")
         rels.sort(key=lambda r: (-r.weight, r.id))
         lines += [
-            f"- {entities[r.src_id].name} — {entities[r.tgt_id].name}: {truncate_chars(r.description, 200)}"
+            f"- {entities[r.src_id].name} — {entities[r.tgt_id].name}: {truncate_chars(r.description, 120)}"
             for r in rels
         ]
     text = truncate_chars("\n".join(lines), config.render_chars)

@@ -97,6 +97,9 @@ class ExtractionConfig:
     """Below this many SLM entities, model-free candidates fill up."""
     max_description_chars: int = 600
     """Longest merged description kept per entity or relation."""
+    reuse_types: bool = True
+    """classify mode: a name the SLM typed once keeps that type on this edge; chunks whose names are all
+    known cost no SLM call (and a name stays one graph node instead of one per type)."""
 
 
 @dataclass(frozen=True)
@@ -119,12 +122,12 @@ class PartitionConfig:
 class SummaryConfig:
     """Subgraph summaries sent to the cloud."""
 
-    max_tokens: int = 160
+    max_tokens: int = 100
     """Longest summary the SLM may write."""
     top_entities: int = 8
     """Entity names carried with each summary."""
-    render_chars: int = 3000
-    """Longest rendered subgraph text given to the SLM."""
+    render_chars: int = 1400
+    """Longest rendered subgraph text given to the SLM (its most connected entities and relations first)."""
 
 
 @dataclass(frozen=True)
@@ -137,8 +140,11 @@ class RetrievalConfig:
     """Relations matched by vector search of the question."""
     top_chunks: int = 4
     """Most chunks put in the context."""
-    context_tokens: int = 700
-    """Token budget of the context (chunks are added in score order until it is spent)."""
+    context_tokens: int = 400
+    """Token budget of the context (chunks are added in score order until it is spent). The prompt is the
+    main cost of an answer: the bundled SLM reads ~100 tokens/s on two CPU cores."""
+    excerpt_chars: int = 480
+    """Longest excerpt of one chunk in the context (its sentences sharing the most question terms); 0 = whole."""
     min_entity_score: float = 0.45
     """Least cosine for a vector-matched entity to seed graph expansion (exact name matches always do)."""
     name_match_cosine: float = 0.75
@@ -289,7 +295,7 @@ class CloudQueryConfig:
     """Edges asked for knowledge, taken from the top-m summaries in order (the paper uses 1)."""
     deadline_s: float = 5.0
     """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
-    context_tokens: int = 1200
+    context_tokens: int = 640
     """Token budget of the merged context given to the cloud LLM."""
     max_tokens: int = 96
     """Longest cloud answer."""

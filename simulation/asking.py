@@ -3,7 +3,9 @@
 One row per (question, asked-at edge, mode). ``local`` and ``dgrag`` come from the same full-pipeline
 query when both are asked for: the local row is DGRAG's local path (its answer and gate decision before
 any cloud), the dgrag row is the final answer. ``central`` asks the all-documents store (local path,
-its answer taken whatever its gate said). Ablations run the full pipeline with one switch off.
+its answer taken whatever its gate said); it holds every document, so where a question is asked does not
+change its answer and each question is put to it once (the second ask reuses the first trace, marked
+``reused``). Ablations run the full pipeline with one switch off.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class Asker:
         self._cloud_channel = grpc.insecure_channel(cloud)
         self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
         self._metadata = auth_metadata(user, token)
+        self._central_traces: dict[str, dict[str, Any]] = {}
 
     def close(self) -> None:
         for channel in [*self._channels.values(), self._central_channel, self._cloud_channel]:
@@ -67,13 +70,22 @@ class Asker:
             trace = self._query(asked.edge, asked.question.question, "full", [ablation])
             rows.append(row_from_trace(asked, f"dgrag-{ablation}", trace, summaries))
         if plan.central and self._central is not None:
+            rows.append(self._ask_central(asked))
+        return rows
+
+    def _ask_central(self, asked: Asked) -> dict[str, Any]:
+        assert self._central is not None
+        qid = asked.question.qid
+        reused = qid in self._central_traces
+        if not reused:
             reply = self._central.Query(
                 edge_pb2.QueryRequest(question=asked.question.question, mode="local"), timeout=QUERY_TIMEOUT_S
             )
             trace = json.loads(reply.trace_json)
             trace["decision"] = "local"  # the upper bound keeps its own answer whatever its gate says
-            rows.append(row_from_trace(asked, "central", trace, []) | {"escalated": False})
-        return rows
+            self._central_traces[qid] = trace
+        row = row_from_trace(asked, "central", self._central_traces[qid], [])
+        return row | {"escalated": False, "reused": reused}
 
     def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> dict[str, Any]:
         reply = self._edges[edge].Query(

@@ -143,8 +143,10 @@ def summary_hit_curve(answerable: Sequence[Row]) -> dict[str, float | None]:
 def latency(rows: Sequence[Row]) -> dict[str, dict[str, dict[str, float]]]:
     """p50/p95 seconds per phase for all rows, local answers and cloud answers; a phase appears only where timed.
 
-    Rows whose gate escalated without a cloud answer (decision 'escalate') count in 'all' only.
+    Rows whose gate escalated without a cloud answer (decision 'escalate') count in 'all' only; rows that
+    reuse an earlier answer (``reused``: the central store asked the same question twice) are not timed again.
     """
+    rows = [r for r in rows if not r.get("reused")]
     splits = {
         "all": list(rows),
         "local": [r for r in rows if r.get("decision") == DECISION_LOCAL],

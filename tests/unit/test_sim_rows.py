@@ -4,12 +4,16 @@ the deterministic question sample."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from shared.config import EdgeConfig
-from simulation.asking import local_view, row_from_trace
+from simulation.asking import Asker, Plan, local_view, row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.index_cache import index_key
+from simulation.report import latency
 from simulation.runner import sample_questions
 
 Q = Question("q1", "Does Acme build robots?", "Yes", "comparison", ("a",), ("d1", "d2"))
@@ -59,3 +63,33 @@ def test_the_question_sample_is_deterministic() -> None:
     first = [q.qid for q in sample_questions(bench, 25, 0)]
     assert len(first) == 25 and first == [q.qid for q in sample_questions(bench, 25, 0)]
     assert first != [q.qid for q in sample_questions(bench, 25, 1)]
+
+
+class _CentralStub:
+    """Stands in for the central edge's gRPC stub: counts the questions put to it."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def Query(self, request: Any, timeout: float) -> Any:
+        self.asked.append(request.question)
+        trace = {"answer": "Yes.", "gate": {"decision": "escalate"}, "sources": [], "timings": {"generation": 1.0}}
+        return SimpleNamespace(trace_json=json.dumps(trace))
+
+
+def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> None:
+    asker = Asker({}, "127.0.0.1:9", "127.0.0.1:9", "u", "t")
+    stub = _CentralStub()
+    asker._central = stub  # type: ignore[assignment]
+    plan = Plan(naive=False, local=False, dgrag=False, central=True, ablations=())
+    try:
+        within = asker.ask(Asked(Q, "a", "within"), plan)
+        out = asker.ask(Asked(Q, "b", "out"), plan)
+    finally:
+        asker.close()
+    assert stub.asked == [Q.question]
+    assert [r["reused"] for r in within + out] == [False, True]
+    assert within[0]["decision"] == out[0]["decision"] == "local"  # the upper bound keeps its answer
+    assert out[0]["asked_at"] == "b" and out[0]["kind"] == "out"
+    report_rows = latency(within + out)
+    assert report_rows["all"]["generation"]["n"] == 1  # the reused answer is not timed twice
