@@ -65,6 +65,8 @@ def build_index(
     args = ["edge", "ingest", "--data-dir", str(target), "--edge-id", edge_id, str(bench / "docs.jsonl")]
     if edge_id != CENTRAL:
         args += ["--bundle-edge", edge_id]
+    else:
+        args += ["--no-summaries"]  # the central store answers locally and publishes nothing: no summaries
     if config_file is not None:
         args += ["--config", str(config_file)]
     done = run_to_end(args, target.parent / f"{target.name}.ingest.log", env)
