@@ -125,6 +125,14 @@ class EdgeRuntime:
     ) -> EdgeAnswer:
         if mode not in QUERY_MODES:
             raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(QUERY_MODES)}")
+        begun = time.perf_counter()
+        answer = await self._answer(question, mode, ablations, escalator)
+        answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
+        return answer
+
+    async def _answer(
+        self, question: str, mode: str, ablations: frozenset[str], escalator: Escalator | None
+    ) -> EdgeAnswer:
         local_mode = "naive" if mode == "naive" else "local"
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         timings = dict(local.timings)

@@ -230,10 +230,19 @@ def _recalls(rows: Sequence[Row]) -> list[float]:
     return out
 
 
+def end_to_end(timings: Mapping[str, float]) -> dict[str, float]:
+    """``timings`` with a ``total``: the measured one, else the sum of the top-level phases (the local view of
+    a full query keeps only the local phases, and rows written before edges reported a total have none)."""
+    out = dict(timings)
+    if out and "total" not in out:
+        out["total"] = sum(float(v) for k, v in out.items() if "." not in k)
+    return out
+
+
 def _phase_stats(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
     samples: dict[str, list[float]] = {}
     for r in rows:
-        for phase, seconds in (r.get("timings") or {}).items():
+        for phase, seconds in end_to_end(r.get("timings") or {}).items():
             samples.setdefault(str(phase), []).append(float(seconds))
     order = [p for p in PHASES if p in samples] + sorted(p for p in samples if p not in PHASES)
     return {

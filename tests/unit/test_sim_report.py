@@ -275,3 +275,14 @@ def test_no_dgrag_rows_means_no_summary_or_latency_plot(tmp_path: Path) -> None:
     md = render_markdown(report)
     assert SUMMARY_HIT_PNG not in md and ACCURACY_PNG in md
     assert write_plots(build_report([], {"modes": []}), tmp_path / "empty") == []
+
+
+def test_end_to_end_time_is_the_measured_total_or_the_sum_of_top_level_phases() -> None:
+    from simulation.report import end_to_end
+
+    measured = {"retrieval": 0.5, "generation": 2.0, "total": 2.7}
+    assert end_to_end(measured)["total"] == 2.7
+    # cloud.* phases lie inside 'escalation' and must not be added again
+    summed = end_to_end({"retrieval": 0.5, "generation": 2.0, "escalation": 3.0, "cloud.total": 2.9})
+    assert summed["total"] == 5.5
+    assert end_to_end({}) == {}
