@@ -69,7 +69,7 @@ def build_index(
         args += ["--no-summaries"]  # the central store answers locally and publishes nothing: no summaries
     if config_file is not None:
         args += ["--config", str(config_file)]
-    done = run_to_end(args, target.parent / f"{target.name}.ingest.log", env)
+    done = run_to_end(args, target.parent / f"{target.name}.ingest.log", env, echo=True)
     if done.returncode != 0:
         log = (target.parent / f"{target.name}.ingest.log").read_text(errors="replace")[-3000:]
         raise DgragError(f"indexing {edge_id} failed (exit {done.returncode}):\n{log}")

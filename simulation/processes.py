@@ -29,11 +29,19 @@ class Finished:
     peak_rss_bytes: int
 
 
-def run_to_end(args: list[str], log: Path, env: dict[str, str]) -> Finished:
-    """Run ``dgrag args...`` with output to ``log``; returns its exit code, wall time and peak RSS."""
+def run_to_end(args: list[str], log: Path, env: dict[str, str], echo: bool = False) -> Finished:
+    """Run ``dgrag args...`` with output to ``log`` (and to our stderr when ``echo``, so its progress bars
+    show); returns its exit code, wall time and peak RSS."""
     started = time.perf_counter()
     with log.open("wb") as out:
-        proc = subprocess.Popen([*dgrag_command(), *args], stdout=out, stderr=subprocess.STDOUT, env=env)
+        proc = subprocess.Popen([*dgrag_command(), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        assert proc.stdout is not None
+        while block := os.read(proc.stdout.fileno(), 4096):
+            out.write(block)
+            if echo:
+                sys.stderr.buffer.write(block)
+                sys.stderr.buffer.flush()
+        proc.stdout.close()
         _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Finished(proc.returncode, time.perf_counter() - started, int(usage.ru_maxrss) * 1024)
