@@ -1,0 +1,91 @@
+"""Benchmark: how well the cloud's summary index routes every question of a bundle (no language model).
+
+    python -m benchmarks.summary_routing --bench simulation/bundles/multihop4 [--cache-dir .dgrag/sim-cache]
+        [--config edge.toml] [--top-entities N]
+
+Loads each edge's summaries from the simulation's index cache (built by `dgrag sim run`, same key), puts
+them into the cloud's real SummaryIndex with the MiniLM embedder, and ranks them for every answerable
+question. Prints summary hit@1/3/5 (a home edge among the top-m summaries) overall and per question type,
+and the questions missed at m=1 with the edge that took their place. ``--top-entities N`` re-renders each
+card with its first N stored entity names instead of the configured count, to try a card format without
+rebuilding the index. Cheap: it embeds the cards and the questions once (about a minute on two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections import defaultdict
+from pathlib import Path
+
+from cloud_server.summary_index import SummaryIndex
+from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.publication import summary_card
+from shared.config import EdgeConfig, load_config
+from shared.errors import DgragError
+from shared.knowledge import SummaryCard
+from shared.models.factory import build_embedder
+from simulation.bundle import load_edges, load_questions
+from simulation.index_cache import cached_index, index_key, is_complete
+from simulation.indexing import docs_by_edge
+
+DEPTHS = (1, 3, 5)
+
+
+def edge_cards(bench: Path, cache_dir: Path, config: EdgeConfig, top_entities: int) -> dict[str, list[SummaryCard]]:
+    rows = docs_by_edge(bench / "docs.jsonl")
+    out: dict[str, list[SummaryCard]] = {}
+    for edge in load_edges(bench):
+        where = cached_index(cache_dir, bench.name, edge, index_key(rows.get(edge, []), edge, config))
+        if not is_complete(where):
+            raise DgragError(
+                f"no finished index for edge {edge!r} at {where}; run `dgrag sim run --bench {bench}` first"
+            )
+        with EdgeKnowledgeBase(where) as kb:
+            cards = [summary_card(r) for r in kb.store.subgraphs()]
+        if top_entities:
+            cards = [dataclasses.replace(c, top_entities=c.top_entities[:top_entities]) for c in cards]
+        out[edge] = cards
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"))
+    parser.add_argument("--config", type=Path, help="the edge config the simulation ran with (it keys the cache)")
+    parser.add_argument("--top-entities", type=int, default=0, help="entity names per card (0 = as stored)")
+    args = parser.parse_args(argv)
+    config = load_config(EdgeConfig, args.config, environ={})
+    cards = edge_cards(args.bench, args.cache_dir, config, args.top_entities)
+    embedder = build_embedder(config.embedder)
+    index = SummaryIndex(embedder)
+    for edge, edge_cards_ in cards.items():
+        index.replace_edge(edge, edge_cards_)
+    questions = [q for q in load_questions(args.bench) if q.answerable]
+    vectors = embedder.embed([q.question for q in questions])
+    hits: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    misses = []
+    for q, vector in zip(questions, vectors, strict=True):
+        ranked = [m.edge_id for m in index.search(vector, max(DEPTHS))]
+        for m in DEPTHS:
+            hit = bool(set(ranked[:m]) & set(q.home_edges))
+            hits["all"][m].append(hit)
+            hits[q.type][m].append(hit)
+        if not hits["all"][1][-1]:
+            misses.append((q.qid, list(q.home_edges), ranked[:1], q.question[:90]))
+    print(f"summaries: {', '.join(f'{e} {len(c)}' for e, c in cards.items())}")
+    print("| questions | n | " + " | ".join(f"hit@{m}" for m in DEPTHS) + " |")
+    print("|---|---|" + "---|" * len(DEPTHS))
+    for group in ["all", *sorted(k for k in hits if k != "all")]:
+        n = len(hits[group][1])
+        cells = " | ".join(f"{sum(hits[group][m]) / n:.1%}" for m in DEPTHS)
+        print(f"| {group} | {n} | {cells} |")
+    print(f"\nmissed at m=1 ({len(misses)}):")
+    for qid, home, top, text in misses:
+        print(f"  {qid} home={home} top={top} {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
