@@ -1,7 +1,8 @@
 """Where a simulation keeps each edge's index, keyed by what the index depends on.
 
 Key = the edge's documents (their content), the models (names and file sizes) and the construction
-settings (chunking, extraction, partition, summaries). Same key, same index: a re-run skips indexing.
+settings (chunking, extraction, partition, summaries) and CONSTRUCTION_VERSION (the code). Same key, same
+index: a re-run skips indexing.
 An index counts only once its ingest finished (a marker file), so an interrupted build is redone.
 """
 
@@ -13,6 +14,7 @@ import json
 from pathlib import Path
 
 from shared.config import EdgeConfig
+from shared.constants import CONSTRUCTION_VERSION
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 
 COMPLETE_MARKER = ".indexed.json"
@@ -34,6 +36,7 @@ def _model_identity(config: EdgeConfig) -> dict[str, object]:
 def index_key(docs_rows: list[dict[str, object]], edge_id: str, config: EdgeConfig) -> str:
     """A stable digest of everything the edge's index depends on."""
     payload = {
+        "construction": CONSTRUCTION_VERSION,
         "edge_id": edge_id,
         "docs": sorted(hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest() for r in docs_rows),
         "models": _model_identity(config),
