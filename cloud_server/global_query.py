@@ -69,7 +69,7 @@ class GlobalQueryService:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
         _check_match(question, top_m or self._config.top_m)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
-        return self._index.search(vector, top_m or self._config.top_m)
+        return self._index.search(vector, top_m or self._config.top_m, self._config.edge_pool)
 
     async def answer(
         self, question: str, asked_at: str = "", top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0
@@ -82,7 +82,7 @@ class GlobalQueryService:
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
-        out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES))
+        out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
         out.edges_asked = choose_edges(out.summaries[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
 

@@ -16,6 +16,9 @@ import numpy as np
 from shared.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.models.base import Embedder
 
+POOL_CANDIDATES = 4096
+"""Summaries scored when ranking by edge (a flat inner-product search; far beyond any edge's best few)."""
+
 
 @dataclass(frozen=True)
 class HeldSummary:
@@ -68,20 +71,29 @@ class SummaryIndex:
         with self._lock:
             self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id])
 
-    def search(self, question_vector: np.ndarray, m: int) -> list[SummaryMatch]:
-        """The ``m`` summaries closest to the question, best first."""
+    def search(self, question_vector: np.ndarray, m: int, edge_pool: int = 1) -> list[SummaryMatch]:
+        """The ``m`` best summaries for the question, best first.
+
+        ``edge_pool`` = 1 ranks summaries by their own similarity. Above 1, an edge's score is the mean of its
+        ``edge_pool`` most similar summaries (or of all it has, when fewer) and :func:`rank_by_edge` orders
+        the summaries: an edge that matches the question in several subgraphs beats one that matches it in a
+        single summary by chance.
+        """
         with self._lock:
             if not self._held or m <= 0:
                 return []
             query = np.asarray(question_vector, dtype=np.float32).reshape(1, -1)
-            scores, ids = self._index.search(query, min(m, len(self._held)))
+            wanted = m if edge_pool <= 1 else max(m, POOL_CANDIDATES)
+            scores, ids = self._index.search(query, min(wanted, len(self._held)))
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
                 sid = self._by_vector.get(int(vid))
                 if sid is not None:
                     held = self._held[sid]
                     out.append(SummaryMatch(sid, held.edge_id, float(score), held.card.version))
-            return out
+            if edge_pool > 1:
+                out = rank_by_edge(out, edge_pool)
+            return out[:m]
 
     def count(self, edge_id: str | None = None) -> int:
         with self._lock:
@@ -126,3 +138,23 @@ class SummaryIndex:
 
 def _owner(summary_id: str) -> str:
     return summary_id.split("/", 1)[0]
+
+
+def rank_by_edge(matches: Sequence[SummaryMatch], pool: int) -> list[SummaryMatch]:
+    """``matches`` (best first) reordered for routing: each edge's best summary first, edges ordered by the mean
+    of their ``pool`` best scores; then the remaining summaries by their own score. The top m summaries thus
+    name the m best edges (what choosing k edges and summary hit@m look at)."""
+    best: dict[str, list[float]] = {}
+    leaders: dict[str, SummaryMatch] = {}
+    rest: list[SummaryMatch] = []
+    for match in sorted(matches, key=lambda x: (-x.score, x.summary_id)):
+        scores = best.setdefault(match.edge_id, [])
+        if len(scores) < pool:
+            scores.append(match.score)
+        if match.edge_id in leaders:
+            rest.append(match)
+        else:
+            leaders[match.edge_id] = match
+    edge_score = {edge: sum(s) / len(s) for edge, s in best.items()}
+    ordered = sorted(leaders.values(), key=lambda x: (-edge_score[x.edge_id], -x.score, x.summary_id))
+    return ordered + rest

@@ -45,3 +45,38 @@ def test_full_sync_replaces_only_that_edges_view() -> None:
     assert [c.id for c in index.cards("a")] == ["a/sg-3"]
     assert index.counts_by_edge() == {"a": 1, "b": 1}
     assert len(index.search(HashEmbedder(16).embed(["four"])[0], 10)) == 2
+
+
+def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lucky_summary() -> None:
+    from cloud_server.summary_index import rank_by_edge
+    from shared.knowledge import SummaryMatch
+
+    matches = [
+        SummaryMatch("a/sg-1", "a", 0.90, 1),  # one strong summary, the rest of edge a is unrelated
+        SummaryMatch("b/sg-1", "b", 0.85, 1),
+        SummaryMatch("b/sg-2", "b", 0.80, 1),
+        SummaryMatch("b/sg-3", "b", 0.78, 1),
+        SummaryMatch("a/sg-2", "a", 0.20, 1),
+        SummaryMatch("a/sg-3", "a", 0.10, 1),
+    ]
+    # pool 1: edges by their single best summary; each edge's best first, then the rest by own score
+    assert [m.summary_id for m in rank_by_edge(matches, 1)] == [
+        "a/sg-1", "b/sg-1", "b/sg-2", "b/sg-3", "a/sg-2", "a/sg-3"
+    ]
+    # pool 3: edge b (mean 0.81) beats edge a (mean 0.40)
+    assert [m.summary_id for m in rank_by_edge(matches, 3)] == [
+        "b/sg-1", "a/sg-1", "b/sg-2", "b/sg-3", "a/sg-2", "a/sg-3"
+    ]
+
+
+def test_search_with_an_edge_pool_returns_m_summaries_ordered_by_edge() -> None:
+    emb = HashEmbedder(64)
+    index = SummaryIndex(emb)
+    index.replace_edge("a", [card("a/sg-1", 1, "insulin clinic"), card("a/sg-2", 1, "football league scores")])
+    index.replace_edge(
+        "b", [card("b/sg-1", 1, "insulin dosage clinic"), card("b/sg-2", 1, "clinic patients insulin dosage")]
+    )
+    question = emb.embed(["insulin dosage for clinic patients"])[0]
+    hits = index.search(question, 3, edge_pool=2)
+    assert len(hits) == 3
+    assert [h.edge_id for h in hits] == ["b", "a", "b"]  # the best summary of each edge, best edge first
