@@ -2,11 +2,11 @@
 
     python -m benchmarks.fit_gate ROWS.jsonl [--max-escalation-within 0.15]
 
-ROWS come from benchmarks.local_query: each has the gate's signals and a kind (within = should stay
-local; out and unanswerable = should escalate). A grid over the weights (summing to 1) and thresholds
-picks the point with the highest out-of-domain escalation whose within-domain escalation stays at or
-below the bound (ties: lower within-domain escalation, then a weight closer to the defaults). Refusals are
-applied as the gate applies them. Prints the TOML [gate] section to use.
+ROWS come from benchmarks.local_query or are a simulation's answers.jsonl (its ``local`` rows): each has the
+gate's signals and a kind (within = should stay local; out and unanswerable = should escalate). A grid over
+the weights (summing to 1) and thresholds picks the point with the highest out-of-domain escalation whose
+within-domain escalation stays at or below the bound (ties: lower within-domain escalation, then a weight
+closer to the defaults). Refusals are applied as the gate applies them. Prints the TOML [gate] section to use.
 """
 
 from __future__ import annotations
@@ -99,13 +99,23 @@ def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[s
     return first, second
 
 
+def gate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with ``signals``: local_query rows as they are; a simulation's answers.jsonl rows of mode
+    ``local`` (one per question and asked-at edge) with their gate's signals."""
+    if all("signals" in r for r in rows):
+        return rows
+    return [{**r, "signals": r["gate"]} for r in rows if r.get("mode") == "local" and r.get("gate")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("rows", type=Path, help="JSONL rows written by benchmarks.local_query")
+    parser.add_argument(
+        "rows", type=Path, help="JSONL rows written by benchmarks.local_query, or a simulation's answers.jsonl"
+    )
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")
     args = parser.parse_args(argv)
-    rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = gate_rows([json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()])
     train, held_out = split(rows)
     half = fit(train, args.max_escalation_within, step=args.step)
     esc_in, esc_out = rates(held_out, half)
