@@ -12,6 +12,7 @@ closer to the defaults). Refusals are applied as the gate applies them. Prints t
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import itertools
 import json
@@ -110,12 +111,13 @@ def gate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "rows", type=Path, help="JSONL rows written by benchmarks.local_query, or a simulation's answers.jsonl"
+        "rows", type=Path, help="JSONL rows (.gz too) from benchmarks.local_query, or a simulation's answers.jsonl"
     )
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")
     args = parser.parse_args(argv)
-    rows = gate_rows([json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()])
+    text = gzip.decompress(args.rows.read_bytes()).decode() if args.rows.suffix == ".gz" else args.rows.read_text()
+    rows = gate_rows([json.loads(line) for line in text.splitlines() if line.strip()])
     train, held_out = split(rows)
     half = fit(train, args.max_escalation_within, step=args.step)
     esc_in, esc_out = rates(held_out, half)

@@ -25,3 +25,18 @@ def test_fit_respects_the_within_bound_and_needs_both_kinds() -> None:
     assert point.escalation_within <= 0.5
     with pytest.raises(ValueError):
         fit([_row("within", 0.5)], max_within=0.1)
+
+
+def test_simulation_rows_give_their_local_rows_with_the_gates_signals() -> None:
+    from benchmarks.fit_gate import gate_rows
+
+    signals = {"evidence": 0.9, "cosine": 0.5, "jaccard": 0.4, "claims": 1.0, "refusal_share": 0.0}
+    rows = [
+        {"qid": "q1", "kind": "within", "mode": "local", "gate": signals},
+        {"qid": "q1", "kind": "within", "mode": "dgrag", "gate": signals},
+        {"qid": "q1", "kind": "within", "mode": "naive", "gate": None},
+    ]
+    out = gate_rows(rows)
+    assert len(out) == 1 and out[0]["signals"] is signals
+    plain = [{"qid": "q2", "kind": "out", "signals": signals}]
+    assert gate_rows(plain) == plain
