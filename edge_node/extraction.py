@@ -206,10 +206,10 @@ class Extractor:
             if not isinstance(types, list) or len(types) != len(names):
                 stats.malformed_outputs += int(bool(data))
                 return [], set()
-            answered = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
-            # A name typed before keeps its first type; new names are remembered.
-            resolved = [self._known.setdefault(key, etype) if self._config.reuse_types else etype
-                        for key, etype in zip(keys, answered, strict=True)]
+            resolved = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
+            if self._config.reuse_types:
+                # A name typed before keeps its first type; new names are remembered.
+                resolved = [self._known.setdefault(k, t) for k, t in zip(keys, resolved, strict=True)]
         else:
             stats.reused_types += len(names)
             resolved = [self._known[key] for key in keys]
