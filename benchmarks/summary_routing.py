@@ -14,6 +14,7 @@ the questions once (about a minute on two cores).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -77,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edge-pool", default="1,3", help="comma-separated query.edge_pool values to compare")
     args = parser.parse_args(argv)
     config = load_config(EdgeConfig, args.config, environ={})
-    cards = edge_cards(args.bench, args.cache_dir, config)
+    try:
+        cards = edge_cards(args.bench, args.cache_dir, config)
+    except DgragError as exc:
+        print(f"summary_routing: {exc}", file=sys.stderr)
+        return 2
     embedder = build_embedder(config.embedder)
     index = SummaryIndex(embedder)
     for edge, edge_cards_ in cards.items():
