@@ -12,16 +12,15 @@ closer to the defaults). Refusals are applied as the gate applies them. Prints t
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import itertools
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shared.config import GateConfig
+from simulation.answer_rows import read_rows
 
 SIGNALS = ("evidence", "cosine", "jaccard", "claims")
 
@@ -116,8 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")
     args = parser.parse_args(argv)
-    text = gzip.decompress(args.rows.read_bytes()).decode() if args.rows.suffix == ".gz" else args.rows.read_text()
-    rows = gate_rows([json.loads(line) for line in text.splitlines() if line.strip()])
+    rows = gate_rows(read_rows(args.rows))
     train, held_out = split(rows)
     half = fit(train, args.max_escalation_within, step=args.step)
     esc_in, esc_out = rates(held_out, half)

@@ -336,6 +336,22 @@ class CloudConfig:
     """Cross-edge retrieval."""
 
 
+def _judge_llm() -> ModelConfig:
+    return ModelConfig(backend="openai")
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """The LLM that judges pairs of simulation answers (`dgrag sim judge`, `dgrag sim run --judge-config`)."""
+
+    llm: ModelConfig = field(default_factory=_judge_llm)
+    """The judge model: an OpenAI-compatible endpoint by default; llama_cpp runs the bundled SLM (a weak judge)."""
+    max_tokens: int = 80
+    """Longest verdict (four short JSON fields)."""
+    seed: int = 11
+    """Sampling seed (the judge decodes greedily; backends that take a seed get this one)."""
+
+
 T = TypeVar("T")
 ENV_PREFIX = "DGRAG__"
 

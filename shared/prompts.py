@@ -70,6 +70,29 @@ Question: {question}
 Using only the context, give the verdict (yes or no; insufficient information if the context does not say)
 and one short sentence of reason."""
 
+JUDGE_CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
+
+JUDGE_SYSTEM = "You compare two answers to the same question fairly. Reply with JSON only."
+
+JUDGE_PAIR = """Question: {question}
+
+Answer 1:
+\"\"\"
+{answer_1}
+\"\"\"
+
+Answer 2:
+\"\"\"
+{answer_2}
+\"\"\"
+
+Decide which answer is better on each point; the order of the answers means nothing.
+- comprehensiveness: which covers more of what the question asks, with the details that matter?
+- diversity: which brings more distinct facts, sources or angles?
+- empowerment: which better helps a reader understand the matter and judge it for themselves?
+- overall: which is the better answer, weighing the three points above?
+For each point reply 1 or 2."""
+
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)
     for name, template in {
@@ -80,5 +103,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
         "ANSWER_QUESTION": ANSWER_QUESTION,
         "ANSWER_YES_NO": ANSWER_YES_NO,
+        "JUDGE_PAIR": JUDGE_PAIR,
     }.items()
 }

@@ -25,7 +25,15 @@ def register(roles: Any) -> None:
     p.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"), help="where indexes are cached")
     p.add_argument("--config", type=Path, help="edge config TOML (models, construction, retrieval, gate)")
     p.add_argument("--cloud-config", type=Path, help="cloud config TOML (cloud LLM, top-m, top-k, deadline)")
+    p.add_argument("--judge-config", type=Path, help="judge config TOML: when given, judge the answers after the run")
+    p.add_argument("--judge-pairs", default="", help="mode pairs to judge, e.g. dgrag:naive (default: dgrag vs each)")
     p.set_defaults(func=cmd_run)
+    j = commands.add_parser("judge", help="LLM-judge win rates between the modes of a finished run")
+    j.add_argument("--run", type=Path, required=True, help="the --out directory of a finished `dgrag sim run`")
+    j.add_argument("--judge-config", type=Path, help="judge config TOML ([llm] section; default: openai endpoint)")
+    j.add_argument("--pairs", default="", help="mode pairs, e.g. dgrag:naive,dgrag:central (default: dgrag vs each)")
+    j.add_argument("--limit", type=int, default=0, help="judge only the first N questions of each pair (0 = all)")
+    j.set_defaults(func=cmd_judge)
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -53,4 +61,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     for mode, data in report.get("modes", {}).items():
         acc = data.get("accuracy", {})
         print(f"  {mode}: accuracy all={acc.get('all')} within={acc.get('within')} out={acc.get('out')}")
+    if args.judge_config is not None:
+        _judge(args.out, args.judge_config, args.judge_pairs, list(report.get("modes", {})), 0)
     return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    import json
+
+    from shared.errors import DgragError
+
+    report = args.run / "report.json"
+    if not report.is_file():
+        raise DgragError(f"{args.run} has no report.json; pass the --out directory of a finished `dgrag sim run`")
+    modes = list(json.loads(report.read_text(encoding="utf-8")).get("modes", {}))
+    _judge(args.run, args.judge_config, args.pairs, modes, args.limit)
+    return 0
+
+
+def _judge(run_dir: Path, config_file: Path | None, pairs_text: str, modes: list[str], limit: int) -> None:
+    from shared.config import JudgeConfig, load_config
+    from shared.models.factory import build_generator
+    from simulation.judge import default_pairs, parse_pairs
+    from simulation.judge_run import judge_run
+
+    config = load_config(JudgeConfig, config_file, environ={})
+    pairs = parse_pairs(pairs_text) if pairs_text else default_pairs(modes)
+    generator = build_generator(config.llm)
+    try:
+        result = judge_run(run_dir, pairs, config, generator, limit)
+    finally:
+        generator.close()
+    print(f"judged with {result['model']}; wrote {run_dir}/judgments.jsonl and the win rates into report.md")
+    for label, data in result["pairs"].items():
+        rates = ", ".join(f"{c}={v['win_rate']}" for c, v in data["criteria"].items())
+        print(f"  {label}: {data['questions']} questions, {data['invalid']} invalid verdicts; {rates}")

@@ -16,6 +16,7 @@ from simulation.report import DGRAG_MODE, GOALS, HIT_DEPTHS, KINDS, LEAF_PHASES,
 SUMMARY_HIT_PNG = "summary_hit_vs_m.png"
 LATENCY_PNG = "latency_breakdown.png"
 ACCURACY_PNG = "accuracy_by_mode.png"
+JUDGE_PNG = "judge_win_rates.png"
 GOALS_HIT = float(GOALS["summary_hit@1"][2:])
 KIND_LABELS = {"within": "within-domain", "out": "out-of-domain", "unanswerable": "unanswerable"}
 SPLIT_LABELS = {"local": "answered locally", "escalated": "answered by the cloud"}
@@ -30,6 +31,8 @@ def available_plots(report: Mapping[str, Any]) -> list[str]:
         names.append(LATENCY_PNG)
     if _accuracy_modes(report):
         names.append(ACCURACY_PNG)
+    if _judge_pairs(report):
+        names.append(JUDGE_PNG)
     return names
 
 
@@ -48,6 +51,8 @@ def write_plots(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
             _draw_summary_hits(ax, report)
         elif name == LATENCY_PNG:
             _draw_latency(ax, report)
+        elif name == JUDGE_PNG:
+            _draw_judge(ax, report)
         else:
             _draw_accuracy(ax, report)
         path = out_dir / name
@@ -168,4 +173,26 @@ def _draw_accuracy(ax: Any, report: Mapping[str, Any]) -> None:
     ax.set_ylim(0.0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_title("Accuracy per mode")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _judge_pairs(report: Mapping[str, Any]) -> dict[str, Any]:
+    pairs: dict[str, Any] = (report.get("judge") or {}).get("pairs") or {}
+    return {label: p for label, p in pairs.items() if any(c["win_rate"] is not None for c in p["criteria"].values())}
+
+
+def _draw_judge(ax: Any, report: Mapping[str, Any]) -> None:
+    pairs = _judge_pairs(report)
+    criteria = list(next(iter(pairs.values()))["criteria"])
+    width = 0.8 / len(pairs)
+    for i, (label, data) in enumerate(pairs.items()):
+        xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(criteria))]
+        rates = [data["criteria"][c]["win_rate"] for c in criteria]
+        drawn = [(x, r) for x, r in zip(xs, rates, strict=True) if r is not None]
+        ax.bar([x for x, _ in drawn], [r for _, r in drawn], width=width, label=f"{label} ({data['questions']} q)")
+    ax.axhline(0.5, color="grey", linestyle=":", label="tie (0.5)")
+    ax.set_xticks(list(range(len(criteria))), criteria)
+    ax.set_ylim(0.0, 1.05)
+    ax.set_ylabel("win rate of the first mode (both answer orders)")
+    ax.set_title(f"LLM-judge win rates ({(report.get('judge') or {}).get('model', '?')})")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simulation.plots import ACCURACY_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
+from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
 
 DASH = "—"
@@ -18,6 +18,7 @@ FIGURE_CAPTIONS = {
     SUMMARY_HIT_PNG: "Summary hit rate vs top-m (star: the paper's 95.8% at m=1)",
     LATENCY_PNG: "Latency per phase, p50 stacked, local vs cloud answers",
     ACCURACY_PNG: "Accuracy per mode (dashes: majority-class baseline of the same rows)",
+    JUDGE_PNG: "LLM-judge win rate of the first mode of each pair, per criterion",
 }
 EDGE_COLUMNS = ("documents", "chunks", "entities", "relations", "summaries")
 _MET = {True: "yes", False: "no", None: DASH}
@@ -34,6 +35,7 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
         _latency(modes),
         _bytes(modes),
         _edges(report),
+        _judge(report),
         _figures(available_plots(report) if plots is None else plots),
     ]
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"
@@ -194,6 +196,25 @@ def _edges(report: Mapping[str, Any]) -> str:
         "never leave in this phase. 'bytes left (queries)', where measured, is what it sent over the whole run "
         "(questions escalated, retrieval replies). '(cached)': the index came from the on-disk cache; the seconds "
         f"are those of the run that built it. Cloud peak RSS: {size(cloud_rss)}."
+    )
+
+
+def _judge(report: Mapping[str, Any]) -> str:
+    judge = report.get("judge") or {}
+    pairs: Mapping[str, Mapping[str, Any]] = judge.get("pairs") or {}
+    if not pairs:
+        return ""
+    criteria = list(next(iter(pairs.values()))["criteria"])
+    rows = [
+        [label, str(p["questions"]), str(p["invalid"]), pct(p["consistency"])]
+        + [pct(p["criteria"][c]["win_rate"]) for c in criteria]
+        for label, p in pairs.items()
+    ]
+    return (
+        f"## LLM-judge win rates (judge: {judge.get('model', DASH)})\n\n"
+        + _table(["pair", "questions", "invalid verdicts", "order-consistent", *criteria], rows)
+        + "\n\nWin rate of the first mode of the pair; each question is judged in both answer orders. "
+        "'order-consistent': both orders named the same overall winner."
     )
 
 

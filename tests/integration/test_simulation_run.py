@@ -73,6 +73,7 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     assert (tmp_path / "run1" / "report.md").read_text().strip()
     assert list((tmp_path / "run1").glob("*.png"))
     assert "indexing bakery" in first.stderr
+    _judge_with_the_embedded_slm(tmp_path / "run1")
 
     second = _sim(bench, tmp_path / "run2", tmp_path / "cache")
     assert second.returncode == 0, second.stderr[-4000:]
@@ -80,3 +81,23 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     rows2 = [json.loads(x) for x in (tmp_path / "run2" / "answers.jsonl").read_text().splitlines()]
     decisions = {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows}
     assert decisions == {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows2}
+
+
+def _judge_with_the_embedded_slm(run: Path) -> None:
+    """`dgrag sim judge` with the bundled SmolLM2 as the judge: a weak judge, but a real model whose
+    grammar-constrained verdicts must parse, in both answer orders."""
+    config = run.parent / "judge.toml"
+    config.write_text('[llm]\nbackend = "llama_cpp"\n')
+    done = subprocess.run(
+        [*dgrag_command(), "sim", "judge", "--run", str(run), "--judge-config", str(config),
+         "--pairs", "dgrag:naive", "--limit", "1"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    judgments = [json.loads(x) for x in (run / "judgments.jsonl").read_text().splitlines()]
+    assert [j["first"] for j in judgments] == ["dgrag", "naive"]
+    assert all(j["winners"] is not None for j in judgments), judgments
+    report = json.loads((run / "report.json").read_text())
+    assert report["judge"]["pairs"]["dgrag vs naive"]["questions"] == 1
+    assert "LLM-judge win rates" in (run / "report.md").read_text()
+    assert "dgrag vs naive: 1 questions" in done.stdout
