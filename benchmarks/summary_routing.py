@@ -26,7 +26,7 @@ from shared.errors import DgragError
 from shared.knowledge import SummaryCard, SummaryMatch
 from shared.models.factory import build_embedder
 from simulation.bundle import Question, load_edges, load_questions
-from simulation.index_cache import cached_index, index_key, is_complete
+from simulation.index_cache import index_location, is_complete
 from simulation.indexing import docs_by_edge
 
 DEPTHS = (1, 3, 5)
@@ -36,7 +36,7 @@ def edge_cards(bench: Path, cache_dir: Path, config: EdgeConfig) -> dict[str, li
     rows = docs_by_edge(bench / "docs.jsonl")
     out: dict[str, list[SummaryCard]] = {}
     for edge in load_edges(bench):
-        where = cached_index(cache_dir, bench.name, edge, index_key(rows.get(edge, []), edge, config))
+        _, where = index_location(cache_dir, bench, edge, rows.get(edge, []), config)
         if not is_complete(where):
             raise DgragError(
                 f"no finished index for edge {edge!r} at {where}; run `dgrag sim run --bench {bench}` first"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,12 +135,17 @@ class Extractor:
     """Extracts a chunk's entities and relations with an injected generator."""
 
     def __init__(
-        self, generator: TextGenerator, config: ExtractionConfig, known_types: dict[str, str] | None = None
+        self,
+        generator: TextGenerator,
+        config: ExtractionConfig,
+        known_types: dict[str, str] | None = None,
+        remember: Callable[[str, str], None] | None = None,
     ) -> None:
         self._generator = generator
         self._config = config
-        # normalised name -> entity type, or REJECT; seeded with what the edge already stores.
+        # normalised name -> entity type, or REJECT: what the SLM said before (the store keeps it via remember).
         self._known: dict[str, str] = dict(known_types or {}) if config.reuse_types else {}
+        self._remember = remember
 
     def extract(self, chunk: str) -> ChunkExtraction:
         cfg = self._config
@@ -209,7 +215,12 @@ class Extractor:
             resolved = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
             if self._config.reuse_types:
                 # A name typed before keeps its first type; new names are remembered.
-                resolved = [self._known.setdefault(k, t) for k, t in zip(keys, resolved, strict=True)]
+                for key, etype in zip(keys, resolved, strict=True):
+                    if key not in self._known:
+                        self._known[key] = etype
+                        if self._remember is not None:
+                            self._remember(key, etype)
+                resolved = [self._known[key] for key in keys]
         else:
             stats.reused_types += len(names)
             resolved = [self._known[key] for key in keys]

@@ -92,8 +92,9 @@ class IngestService:
         self._tokenizer = tokenizer
         self._config = config
         self._clock = clock
-        known_types = {row.key: row.type for row in kb.store.entities()} if config.extraction.reuse_types else {}
-        self._extractor = Extractor(self._generator, config.extraction, known_types)
+        self._extractor = Extractor(
+            self._generator, config.extraction, kb.store.name_types(), kb.store.remember_name_type
+        )
         kb.bind_embedder(embedder.name, embedder.dim, config.edge_id)
 
     def ingest(

@@ -52,6 +52,14 @@ def cached_index(root: Path, bench_name: str, edge_id: str, key: str) -> Path:
     return root / f"{bench_name}-{edge_id}-{key}"
 
 
+def index_location(
+    root: Path, bench: Path, edge_id: str, docs_rows: list[dict[str, object]], config: EdgeConfig
+) -> tuple[str, Path]:
+    """The cache key of an edge's index and the directory it lives (or will live) in."""
+    key = index_key(docs_rows, edge_id, config)
+    return key, cached_index(root, bench.name, edge_id, key)
+
+
 def is_complete(index_dir: Path) -> bool:
     return (index_dir / COMPLETE_MARKER).is_file()
 

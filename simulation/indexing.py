@@ -13,7 +13,7 @@ from pathlib import Path
 from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import DgragError
-from simulation.index_cache import cached_index, index_key, is_complete, mark_complete, read_info
+from simulation.index_cache import index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
 
 CENTRAL = "central"
@@ -51,8 +51,7 @@ def build_index(
     seed_from: list[Path] | None = None,
 ) -> BuiltIndex:
     """The cached index of ``edge_id`` (``central``: every document), built now when missing."""
-    key = index_key(rows, edge_id, config)
-    target = cached_index(cache_root, bench.name, edge_id, key)
+    key, target = index_location(cache_root, bench, edge_id, rows, config)
     if is_complete(target):
         info = read_info(target)
         return BuiltIndex(edge_id, target, float(str(info["index_seconds"])), int(str(info["peak_rss_bytes"])), True)

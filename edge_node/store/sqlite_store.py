@@ -460,6 +460,16 @@ class SqliteStore:
                 (time.time(), up_to_seq),
             )
 
+    # -- names the SLM typed -------------------------------------------------------------------------------
+
+    def name_types(self) -> dict[str, str]:
+        """Normalised name -> the type the SLM gave it first (or the extractor's rejection mark)."""
+        return {str(k): str(t) for k, t in self._db.execute("SELECT key, type FROM name_types")}
+
+    def remember_name_type(self, key: str, etype: str) -> None:
+        # First answer wins, as in the extractor's memory; outside a transaction this commits at once.
+        self._db.execute("INSERT OR IGNORE INTO name_types(key, type) VALUES(?, ?)", (key, etype))
+
     # -- model-answer cache -------------------------------------------------------------------------------
 
     def cache_get(self, key: str) -> str | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
-from edge_node.extraction import Extractor
+from edge_node.extraction import ORIGIN_SLM, REJECT, Extractor
+from edge_node.knowledge_base import EdgeKnowledgeBase
 from shared.config import ExtractionConfig
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
@@ -53,3 +55,27 @@ def test_types_seeded_from_the_store_are_reused_and_reuse_can_be_switched_off() 
     off.extract("Acme Corp hired Maria Lopez.")
     off.extract("Acme Corp hired Maria Lopez.")
     assert len(gen.requests) == 2
+
+
+def _organization_then_none(request: GenerationRequest) -> str:
+    count = sum(1 for line in request.prompt.splitlines() if line[:1].isdigit() and ". " in line)
+    return json.dumps({"types": ["organization"] + ["none"] * (count - 1)})
+
+
+def test_the_store_keeps_the_slm_types_and_rejections_for_the_next_process(tmp_path: Path) -> None:
+    with EdgeKnowledgeBase(tmp_path) as kb:
+        first = Extractor(
+            ScriptedGenerator(_organization_then_none),
+            ExtractionConfig(),
+            kb.store.name_types(),
+            kb.store.remember_name_type,
+        )
+        first.extract("Acme Corp hired Maria Lopez.")
+    with EdgeKnowledgeBase(tmp_path) as kb:  # a later ingest process
+        assert kb.store.name_types() == {"acme corp": "organization", "maria lopez": REJECT}
+        gen = ScriptedGenerator(_types)  # would now call Maria Lopez a person
+        later = Extractor(gen, ExtractionConfig(), kb.store.name_types(), kb.store.remember_name_type)
+        out = later.extract("Maria Lopez praised Acme Corp.")
+    assert gen.requests == []
+    typed_by_slm = {e.name: e.type for e in out.entities if e.origin == ORIGIN_SLM}
+    assert typed_by_slm == {"Acme Corp": "organization"}  # the rejection held, as in one process
