@@ -41,14 +41,22 @@ def _split(text: str) -> tuple[str, ...]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from shared.errors import DgragError
     from simulation.runner import SimOptions, run
 
+    modes, ablations = _split(args.modes), _split(args.ablate)
+    judging = None
+    if args.judge_config is not None:
+        # Checked before the run: a bad judge setting should not surface after an hour of asking.
+        judging = _judge_plan(args.judge_config, args.judge_pairs, [*modes, *(f"dgrag-{a}" for a in ablations)])
+    elif args.judge_pairs:
+        raise DgragError("--judge-pairs needs --judge-config (the judge model)")
     report = run(
         SimOptions(
             bench=args.bench,
             out=args.out,
-            modes=_split(args.modes),
-            ablations=_split(args.ablate),
+            modes=modes,
+            ablations=ablations,
             limit=args.limit,
             edges=_split(args.edges),
             seed=args.seed,
@@ -61,8 +69,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     for mode, data in report.get("modes", {}).items():
         acc = data.get("accuracy", {})
         print(f"  {mode}: accuracy all={acc.get('all')} within={acc.get('within')} out={acc.get('out')}")
-    if args.judge_config is not None:
-        _judge(args.out, args.judge_config, args.judge_pairs, list(report.get("modes", {})), 0)
+    if judging is not None:
+        _judge(args.out, *judging, limit=0)
     return 0
 
 
@@ -75,18 +83,28 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if not report.is_file():
         raise DgragError(f"{args.run} has no report.json; pass the --out directory of a finished `dgrag sim run`")
     modes = list(json.loads(report.read_text(encoding="utf-8")).get("modes", {}))
-    _judge(args.run, args.judge_config, args.pairs, modes, args.limit)
+    _judge(args.run, *_judge_plan(args.judge_config, args.pairs, modes), limit=args.limit)
     return 0
 
 
-def _judge(run_dir: Path, config_file: Path | None, pairs_text: str, modes: list[str], limit: int) -> None:
+def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[Any, list[Any]]:
+    """The judge config and the pairs to judge, checked against the modes the run has (or will have)."""
     from shared.config import JudgeConfig, load_config
-    from shared.models.factory import build_generator
+    from shared.errors import DgragError
     from simulation.judge import default_pairs, parse_pairs
-    from simulation.judge_run import judge_run
 
     config = load_config(JudgeConfig, config_file, environ={})
     pairs = parse_pairs(pairs_text) if pairs_text else default_pairs(modes)
+    for pair in pairs:
+        if unknown := sorted({pair.a, pair.b} - set(modes)):
+            raise DgragError(f"judge pair {pair.a}:{pair.b} names mode(s) {unknown} not in the run's {modes}")
+    return config, pairs
+
+
+def _judge(run_dir: Path, config: Any, pairs: list[Any], limit: int) -> None:
+    from shared.models.factory import build_generator
+    from simulation.judge_run import judge_run
+
     generator = build_generator(config.llm)
     try:
         result = judge_run(run_dir, pairs, config, generator, limit)
