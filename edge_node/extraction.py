@@ -139,7 +139,7 @@ class Extractor:
         generator: TextGenerator,
         config: ExtractionConfig,
         known_types: dict[str, str] | None = None,
-        remember: Callable[[str, str], None] | None = None,
+        remember: Callable[[list[tuple[str, str]]], None] | None = None,
     ) -> None:
         self._generator = generator
         self._config = config
@@ -215,11 +215,13 @@ class Extractor:
             resolved = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
             if self._config.reuse_types:
                 # A name typed before keeps its first type; new names are remembered.
+                learned: list[tuple[str, str]] = []
                 for key, etype in zip(keys, resolved, strict=True):
                     if key not in self._known:
                         self._known[key] = etype
-                        if self._remember is not None:
-                            self._remember(key, etype)
+                        learned.append((key, etype))
+                if learned and self._remember is not None:
+                    self._remember(learned)
                 resolved = [self._known[key] for key in keys]
         else:
             stats.reused_types += len(names)

@@ -93,7 +93,7 @@ class IngestService:
         self._config = config
         self._clock = clock
         self._extractor = Extractor(
-            self._generator, config.extraction, kb.store.name_types(), kb.store.remember_name_type
+            self._generator, config.extraction, kb.store.name_types(), kb.store.remember_name_types
         )
         kb.bind_embedder(embedder.name, embedder.dim, config.edge_id)
 

@@ -98,7 +98,6 @@ CREATE TABLE IF NOT EXISTS publication_log (
     published_at REAL
 );
 
--- Deterministic (temperature 0) model answers, so a re-run after a crash does not redo finished work.
 -- What the SLM said each name (normalised) is: an entity type, or "none" (not a name). Ingest reuses these so a
 -- chunk of known names costs no model call, the same whether the edge was built in one process or several.
 CREATE TABLE IF NOT EXISTS name_types (
@@ -106,6 +105,7 @@ CREATE TABLE IF NOT EXISTS name_types (
     type TEXT NOT NULL
 );
 
+-- Deterministic (temperature 0) model answers, so a re-run after a crash does not redo finished work.
 CREATE TABLE IF NOT EXISTS llm_cache (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL

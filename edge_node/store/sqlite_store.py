@@ -463,12 +463,34 @@ class SqliteStore:
     # -- names the SLM typed -------------------------------------------------------------------------------
 
     def name_types(self) -> dict[str, str]:
-        """Normalised name -> the type the SLM gave it first (or the extractor's rejection mark)."""
-        return {str(k): str(t) for k, t in self._db.execute("SELECT key, type FROM name_types")}
+        """Normalised name -> the type the SLM gave it first (or the extractor's rejection mark).
 
-    def remember_name_type(self, key: str, etype: str) -> None:
-        # First answer wins, as in the extractor's memory; outside a transaction this commits at once.
-        self._db.execute("INSERT OR IGNORE INTO name_types(key, type) VALUES(?, ?)", (key, etype))
+        A store built before this memory existed has none; its SLM-typed entity mentions stand in (without
+        the rejections, which were never stored)."""
+        known = {str(k): str(t) for k, t in self._db.execute("SELECT key, type FROM name_types")}
+        if known:
+            return known
+        rows = self._db.execute(
+            "SELECT e.key, m.type FROM entity_mentions m JOIN entities e ON e.id = m.entity_id "
+            "WHERE m.origin = 'slm' ORDER BY m.chunk_id"
+        )
+        for key, etype in rows:
+            known.setdefault(str(key), str(etype))
+        return known
+
+    def remember_name_types(self, items: Sequence[tuple[str, str]]) -> None:
+        """Keep what the SLM said of new names; a name already known keeps its first type."""
+        sql = "INSERT OR IGNORE INTO name_types(key, type) VALUES(?, ?)"
+        if self._in_tx:  # part of the caller's write
+            self._db.executemany(sql, items)
+            return
+        self._db.execute("BEGIN IMMEDIATE")  # one commit for the chunk's names, not one per name
+        try:
+            self._db.executemany(sql, items)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     # -- model-answer cache -------------------------------------------------------------------------------
 

@@ -68,13 +68,13 @@ def test_the_store_keeps_the_slm_types_and_rejections_for_the_next_process(tmp_p
             ScriptedGenerator(_organization_then_none),
             ExtractionConfig(),
             kb.store.name_types(),
-            kb.store.remember_name_type,
+            kb.store.remember_name_types,
         )
         first.extract("Acme Corp hired Maria Lopez.")
     with EdgeKnowledgeBase(tmp_path) as kb:  # a later ingest process
         assert kb.store.name_types() == {"acme corp": "organization", "maria lopez": REJECT}
         gen = ScriptedGenerator(_types)  # would now call Maria Lopez a person
-        later = Extractor(gen, ExtractionConfig(), kb.store.name_types(), kb.store.remember_name_type)
+        later = Extractor(gen, ExtractionConfig(), kb.store.name_types(), kb.store.remember_name_types)
         out = later.extract("Maria Lopez praised Acme Corp.")
     assert gen.requests == []
     typed_by_slm = {e.name: e.type for e in out.entities if e.origin == ORIGIN_SLM}

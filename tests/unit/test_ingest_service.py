@@ -155,3 +155,29 @@ def test_read_errors_are_reported_and_batch_goes_on(tmp_path: Path) -> None:
     assert report.failed == [("bad.bin", "looks binary")]
     assert report.added == ["acme"]
     service._kb.close()
+
+
+def _classifications(requests: list[GenerationRequest]) -> int:
+    return sum(1 for r in requests if r.json_schema is not None and "types" in r.json_schema.get("properties", {}))
+
+
+def test_a_later_ingest_process_reuses_the_names_the_first_one_typed(tmp_path: Path) -> None:
+    first, gen = make_service(tmp_path / "edge")
+    first.ingest(DOCS[:1])
+    assert _classifications(gen.requests) == 1
+    first._kb.close()
+    later, gen = make_service(tmp_path / "edge")  # as a new process: a fresh extractor, the same store
+    later.ingest([RawDocument("acme-2", "Acme again", "Jane Doe left Acme Corp in Berlin.", "b.txt")])
+    assert _classifications(gen.requests) == 0  # every name was typed before, by the first process
+    assert later._kb.store.name_types()["jane doe"] == "organization"
+    later._kb.close()
+
+
+def test_a_store_without_the_type_memory_falls_back_to_its_slm_typed_entities(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path / "edge")
+    service.ingest(DOCS[:1])
+    store = service._kb.store
+    store._db.execute("DELETE FROM name_types")  # as a store built before the memory existed
+    known = store.name_types()
+    assert known["acme corp"] == "organization" and "berlin" in known
+    service._kb.close()
