@@ -91,7 +91,8 @@ Decide which answer is better on each point; the order of the answers means noth
 - diversity: which brings more distinct facts, sources or angles?
 - empowerment: which better helps a reader understand the matter and judge it for themselves?
 - overall: which is the better answer, weighing the three points above?
-For each point reply 1 or 2."""
+Reply with a JSON object whose keys are comprehensiveness, diversity, empowerment and overall, each with
+the value "1" or "2"."""
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)

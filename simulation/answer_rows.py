@@ -16,7 +16,10 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         data = path.read_bytes()
     except FileNotFoundError as exc:
         raise DgragError(f"{path} does not exist; pass a simulation's answers.jsonl(.gz)") from exc
-    text = gzip.decompress(data).decode("utf-8") if path.suffix == ".gz" else data.decode("utf-8")
+    try:
+        text = gzip.decompress(data).decode("utf-8") if path.suffix == ".gz" else data.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise DgragError(f"{path} is not UTF-8 JSON lines (gzipped when it ends in .gz): {exc}") from exc
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

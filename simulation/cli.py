@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shared.config import JudgeConfig
+    from simulation.judge import Pair
 
 
 def register(roles: Any) -> None:
@@ -32,7 +36,7 @@ def register(roles: Any) -> None:
     j.add_argument("--run", type=Path, required=True, help="the --out directory of a finished `dgrag sim run`")
     j.add_argument("--judge-config", type=Path, help="judge config TOML ([llm] section; default: openai endpoint)")
     j.add_argument("--pairs", default="", help="mode pairs, e.g. dgrag:naive,dgrag:central (default: dgrag vs each)")
-    j.add_argument("--limit", type=int, default=0, help="judge only the first N questions of each pair (0 = all)")
+    j.add_argument("--limit", type=int, default=0, help="judge only the first N asks of each pair (0 = all)")
     j.set_defaults(func=cmd_judge)
 
 
@@ -70,7 +74,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         acc = data.get("accuracy", {})
         print(f"  {mode}: accuracy all={acc.get('all')} within={acc.get('within')} out={acc.get('out')}")
     if judging is not None:
-        _judge(args.out, *judging, limit=0)
+        try:
+            _judge(args.out, *judging, limit=0)
+        except DgragError as exc:
+            raise DgragError(f"the run finished and its report is in {args.out}, but judging failed: {exc}") from exc
     return 0
 
 
@@ -87,7 +94,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[Any, list[Any]]:
+def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[JudgeConfig, list[Pair]]:
     """The judge config and the pairs to judge, checked against the modes the run has (or will have)."""
     from shared.config import JudgeConfig, load_config
     from shared.errors import DgragError
@@ -101,7 +108,7 @@ def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> 
     return config, pairs
 
 
-def _judge(run_dir: Path, config: Any, pairs: list[Any], limit: int) -> None:
+def _judge(run_dir: Path, config: JudgeConfig, pairs: list[Pair], limit: int) -> None:
     from shared.models.factory import build_generator
     from simulation.judge_run import judge_run
 
@@ -113,4 +120,4 @@ def _judge(run_dir: Path, config: Any, pairs: list[Any], limit: int) -> None:
     print(f"judged with {result['model']}; wrote {run_dir}/judgments.jsonl and the win rates into report.md")
     for label, data in result["pairs"].items():
         rates = ", ".join(f"{c}={v['win_rate']}" for c, v in data["criteria"].items())
-        print(f"  {label}: {data['questions']} questions, {data['invalid']} invalid verdicts; {rates}")
+        print(f"  {label}: {data['asks']} asks judged ({data['identical']} identical); {rates}")

@@ -189,7 +189,7 @@ def _draw_judge(ax: Any, report: Mapping[str, Any]) -> None:
         xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(criteria))]
         rates = [data["criteria"][c]["win_rate"] for c in criteria]
         drawn = [(x, r) for x, r in zip(xs, rates, strict=True) if r is not None]
-        ax.bar([x for x, _ in drawn], [r for _, r in drawn], width=width, label=f"{label} ({data['questions']} q)")
+        ax.bar([x for x, _ in drawn], [r for _, r in drawn], width=width, label=f"{label} ({data['asks']} asks)")
     ax.axhline(0.5, color="grey", linestyle=":", label="tie (0.5)")
     ax.set_xticks(list(range(len(criteria))), criteria)
     ax.set_ylim(0.0, 1.05)

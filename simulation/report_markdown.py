@@ -205,16 +205,20 @@ def _judge(report: Mapping[str, Any]) -> str:
     if not pairs:
         return ""
     criteria = list(next(iter(pairs.values()))["criteria"])
+    counts = ("asks", "identical", "blank", "invalid")
     rows = [
-        [label, str(p["questions"]), str(p["invalid"]), pct(p["consistency"])]
+        [label, *(str(p[c]) for c in counts), pct(p["consistency"])]
         + [pct(p["criteria"][c]["win_rate"]) for c in criteria]
+        + [pct(p["overall_by_kind"].get(k)) for k in ("within", "out")]
         for label, p in pairs.items()
     ]
+    head = ["pair", "asks judged", "identical", "blank", "invalid verdicts", "order-consistent", *criteria]
     return (
         f"## LLM-judge win rates (judge: {judge.get('model', DASH)})\n\n"
-        + _table(["pair", "questions", "invalid verdicts", "order-consistent", *criteria], rows)
-        + "\n\nWin rate of the first mode of the pair; each question is judged in both answer orders. "
-        "'order-consistent': both orders named the same overall winner."
+        + _table([*head, "overall within", "overall out"], rows)
+        + "\n\nWin rate of the first mode of the pair over the asks (an answerable question asked at one edge), "
+        "each judged in both answer orders. Not judged: identical answers (e.g. dgrag and local when dgrag "
+        "answered locally) and blank ones. 'order-consistent': both orders named the same overall winner."
     )
 
 

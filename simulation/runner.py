@@ -226,7 +226,8 @@ def _run_info(
 
 
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
-    from simulation.plots import write_plots
+    from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE
+    from simulation.plots import JUDGE_PNG, write_plots
     from simulation.report import build_report
     from simulation.report_markdown import render_markdown
 
@@ -234,6 +235,8 @@ def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[
         for row in rows:
             f.write(json.dumps(row) + "\n")
     (out / "answers.partial.jsonl").unlink(missing_ok=True)
+    for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
+        (out / stale).unlink(missing_ok=True)
     report = build_report(rows, info)
     (out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     write_plots(report, out)

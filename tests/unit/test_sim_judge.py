@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from shared.config import JudgeConfig
-from shared.errors import DgragError
-from shared.models.base import GenerationRequest
+from shared.errors import DgragError, ModelError
+from shared.models.base import Completion, GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from simulation.judge import (
     CRITERIA,
@@ -23,7 +23,7 @@ from simulation.judge import (
     parse_verdict,
     win_rates,
 )
-from simulation.judge_run import JUDGMENTS_FILE, judge_run
+from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE, judge_run
 from simulation.plots import JUDGE_PNG
 from simulation.report import build_report
 
@@ -58,6 +58,8 @@ ROWS = [
     answer("q4", "within", "dgrag", "Only dgrag answered this one at length."),
     answer("q5", "within", "dgrag", "Some answer."),
     answer("q5", "within", "naive", "   "),
+    answer("q6", "out", "dgrag", "Rome."),
+    answer("q6", "out", "naive", "rome"),
 ]
 
 
@@ -77,7 +79,7 @@ def always_first(request: GenerationRequest) -> str:
 
 def test_parse_pairs() -> None:
     assert parse_pairs("dgrag:naive, dgrag:central") == [Pair("dgrag", "naive"), Pair("dgrag", "central")]
-    for bad in ("dgrag", "dgrag:dgrag", ":naive", ""):
+    for bad in ("dgrag", "dgrag:dgrag", ":naive", "", "dgrag:naive,naive:dgrag", "dgrag:naive,dgrag:naive"):
         with pytest.raises(DgragError):
             parse_pairs(bad)
 
@@ -88,7 +90,7 @@ def test_default_pairs_put_dgrag_against_every_other_mode() -> None:
         Pair("dgrag", "local"),
         Pair("dgrag", "central"),
     ]
-    with pytest.raises(DgragError, match="--pairs"):
+    with pytest.raises(DgragError, match="--judge-pairs"):
         default_pairs(["naive", "local"])
 
 
@@ -100,26 +102,36 @@ def test_parse_verdict_needs_every_criterion() -> None:
     assert parse_verdict("[1, 2]") is None
 
 
-def test_only_answerable_questions_both_modes_answered_are_matched() -> None:
+def test_only_answerable_asks_both_modes_answered_are_matched() -> None:
     matched = matched_answers(ROWS, Pair("dgrag", "naive"))
-    pairs = [(a["qid"], a["mode"], b["mode"]) for a, b in matched]
-    assert pairs == [("q1", "dgrag", "naive"), ("q2", "dgrag", "naive")]
+    pairs = [(a["qid"], a["mode"], b["mode"]) for a, b in matched.asks]
+    assert pairs == [("q1", "dgrag", "naive"), ("q2", "dgrag", "naive"), ("q6", "dgrag", "naive")]
+    assert matched.blank == 1  # q5
 
 
 def test_both_orders_are_judged_and_a_consistent_judge_gives_clear_win_rates() -> None:
     generator = ScriptedGenerator(prefers_longer)
     pair = Pair("dgrag", "naive")
-    judgments = Judge(generator, JudgeConfig()).judge_pair(matched_answers(ROWS, pair), pair)
+    judgments = Judge(generator, JudgeConfig()).judge_pair(matched_answers(ROWS, pair).asks, pair)
+    # q6's answers are the same text once normalised: recorded, never shown to the judge
     assert len(generator.requests) == 4 and all(r.temperature == 0.0 for r in generator.requests)
-    assert [j["first"] for j in judgments] == ["dgrag", "naive", "dgrag", "naive"]
-    rates = win_rates(judgments, [pair])["dgrag vs naive"]
-    assert rates["questions"] == 2 and rates["invalid"] == 0 and rates["consistency"] == 1.0
+    assert [(j["qid"], j["first"]) for j in judgments] == [
+        ("q1", "dgrag"),
+        ("q1", "naive"),
+        ("q2", "dgrag"),
+        ("q2", "naive"),
+        ("q6", "dgrag"),
+    ]
+    rates = win_rates(judgments, [pair], {"dgrag vs naive": 1})["dgrag vs naive"]
+    assert (rates["asks"], rates["identical"], rates["blank"], rates["invalid"]) == (2, 1, 1, 0)
+    assert rates["consistency"] == 1.0
     assert all(rates["criteria"][c] == {"votes_a": 4, "votes_b": 0, "win_rate": 1.0} for c in CRITERIA)
+    assert rates["overall_by_kind"] == {"within": 1.0, "out": 1.0}
 
 
 def test_a_judge_that_always_picks_the_first_answer_ties_and_is_inconsistent() -> None:
     pair = Pair("dgrag", "naive")
-    judgments = Judge(ScriptedGenerator(always_first), JudgeConfig()).judge_pair(matched_answers(ROWS, pair), pair)
+    judgments = Judge(ScriptedGenerator(always_first), JudgeConfig()).judge_pair(matched_answers(ROWS, pair).asks, pair)
     rates = win_rates(judgments, [pair])["dgrag vs naive"]
     assert rates["consistency"] == 0.0
     assert rates["criteria"]["overall"]["win_rate"] == 0.5
@@ -128,7 +140,7 @@ def test_a_judge_that_always_picks_the_first_answer_ties_and_is_inconsistent() -
 def test_unparsable_verdicts_are_counted_and_left_out() -> None:
     pair = Pair("dgrag", "naive")
     judge = Judge(ScriptedGenerator(lambda r: "I cannot decide."), JudgeConfig())
-    judgments = judge.judge_pair(matched_answers(ROWS, pair), pair)
+    judgments = judge.judge_pair(matched_answers(ROWS, pair).asks, pair)
     rates = win_rates(judgments, [pair])["dgrag vs naive"]
     assert rates["invalid"] == 4 and rates["consistency"] is None
     assert rates["criteria"]["overall"]["win_rate"] is None
@@ -149,13 +161,15 @@ def test_judge_run_writes_judgments_and_adds_win_rates_to_the_report(tmp_path: P
     result = judge_run(run, [Pair("dgrag", "naive")], JudgeConfig(), ScriptedGenerator(prefers_longer))
     assert result["model"] == "scripted"
     lines = (run / JUDGMENTS_FILE).read_text().splitlines()
-    assert len(lines) == 4
+    assert len(lines) == 5 and not (run / PARTIAL_FILE).exists()
     report = json.loads((run / "report.json").read_text())
     assert report["judge"]["pairs"]["dgrag vs naive"]["criteria"]["overall"]["win_rate"] == 1.0
-    assert report["modes"]["dgrag"]["n"]["all"] == 5  # the rest of the report is kept
+    assert report["modes"]["dgrag"]["n"]["all"] == 6  # the rest of the report is kept
     markdown = (run / "report.md").read_text()
     assert "## LLM-judge win rates (judge: scripted)" in markdown
-    assert "| dgrag vs naive | 2 | 0 | 100.0% | 100.0% | 100.0% | 100.0% | 100.0% |" in markdown
+    assert (
+        "| dgrag vs naive | 2 | 1 | 1 | 0 | 100.0% | 100.0% | 100.0% | 100.0% | 100.0% | 100.0% | 100.0% |" in markdown
+    )
     assert (run / JUDGE_PNG).read_bytes().startswith(b"\x89PNG")
 
 
@@ -168,3 +182,45 @@ def test_judge_run_limit_and_bad_inputs(tmp_path: Path) -> None:
         judge_run(run, [Pair("dgrag", "central")], JudgeConfig(), generator)
     with pytest.raises(DgragError, match=r"no report\.json"):
         judge_run(tmp_path, [Pair("dgrag", "naive")], JudgeConfig(), generator)
+    with pytest.raises(DgragError, match="negative"):
+        judge_run(run, [Pair("dgrag", "naive")], JudgeConfig(), generator, limit=-1)
+    (run / "answers.jsonl").write_text(json.dumps({"qid": "q1", "mode": "dgrag"}) + "\n")
+    with pytest.raises(DgragError, match="lacks"):
+        judge_run(run, [Pair("dgrag", "naive")], JudgeConfig(), generator)
+    (run / "answers.jsonl").write_text("")
+    with pytest.raises(DgragError, match="no answer rows"):
+        judge_run(run, [Pair("dgrag", "naive")], JudgeConfig(), generator)
+
+
+class FailsAfter:
+    """A judge model that breaks after ``n`` verdicts (an endpoint going down)."""
+
+    def __init__(self, n: int) -> None:
+        self.calls = 0
+        self.n = n
+
+    @property
+    def name(self) -> str:
+        return "flaky"
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        self.calls += 1
+        if self.calls > self.n:
+            raise ModelError("endpoint down")
+        return Completion((prefers_longer(request),), 1, 1)
+
+    def close(self) -> None:
+        return None
+
+
+def test_an_interrupted_judging_keeps_its_verdicts_and_continues(tmp_path: Path) -> None:
+    run = _finished_run(tmp_path)
+    pair = Pair("dgrag", "naive")
+    with pytest.raises(DgragError, match="to continue"):
+        judge_run(run, [pair], JudgeConfig(), FailsAfter(3))
+    assert len((run / PARTIAL_FILE).read_text().splitlines()) == 3
+    again = FailsAfter(10)
+    result = judge_run(run, [pair], JudgeConfig(), again)
+    assert again.calls == 1  # only the fourth verdict was still missing
+    assert result["pairs"]["dgrag vs naive"]["criteria"]["overall"]["win_rate"] == 1.0
+    assert not (run / PARTIAL_FILE).exists()
