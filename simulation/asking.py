@@ -35,6 +35,11 @@ class Plan:
     central: bool
     ablations: tuple[str, ...]
 
+    def modes(self) -> list[str]:
+        """The mode names of the rows each ask gives."""
+        named = [m for m, on in (("naive", self.naive), ("dgrag", self.dgrag), ("local", self.local)) if on]
+        return [*named, *(f"dgrag-{a}" for a in self.ablations), *(["central"] if self.central else [])]
+
 
 class Asker:
     """Holds channels to the edges, the central store and the cloud."""

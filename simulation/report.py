@@ -88,7 +88,8 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     central = run_info.get("central")
     return {
         "run": {
-            key: run_info.get(key) for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds")
+            key: run_info.get(key)
+            for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds", "resumed_asks")
         },
         "modes": modes,
         "edges": {str(e): _edge_costs(info) for e, info in sorted(run_info.get("edges", {}).items())},

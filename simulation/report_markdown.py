@@ -72,6 +72,8 @@ def _header(report: Mapping[str, Any]) -> str:
     facts += [f"{key} {run[key]}" for key in ("limit", "seed", "top_m", "top_k") if run.get(key) is not None]
     if run.get("wall_seconds") is not None:
         facts.append(f"wall time {run['wall_seconds'] / 60:.1f} min")
+    if run.get("resumed_asks"):
+        facts.append(f"{run['resumed_asks']} asks taken from an interrupted earlier sitting (not in the wall time)")
     return f"# Simulation report: {run.get('bench') or 'unnamed bench'}\n\n" + "; ".join(facts) + "."
 
 

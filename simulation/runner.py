@@ -29,6 +29,7 @@ from simulation.asking import Asker, Plan
 from simulation.bundle import asked_at, load_edges, load_questions
 from simulation.indexing import CENTRAL, BuiltIndex, build_index, docs_by_edge, working_copy
 from simulation.processes import Server
+from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
 
 MODES = ("naive", "local", "dgrag", "central")
 ABLATIONS = ("cd", "se", "bq", "kg")
@@ -107,8 +108,10 @@ def run(opts: SimOptions) -> dict[str, Any]:
         for server in servers.values():
             server.wait_ready()
         _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
-        rows = _ask_all(opts, asked, servers, edges, tokens[SIM_USER])
+        setup = _setup(opts, edges, [*built.values(), *([central] if central else [])])
+        rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], setup)
         info = _run_info(opts, servers, built, central, cloud_config, edge_config, edges)
+        info["resumed_asks"] = resumed
     finally:
         for server in servers.values():
             server.stop()
@@ -157,9 +160,25 @@ def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
     raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
 
 
+def _setup(opts: SimOptions, edges: list[str], indexes: list[BuiltIndex]) -> dict[str, Any]:
+    """What the answers of a run depend on: a partial run is resumed only when this is unchanged."""
+    return {
+        "bench": str(opts.bench.resolve()),
+        "modes": list(opts.modes),
+        "ablations": list(opts.ablations),
+        "limit": opts.limit,
+        "seed": opts.seed,
+        "edges": edges,
+        "indexes": sorted(index.data_dir.name for index in indexes),
+        "edge_config": file_digest(opts.edge_config),
+        "cloud_config": file_digest(opts.cloud_config),
+    }
+
+
 def _ask_all(
-    opts: SimOptions, asked: list[Any], servers: dict[str, Server], edges: list[str], token: str
-) -> list[dict[str, Any]]:
+    opts: SimOptions, asked: list[Any], servers: dict[str, Server], edges: list[str], token: str, setup: dict[str, Any]
+) -> tuple[list[dict[str, Any]], int]:
+    """Every row, and how many asks were taken from an interrupted earlier run (see simulation.resume)."""
     plan = Plan(
         naive="naive" in opts.modes,
         local="local" in opts.modes,
@@ -168,18 +187,29 @@ def _ask_all(
         ablations=opts.ablations,
     )
     central = servers[CENTRAL].address if CENTRAL in servers else None
+    earlier = earlier_rows(opts.out, setup, plan.modes())
+    reused = [a for a in asked if (a.question.qid, a.edge) in earlier]
+    if reused:
+        print(
+            f"dgrag sim: resuming {opts.out}: {len(reused)} of {len(asked)} asks were answered by an interrupted "
+            f"run (delete {opts.out / PARTIAL_ANSWERS} to start over)",
+            file=sys.stderr,
+        )
     asker = Asker({e: servers[e].address for e in edges}, central, servers["cloud"].address, SIM_USER, token)
     rows: list[dict[str, Any]] = []
     try:
-        with (opts.out / "answers.partial.jsonl").open("w", encoding="utf-8") as partial:
+        with open_for_append(opts.out / PARTIAL_ANSWERS) as partial:
             for item in tqdm(asked, desc="questions", unit="q", file=sys.stderr, dynamic_ncols=True):
+                if (key := (item.question.qid, item.edge)) in earlier:
+                    rows.extend(earlier[key])
+                    continue
                 for row in asker.ask(item, plan):
                     rows.append(row)
                     partial.write(json.dumps(row) + "\n")
                 partial.flush()
     finally:
         asker.close()
-    return rows
+    return rows, len(reused)
 
 
 def _run_info(
@@ -234,7 +264,7 @@ def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[
     with (out / "answers.jsonl").open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row) + "\n")
-    (out / "answers.partial.jsonl").unlink(missing_ok=True)
+    (out / PARTIAL_ANSWERS).unlink(missing_ok=True)
     for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
         (out / stale).unlink(missing_ok=True)
     report = build_report(rows, info)

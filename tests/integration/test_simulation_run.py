@@ -75,10 +75,20 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     assert "indexing bakery" in first.stderr
     _judge_with_the_embedded_slm(tmp_path / "run1")
 
-    second = _sim(bench, tmp_path / "run2", tmp_path / "cache")
+    # The second run finds the first ask of run 1 in a partial file, as if it had been interrupted there:
+    # it resumes (keeps that ask) and asks the other four again.
+    run2 = tmp_path / "run2"
+    (run2 / "run").mkdir(parents=True)
+    (run2 / "run" / "setup.json").write_text((tmp_path / "run1" / "run" / "setup.json").read_text())
+    first_ask = [r for r in rows if (r["qid"], r["asked_at"]) == (rows[0]["qid"], rows[0]["asked_at"])]
+    (run2 / "answers.partial.jsonl").write_text("".join(json.dumps(r) + "\n" for r in first_ask))
+    second = _sim(bench, run2, tmp_path / "cache")
     assert second.returncode == 0, second.stderr[-4000:]
     assert "indexing" not in second.stderr, "the cached indexes should have been reused"
-    rows2 = [json.loads(x) for x in (tmp_path / "run2" / "answers.jsonl").read_text().splitlines()]
+    assert "resuming" in second.stderr and "1 of 5 asks" in second.stderr
+    rows2 = [json.loads(x) for x in (run2 / "answers.jsonl").read_text().splitlines()]
+    assert [r for r in rows2 if r in first_ask] == first_ask
+    assert json.loads((run2 / "report.json").read_text())["run"]["resumed_asks"] == 1
     decisions = {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows}
     assert decisions == {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows2}
 

@@ -1,0 +1,65 @@
+"""Resume an interrupted `dgrag sim run`.
+
+Asking writes each answered ask to OUT/answers.partial.jsonl as it goes. A later run into the same OUT
+with the same setup (bench, modes, ablations, sample, edges, indexes, config files: the fingerprint in
+OUT/run/setup.json) keeps the asks whose every mode is there and asks only the rest, so a long run can be
+finished in several sittings. A partial file from another setup is never mixed in or deleted: the run
+stops and says what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from shared.errors import DgragError
+
+PARTIAL_ANSWERS = "answers.partial.jsonl"
+SETUP_FILE = "setup.json"
+
+AskKey = tuple[str, str]  # qid, asked-at edge
+
+
+def file_digest(path: Path | None) -> str | None:
+    return None if path is None else hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def earlier_rows(out: Path, setup: dict[str, Any], modes: Iterable[str]) -> dict[AskKey, list[dict[str, Any]]]:
+    """Rows of the asks an interrupted run with this ``setup`` finished in every mode of ``modes``.
+
+    Records ``setup`` in OUT/run/setup.json for the next resume."""
+    partial, setup_file = out / PARTIAL_ANSWERS, out / "run" / SETUP_FILE
+    if partial.is_file() and partial.stat().st_size > 0:
+        earlier = json.loads(setup_file.read_text(encoding="utf-8")) if setup_file.is_file() else {}
+        if earlier != setup:
+            differs = sorted(k for k in set(setup) | set(earlier) if setup.get(k) != earlier.get(k))
+            raise DgragError(
+                f"{out} holds an interrupted run with another setup (differs in: {', '.join(differs)}); "
+                f"use another --out, or delete {partial} to start over"
+            )
+    setup_file.parent.mkdir(parents=True, exist_ok=True)
+    setup_file.write_text(json.dumps(setup, indent=2, sort_keys=True), encoding="utf-8")
+    if not partial.is_file():
+        return {}
+    wanted = set(modes)
+    by_ask: dict[AskKey, dict[str, dict[str, Any]]] = {}
+    for line in partial.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # the line an interruption cut short
+        if isinstance(row, dict) and {"qid", "asked_at", "mode"} <= set(row):
+            by_ask.setdefault((str(row["qid"]), str(row["asked_at"])), {})[str(row["mode"])] = row
+    return {key: list(rows.values()) for key, rows in by_ask.items() if wanted <= set(rows)}
+
+
+def open_for_append(path: Path) -> Any:
+    """The partial file, ready to take more rows after whatever an interruption left at its end."""
+    cut_short = path.is_file() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    handle = path.open("a", encoding="utf-8")
+    if cut_short:
+        handle.write("\n")
+    return handle
