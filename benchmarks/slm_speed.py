@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import sys
 import tempfile
 import time
@@ -45,7 +46,8 @@ def measure(path: Path, prompt_tokens: int, threads: int) -> tuple[float, float]
     """(prefill tokens/s, decode tokens/s), best of 3."""
     import llama_cpp
 
-    llm = llama_cpp.Llama(model_path=str(path), n_ctx=2048, n_threads=threads or None, seed=0, verbose=False)
+    threads = threads or os.cpu_count() or 1  # as the llama_cpp backend runs it
+    llm = llama_cpp.Llama(model_path=str(path), n_ctx=2048, n_threads=threads, seed=0, verbose=False)
     try:
         tokens = llm.tokenize((SENTENCE * (prompt_tokens // 12 + 1)).encode())[:prompt_tokens]
         prefill = 0.0
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--formats", default="q4_1,q4_0,q8_0,f16", help=f"comma-separated, of {sorted(FTYPES)}")
     parser.add_argument("--prompt-tokens", type=int, default=560)
-    parser.add_argument("--threads", type=int, default=0, help="0 = llama.cpp's default")
+    parser.add_argument("--threads", type=int, default=0, help="0 = all cores, as slm.n_threads = 0")
     args = parser.parse_args(argv)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if unknown := sorted(set(formats) - set(FTYPES)):
