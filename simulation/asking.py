@@ -25,6 +25,11 @@ QUERY_TIMEOUT_S = 900.0
 LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
 
 
+def ablation_mode(ablation: str) -> str:
+    """The mode name of DGRAG's rows with one part switched off."""
+    return f"dgrag-{ablation}"
+
+
 @dataclass(frozen=True)
 class Plan:
     """Which queries to send for each asked question."""
@@ -38,7 +43,7 @@ class Plan:
     def modes(self) -> list[str]:
         """The mode names of the rows each ask gives."""
         named = [m for m, on in (("naive", self.naive), ("dgrag", self.dgrag), ("local", self.local)) if on]
-        return [*named, *(f"dgrag-{a}" for a in self.ablations), *(["central"] if self.central else [])]
+        return [*named, *(ablation_mode(a) for a in self.ablations), *(["central"] if self.central else [])]
 
 
 class Asker:
@@ -73,7 +78,7 @@ class Asker:
             rows.append(row_from_trace(asked, "local", self._query(asked.edge, asked.question.question, "local"), []))
         for ablation in plan.ablations:
             trace = self._query(asked.edge, asked.question.question, "full", [ablation])
-            rows.append(row_from_trace(asked, f"dgrag-{ablation}", trace, summaries))
+            rows.append(row_from_trace(asked, ablation_mode(ablation), trace, summaries))
         if plan.central and self._central is not None:
             rows.append(self._ask_central(asked))
         return rows

@@ -46,13 +46,14 @@ def _split(text: str) -> tuple[str, ...]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from shared.errors import DgragError
+    from simulation.asking import ablation_mode
     from simulation.runner import SimOptions, run
 
     modes, ablations = _split(args.modes), _split(args.ablate)
     judging = None
     if args.judge_config is not None:
         # Checked before the run: a bad judge setting should not surface after an hour of asking.
-        judging = _judge_plan(args.judge_config, args.judge_pairs, [*modes, *(f"dgrag-{a}" for a in ablations)])
+        judging = _judge_plan(args.judge_config, args.judge_pairs, [*modes, *map(ablation_mode, ablations)])
     elif args.judge_pairs:
         raise DgragError("--judge-pairs needs --judge-config (the judge model)")
     report = run(
@@ -82,14 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    import json
+    from simulation.judge_run import read_report
 
-    from shared.errors import DgragError
-
-    report = args.run / "report.json"
-    if not report.is_file():
-        raise DgragError(f"{args.run} has no report.json; pass the --out directory of a finished `dgrag sim run`")
-    modes = list(json.loads(report.read_text(encoding="utf-8")).get("modes", {}))
+    modes = list(read_report(args.run).get("modes", {}))
     _judge(args.run, *_judge_plan(args.judge_config, args.pairs, modes), limit=args.limit)
     return 0
 
@@ -97,14 +93,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
 def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[JudgeConfig, list[Pair]]:
     """The judge config and the pairs to judge, checked against the modes the run has (or will have)."""
     from shared.config import JudgeConfig, load_config
-    from shared.errors import DgragError
-    from simulation.judge import default_pairs, parse_pairs
+    from simulation.judge import check_pairs, default_pairs, parse_pairs
 
     config = load_config(JudgeConfig, config_file, environ={})
     pairs = parse_pairs(pairs_text) if pairs_text else default_pairs(modes)
-    for pair in pairs:
-        if unknown := sorted({pair.a, pair.b} - set(modes)):
-            raise DgragError(f"judge pair {pair.a}:{pair.b} names mode(s) {unknown} not in the run's {modes}")
+    check_pairs(pairs, modes)
     return config, pairs
 
 

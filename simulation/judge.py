@@ -114,8 +114,9 @@ def check_rows(rows: Sequence[Row], source: str) -> None:
             raise DgragError(f"{source}: row {number} lacks {missing}; is this a `dgrag sim run` answers file?")
 
 
-def check_pairs(rows: Sequence[Row], pairs: Sequence[Pair]) -> None:
-    present = {str(r["mode"]) for r in rows}
+def check_pairs(pairs: Sequence[Pair], modes: Iterable[str]) -> None:
+    """Every mode a pair names is one of the run's ``modes``."""
+    present = set(modes)
     for pair in pairs:
         missing = sorted({pair.a, pair.b} - present)
         if missing:

@@ -28,6 +28,7 @@ from simulation.judge import (
     win_rates,
 )
 
+REPORT_FILE = "report.json"
 JUDGMENTS_FILE = "judgments.jsonl"
 PARTIAL_FILE = "judgments.partial.jsonl"
 
@@ -41,12 +42,12 @@ def judge_run(
 
     if limit < 0:
         raise DgragError(f"--limit {limit} is negative; pass 0 (all asks) or a positive number")
-    report_path = run_dir / "report.json"
-    report = _read_report(report_path)
+    report_path = run_dir / REPORT_FILE
+    report = read_report(run_dir)
     answers = find_answers(run_dir)
     rows = read_rows(answers)
     check_rows(rows, str(answers))
-    check_pairs(rows, pairs)
+    check_pairs(pairs, (str(r["mode"]) for r in rows))
     judge = Judge(generator, config)
     done = _earlier_judgments(run_dir / PARTIAL_FILE, generator.name)
     judgments: list[dict[str, Any]] = []
@@ -80,7 +81,9 @@ def judge_run(
     return dict(report["judge"])
 
 
-def _read_report(path: Path) -> dict[str, Any]:
+def read_report(run_dir: Path) -> dict[str, Any]:
+    """The report.json of a finished run, or a clear error."""
+    path = run_dir / REPORT_FILE
     if not path.is_file():
         raise DgragError(f"{path.parent} has no report.json; pass the --out directory of a finished `dgrag sim run`")
     try:

@@ -25,7 +25,7 @@ from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from simulation.asking import Asker, Plan
+from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import asked_at, load_edges, load_questions
 from simulation.indexing import CENTRAL, BuiltIndex, build_index, docs_by_edge, working_copy
 from simulation.processes import Server
@@ -243,7 +243,7 @@ def _run_info(
 
     return {
         "bench": str(opts.bench),
-        "modes": list(opts.modes) + [f"dgrag-{a}" for a in opts.ablations],
+        "modes": list(opts.modes) + [ablation_mode(a) for a in opts.ablations],
         "limit": opts.limit,
         "seed": opts.seed,
         "top_m": cloud_config.query.top_m,
