@@ -11,6 +11,7 @@ from shared.errors import DgragError
 EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         print("dgrag: interrupted; the store keeps every document committed so far", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

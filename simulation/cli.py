@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from shared.cli import EXIT_INTERRUPTED
+from shared.lifecycle import sigterm_as_interrupt
 
 if TYPE_CHECKING:
     from shared.config import JudgeConfig
@@ -56,27 +60,35 @@ def cmd_run(args: argparse.Namespace) -> int:
         judging = _judge_plan(args.judge_config, args.judge_pairs, [*modes, *map(ablation_mode, ablations)])
     elif args.judge_pairs:
         raise DgragError("--judge-pairs needs --judge-config (the judge model)")
-    report = run(
-        SimOptions(
-            bench=args.bench,
-            out=args.out,
-            modes=modes,
-            ablations=ablations,
-            limit=args.limit,
-            edges=_split(args.edges),
-            seed=args.seed,
-            cache_dir=args.cache_dir,
-            edge_config=args.config,
-            cloud_config=args.cloud_config,
-        )
+    options = SimOptions(
+        bench=args.bench,
+        out=args.out,
+        modes=modes,
+        ablations=ablations,
+        limit=args.limit,
+        edges=_split(args.edges),
+        seed=args.seed,
+        cache_dir=args.cache_dir,
+        edge_config=args.config,
+        cloud_config=args.cloud_config,
     )
+    try:
+        with sigterm_as_interrupt():
+            report = run(options)
+    except KeyboardInterrupt:
+        print(
+            f"dgrag sim: interrupted; the servers are stopped and the asks answered so far are kept in {args.out}. "
+            "Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     print(f"wrote {args.out}/report.md, report.json, answers.jsonl and plots")
     for mode, data in report.get("modes", {}).items():
         acc = data.get("accuracy", {})
         print(f"  {mode}: accuracy all={acc.get('all')} within={acc.get('within')} out={acc.get('out')}")
     if judging is not None:
         try:
-            _judge(args.out, *judging, limit=0)
+            return _judge(args.out, *judging, limit=0)
         except DgragError as exc:
             raise DgragError(f"the run finished and its report is in {args.out}, but judging failed: {exc}") from exc
     return 0
@@ -86,8 +98,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from simulation.judge_run import read_report
 
     modes = list(read_report(args.run).get("modes", {}))
-    _judge(args.run, *_judge_plan(args.judge_config, args.pairs, modes), limit=args.limit)
-    return 0
+    return _judge(args.run, *_judge_plan(args.judge_config, args.pairs, modes), limit=args.limit)
 
 
 def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[JudgeConfig, list[Pair]]:
@@ -101,16 +112,25 @@ def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> 
     return config, pairs
 
 
-def _judge(run_dir: Path, config: JudgeConfig, pairs: list[Pair], limit: int) -> None:
+def _judge(run_dir: Path, config: JudgeConfig, pairs: list[Pair], limit: int) -> int:
     from shared.models.factory import build_generator
     from simulation.judge_run import judge_run
 
     generator = build_generator(config.llm)
     try:
-        result = judge_run(run_dir, pairs, config, generator, limit)
+        with sigterm_as_interrupt():
+            result = judge_run(run_dir, pairs, config, generator, limit)
+    except KeyboardInterrupt:
+        print(
+            f"dgrag sim: judging interrupted; the verdicts so far are kept in {run_dir}. "
+            "Run the same judge command again to go on.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     finally:
         generator.close()
     print(f"judged with {result['model']}; wrote {run_dir}/judgments.jsonl and the win rates into report.md")
     for label, data in result["pairs"].items():
         rates = ", ".join(f"{c}={v['win_rate']}" for c, v in data["criteria"].items())
         print(f"  {label}: {data['asks']} asks judged ({data['identical']} identical); {rates}")
+    return 0

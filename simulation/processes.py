@@ -36,11 +36,15 @@ def run_to_end(args: list[str], log: Path, env: dict[str, str], echo: bool = Fal
     with log.open("wb") as out:
         proc = subprocess.Popen([*dgrag_command(), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         assert proc.stdout is not None
-        while block := os.read(proc.stdout.fileno(), 4096):
-            out.write(block)
-            if echo:
-                sys.stderr.buffer.write(block)
-                sys.stderr.buffer.flush()
+        try:
+            while block := os.read(proc.stdout.fileno(), 4096):
+                out.write(block)
+                if echo:
+                    sys.stderr.buffer.write(block)
+                    sys.stderr.buffer.flush()
+        except BaseException:
+            _stop(proc)  # interrupted: don't leave the child running on its own
+            raise
         proc.stdout.close()
         _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -100,10 +104,15 @@ class Server:
             return ""
 
     def stop(self, timeout: float = 20.0) -> None:
-        if self._proc.poll() is None:
-            self._proc.send_signal(signal.SIGTERM)
-            try:
-                self._proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+        _stop(self._proc, timeout)
+
+
+def _stop(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    """SIGTERM (the dgrag commands stop gracefully on it), then SIGKILL after ``timeout`` seconds."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
