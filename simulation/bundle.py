@@ -24,6 +24,11 @@ class Question:
         return bool(self.home_edges)
 
 
+ANSWERABLE_KINDS = ("within", "out")
+"""The roles of an answerable question's asks: at a home edge, at a non-home edge."""
+ASK_KINDS = (*ANSWERABLE_KINDS, "unanswerable")
+
+
 @dataclass(frozen=True)
 class Asked:
     """One question asked at one edge, and in which role."""

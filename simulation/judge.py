@@ -26,10 +26,11 @@ from shared import prompts
 from shared.config import JudgeConfig
 from shared.errors import DgragError
 from shared.models.base import GenerationRequest, TextGenerator
+from simulation.bundle import ANSWERABLE_KINDS
 from simulation.metrics import normalise_answer
 
 CRITERIA = prompts.JUDGE_CRITERIA
-JUDGED_KINDS = ("within", "out")
+JUDGED_KINDS = ANSWERABLE_KINDS
 ROW_FIELDS = ("qid", "question", "kind", "asked_at", "mode", "answer")
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",

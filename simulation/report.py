@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from simulation.bundle import ANSWERABLE_KINDS, ASK_KINDS
 from simulation.metrics import evidence_recall, majority_baseline, percentile
 
 Row = Mapping[str, Any]
 
-KINDS = ("within", "out", "unanswerable")
+KINDS = ASK_KINDS
 GROUPS = (*KINDS, "all")
-ANSWERABLE = ("within", "out")
+ANSWERABLE = ANSWERABLE_KINDS
 HIT_DEPTHS = (1, 2, 3, 4, 5)
 REPORTED_HITS = (1, 3, 5)
 DGRAG_MODE = "dgrag"

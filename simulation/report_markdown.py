@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from simulation.bundle import ANSWERABLE_KINDS
 from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
 
@@ -124,7 +125,7 @@ def _routing(report: Mapping[str, Any]) -> str:
 
 def _evidence(modes: Mapping[str, Mapping[str, Any]]) -> str:
     rows = [
-        [mode, *(pct(data["evidence_recall"][g]) for g in ("within", "out", "all"))] for mode, data in modes.items()
+        [mode, *(pct(data["evidence_recall"][g]) for g in (*ANSWERABLE_KINDS, "all"))] for mode, data in modes.items()
     ]
     return (
         "## Evidence recall\n\n"
@@ -211,7 +212,7 @@ def _judge(report: Mapping[str, Any]) -> str:
     rows = [
         [label, *(str(p[c]) for c in counts), pct(p["consistency"])]
         + [pct(p["criteria"][c]["win_rate"]) for c in criteria]
-        + [pct(p["overall_by_kind"].get(k)) for k in ("within", "out")]
+        + [pct(p["overall_by_kind"].get(k)) for k in ANSWERABLE_KINDS]
         for label, p in pairs.items()
     ]
     head = ["pair", "asks judged", "identical", "blank", "invalid verdicts", "order-consistent", *criteria]

@@ -28,9 +28,15 @@ def file_digest(path: Path | None) -> str | None:
 
 
 def earlier_rows(out: Path, setup: dict[str, Any], modes: Iterable[str]) -> dict[AskKey, list[dict[str, Any]]]:
-    """Rows of the asks an interrupted run with this ``setup`` finished in every mode of ``modes``.
+    """Rows of the asks an interrupted run with this ``setup`` finished in every mode of ``modes``
+    (after :func:`claim_setup`)."""
+    claim_setup(out, setup)
+    return finished_asks(out / PARTIAL_ANSWERS, modes)
 
-    Records ``setup`` in OUT/run/setup.json for the next resume."""
+
+def claim_setup(out: Path, setup: dict[str, Any]) -> None:
+    """Record ``setup`` in OUT/run/setup.json for the next resume; refuses when OUT holds an interrupted run
+    of another setup (its rows would not be comparable)."""
     partial, setup_file = out / PARTIAL_ANSWERS, out / "run" / SETUP_FILE
     if partial.is_file() and partial.stat().st_size > 0:
         earlier = json.loads(setup_file.read_text(encoding="utf-8")) if setup_file.is_file() else {}
@@ -42,6 +48,10 @@ def earlier_rows(out: Path, setup: dict[str, Any], modes: Iterable[str]) -> dict
             )
     setup_file.parent.mkdir(parents=True, exist_ok=True)
     setup_file.write_text(json.dumps(setup, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def finished_asks(partial: Path, modes: Iterable[str]) -> dict[AskKey, list[dict[str, Any]]]:
+    """The asks of ``partial`` that have a row in every mode of ``modes`` (a line cut short is skipped)."""
     if not partial.is_file():
         return {}
     wanted = set(modes)
