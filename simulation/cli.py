@@ -36,6 +36,11 @@ def register(roles: Any) -> None:
     p.add_argument("--judge-config", type=Path, help="judge config TOML: when given, judge the answers after the run")
     p.add_argument("--judge-pairs", default="", help="mode pairs to judge, e.g. dgrag:naive (default: dgrag vs each)")
     p.set_defaults(func=cmd_run)
+    r = commands.add_parser(
+        "report", help="recompute a finished run's report.json, report.md and plots from its answers.jsonl"
+    )
+    r.add_argument("--run", type=Path, required=True, help="the --out directory of a finished `dgrag sim run`")
+    r.set_defaults(func=cmd_report)
     j = commands.add_parser("judge", help="LLM-judge win rates between the modes of a finished run")
     j.add_argument("--run", type=Path, required=True, help="the --out directory of a finished `dgrag sim run`")
     j.add_argument("--judge-config", type=Path, help="judge config TOML ([llm] section; default: openai endpoint)")
@@ -94,8 +99,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from simulation.report_files import rebuild_report
+
+    report = rebuild_report(args.run)
+    rows = sum(data["n"]["all"] for data in report["modes"].values())
+    print(f"rewrote {args.run}/report.json, report.md and plots from {rows} answer rows")
+    return 0
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
-    from simulation.judge_run import read_report
+    from simulation.report_files import read_report
 
     modes = list(read_report(args.run).get("modes", {}))
     return _judge(args.run, *_judge_plan(args.judge_config, args.pairs, modes), limit=args.limit)

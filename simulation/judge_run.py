@@ -27,8 +27,8 @@ from simulation.judge import (
     matched_answers,
     win_rates,
 )
+from simulation.report_files import read_report, save_report
 
-REPORT_FILE = "report.json"
 JUDGMENTS_FILE = "judgments.jsonl"
 PARTIAL_FILE = "judgments.partial.jsonl"
 
@@ -37,12 +37,8 @@ def judge_run(
     run_dir: Path, pairs: Sequence[Pair], config: JudgeConfig, generator: TextGenerator, limit: int = 0
 ) -> dict[str, Any]:
     """Judge ``pairs`` over the run in ``run_dir`` (the first ``limit`` asks of each, 0 = all)."""
-    from simulation.plots import write_plots
-    from simulation.report_markdown import render_markdown
-
     if limit < 0:
         raise DgragError(f"--limit {limit} is negative; pass 0 (all asks) or a positive number")
-    report_path = run_dir / REPORT_FILE
     report = read_report(run_dir)
     answers = find_answers(run_dir)
     rows = read_rows(answers)
@@ -75,26 +71,8 @@ def judge_run(
             f.write(json.dumps(row) + "\n")
     (run_dir / PARTIAL_FILE).unlink()
     report["judge"] = {"model": generator.name, "pairs": win_rates(judgments, pairs, blank)}
-    report_path.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    write_plots(report, run_dir)
-    (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    save_report(run_dir, report)
     return dict(report["judge"])
-
-
-def read_report(run_dir: Path) -> dict[str, Any]:
-    """The report.json of a finished run, or a clear error."""
-    path = run_dir / REPORT_FILE
-    if not path.is_file():
-        raise DgragError(f"{path.parent} has no report.json; pass the --out directory of a finished `dgrag sim run`")
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DgragError(
-            f"{path} is not a report written by `dgrag sim run` ({exc}); run the simulation again"
-        ) from exc
-    if not isinstance(report, dict):
-        raise DgragError(f"{path} is not a report written by `dgrag sim run`; run the simulation again")
-    return report
 
 
 def _earlier_judgments(path: Path, model: str) -> dict[JudgmentKey, dict[str, Any]]:

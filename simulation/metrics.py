@@ -35,6 +35,28 @@ def is_correct(answer: str, gold: str) -> bool:
     return bool(g) and g in normalise_answer(answer)
 
 
+FUNCTION_WORDS = frozenset(
+    "a an the of to in on at for by with from and or but as is are was were be been it its this that these those "
+    "he she they him her his their them".split()
+)
+"""Words a gold answer's recall does not count (any answer has them)."""
+
+
+def gold_word_recall(answer: str, gold: str) -> float | None:
+    """Share of the gold answer's words (normalised, function words aside, with repeats) that the answer has.
+
+    Partial credit where the gold is a phrase or sentence a short answer rarely contains whole. None for
+    yes/no and unanswerable golds, which :func:`is_correct` judges exactly."""
+    g = normalise_answer(gold)
+    if is_unanswerable_gold(gold) or g in YES_NO:
+        return None
+    wanted = Counter(w for w in g.split() if w not in FUNCTION_WORDS)
+    if not wanted:
+        return None
+    have = Counter(normalise_answer(answer).split())
+    return sum(min(n, have[w]) for w, n in wanted.items()) / sum(wanted.values())
+
+
 def majority_baseline(golds: Sequence[str]) -> tuple[str, float]:
     """The most common normalised gold answer and the accuracy of always answering it."""
     if not golds:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS, ASK_KINDS
-from simulation.metrics import evidence_recall, majority_baseline, percentile
+from simulation.metrics import evidence_recall, gold_word_recall, majority_baseline, percentile
 
 Row = Mapping[str, Any]
 
@@ -128,6 +128,7 @@ def mode_report(rows: Sequence[Row]) -> dict[str, Any]:
         "out": _mean(_recalls(groups["out"])),
         "all": _mean(_recalls(answerable)),
     }
+    out["gold_word_recall"] = {**{k: _word_recall(groups[k]) for k in ANSWERABLE}, "all": _word_recall(answerable)}
     out["latency"] = latency(rows)
     out["bytes_per_query"] = _bytes(rows)
     out["fan_out"] = _fan_out(rows)
@@ -218,6 +219,12 @@ def _baseline(rows: Sequence[Row]) -> dict[str, Any] | None:
         return None
     answer, accuracy = majority_baseline([str(r["gold"]) for r in rows])
     return {"answer": answer, "accuracy": accuracy}
+
+
+def _word_recall(rows: Sequence[Row]) -> dict[str, Any]:
+    """Mean gold-word recall over the rows with an open (not yes/no, not unanswerable) gold, and their number."""
+    values = [v for r in rows if (v := gold_word_recall(str(r.get("answer") or ""), str(r["gold"]))) is not None]
+    return {"mean": _mean(values), "n": len(values)}
 
 
 def _recalls(rows: Sequence[Row]) -> list[float]:

@@ -31,6 +31,7 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
     parts = [
         _header(report),
         _accuracy(modes),
+        _word_recall(modes),
         _routing(report),
         _evidence(modes),
         _latency(modes),
@@ -96,6 +97,21 @@ def _accuracy(modes: Mapping[str, Mapping[str, Any]]) -> str:
         + "\n\nShare of answers judged correct (gold contained; yes/no by the first word; unanswerable ones must "
         "decline). 'majority' is always answering the most common gold of the same rows: an accuracy near it "
         "says little."
+    )
+
+
+def _word_recall(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    """Open-answer partial credit; absent from reports made before it existed (until `dgrag sim report`)."""
+    measured = {m: d["gold_word_recall"] for m, d in modes.items() if d.get("gold_word_recall")}
+    if not measured:
+        return ""
+    groups = (*ANSWERABLE_KINDS, "all")
+    rows = [[mode, *(f"{pct(r[g]['mean'])} (n={r[g]['n']})" for g in groups)] for mode, r in measured.items()]
+    return (
+        "### Open answers: gold-word recall\n\n"
+        + _table(["mode", "within", "out", "all answerable"], rows)
+        + "\n\nFor golds that are not yes/no: mean share of the gold's words (function words aside) found in the "
+        "answer. Partial credit where a gold is a phrase or sentence that a short answer rarely contains whole."
     )
 
 

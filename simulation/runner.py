@@ -257,9 +257,9 @@ def _run_info(
 
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
     from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE
-    from simulation.plots import JUDGE_PNG, write_plots
+    from simulation.plots import JUDGE_PNG
     from simulation.report import build_report
-    from simulation.report_markdown import render_markdown
+    from simulation.report_files import save_report
 
     with (out / "answers.jsonl").open("w", encoding="utf-8") as f:
         for row in rows:
@@ -268,7 +268,5 @@ def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[
     for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
         (out / stale).unlink(missing_ok=True)
     report = build_report(rows, info)
-    (out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    write_plots(report, out)
-    (out / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    save_report(out, report)
     return report

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulation.bundle import Question, asked_at
-from simulation.metrics import evidence_recall, is_correct, majority_baseline, percentile
+from simulation.metrics import evidence_recall, gold_word_recall, is_correct, majority_baseline, percentile
 
 
 def test_yes_no_judges_the_first_word_only() -> None:
@@ -17,6 +17,16 @@ def test_containment_and_unanswerable() -> None:
     assert not is_correct("It was Caroline.", "Sam Bankman-Fried")
     assert is_correct("Insufficient information.", "Insufficient information.")
     assert not is_correct("Paris.", "Insufficient information.")
+
+
+def test_gold_word_recall_gives_partial_credit_to_open_answers_only() -> None:
+    gold = "LiHua introduced Chae to Wolfgang and Yuriko"
+    assert gold_word_recall("He introduced Chae to Wolfgang.", gold) == 3 / 5  # "to", "and" not counted
+    assert gold_word_recall("LiHua introduced Chae to Wolfgang and Yuriko, on Sunday.", gold) == 1.0
+    assert gold_word_recall("Nobody.", gold) == 0.0
+    assert gold_word_recall("the the", "the the") is None  # function words only: nothing to recall
+    assert gold_word_recall("Yes", "Yes") is None and gold_word_recall("no", "Insufficient information") is None
+    assert gold_word_recall("cost 5 5", "5 5 5") == 2 / 3  # repeats count as often as the gold has them
 
 
 def test_majority_baseline_and_recall() -> None:

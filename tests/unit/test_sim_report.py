@@ -199,6 +199,16 @@ def test_evidence_recall_uses_rows_and_falls_back_to_sources() -> None:
     assert report["modes"]["dgrag"]["evidence_recall"] == {"within": 0.625, "out": 0.5, "all": 0.5625}
 
 
+def test_gold_word_recall_covers_open_golds_only(report: dict[str, Any]) -> None:
+    # Only q4 ('Paris') has an open gold: right within (answer 'Paris'), wrong out of domain.
+    assert report["modes"]["dgrag"]["gold_word_recall"] == {
+        "within": {"mean": 1.0, "n": 1},
+        "out": {"mean": 0.0, "n": 1},
+        "all": {"mean": 0.5, "n": 2},
+    }
+    assert "| dgrag | 100.0% (n=1) | 0.0% (n=1) | 50.0% (n=2) |" in render_markdown(report)
+
+
 def test_latency_splits_and_bytes(report: dict[str, Any]) -> None:
     latency = report["modes"]["dgrag"]["latency"]
     assert latency["local"]["total"] == {"p50": 3.0, "p95": pytest.approx(4.8), "n": 5}

@@ -1,0 +1,57 @@
+"""`dgrag sim report`: a finished run's report rebuilt from its answer rows, keeping what only the run measured."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from shared.errors import DgragError
+from simulation.report import build_report
+from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, rebuild_report, save_report
+from tests.unit.test_sim_report import RUN_INFO, central_rows, dgrag_rows
+
+
+def _finished_run(run_dir: Path, gzipped: bool = False) -> dict[str, object]:
+    rows = dgrag_rows() + central_rows()
+    report = build_report(rows, RUN_INFO)
+    save_report(run_dir, report)
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    if gzipped:
+        (run_dir / "answers.jsonl.gz").write_bytes(gzip.compress(text.encode()))
+    else:
+        (run_dir / "answers.jsonl").write_text(text)
+    return report
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_rebuild_restores_a_missing_metric_and_keeps_run_facts_and_judge(tmp_path: Path, gzipped: bool) -> None:
+    fresh = _finished_run(tmp_path, gzipped)
+    older = json.loads((tmp_path / REPORT_FILE).read_text())
+    for data in older["modes"].values():
+        del data["gold_word_recall"]  # a report written before the metric existed
+    older["judge"] = {"model": "judge-x", "pairs": {}}
+    (tmp_path / REPORT_FILE).write_text(json.dumps(older))
+
+    rebuilt = rebuild_report(tmp_path)
+
+    assert rebuilt["modes"] == json.loads(json.dumps(fresh["modes"]))
+    assert rebuilt["edges"] == older["edges"] and rebuilt["cloud"] == older["cloud"]
+    assert rebuilt["run"]["wall_seconds"] == 600.0 and rebuilt["config"] == {"gate": {"threshold": 0.5}}
+    assert rebuilt["judge"] == {"model": "judge-x", "pairs": {}}
+    assert json.loads((tmp_path / REPORT_FILE).read_text()) == json.loads(json.dumps(rebuilt))
+    assert "Open answers: gold-word recall" in (tmp_path / MARKDOWN_FILE).read_text()
+
+
+def test_rebuild_needs_a_finished_run(tmp_path: Path) -> None:
+    with pytest.raises(DgragError, match=r"has no report\.json"):
+        rebuild_report(tmp_path)
+    _finished_run(tmp_path)
+    (tmp_path / "answers.jsonl").write_text(json.dumps({"qid": "q1", "mode": "dgrag"}) + "\n")
+    with pytest.raises(DgragError, match="lack answer, gold, kind"):
+        rebuild_report(tmp_path)
+    (tmp_path / "answers.jsonl").unlink()
+    with pytest.raises(DgragError, match=r"no answers\.jsonl"):
+        rebuild_report(tmp_path)
