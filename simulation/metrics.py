@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from edge_node.gate import declares_missing, first_word
+from shared.text import sentences
 
 _NON_WORD = re.compile(r"[^a-z0-9 ]+")
 _SPACES = re.compile(r"\s+")
@@ -26,13 +27,21 @@ def is_unanswerable_gold(gold: str) -> bool:
 
 
 def is_correct(answer: str, gold: str) -> bool:
-    """Containment of the normalised gold; yes/no golds judge the first word; unanswerable golds need a refusal."""
+    """The normalised gold contained in the normalised answer as whole words ('consistent' is not in
+    'inconsistent'); yes/no golds judge the first word; unanswerable golds need an answer that declines."""
     if is_unanswerable_gold(gold):
-        return declares_missing(answer)
+        return declines(answer)
     g = normalise_answer(gold)
     if g in YES_NO:
         return first_word(answer) == g
-    return bool(g) and g in normalise_answer(answer)
+    return bool(g) and f" {g} " in f" {normalise_answer(answer)} "
+
+
+def declines(answer: str) -> bool:
+    """A non-empty answer whose first sentence says the information is missing ("... is unknown" later in an
+    answer that first asserts something does not count, nor does an empty answer)."""
+    first = next((s for s in sentences(answer) if s.strip()), "")
+    return bool(first.strip()) and declares_missing(first)
 
 
 FUNCTION_WORDS = frozenset(

@@ -22,6 +22,9 @@ HIT_DEPTHS = (1, 2, 3, 4, 5)
 REPORTED_HITS = (1, 3, 5)
 DGRAG_MODE = "dgrag"
 CENTRAL_MODE = "central"
+NAIVE_MODE = "naive"
+GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE)
+"""Modes that never escalate (no gate; the all-documents store keeps its own answer): no escalation rates."""
 RATIO_KEY = "dgrag_out_accuracy_vs_central"
 DECISION_LOCAL = "local"
 DECISION_CLOUD = "cloud"
@@ -84,7 +87,7 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     by_mode: dict[str, list[Row]] = {str(m): [] for m in run_info.get("modes", [])}
     for row in rows:
         by_mode.setdefault(str(row["mode"]), []).append(row)
-    modes = {mode: mode_report(mode_rows) for mode, mode_rows in by_mode.items()}
+    modes = {mode: mode_report(mode_rows, mode) for mode, mode_rows in by_mode.items()}
     ratio = out_accuracy_ratio(modes)
     central = run_info.get("central")
     return {
@@ -104,25 +107,23 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     }
 
 
-def mode_report(rows: Sequence[Row]) -> dict[str, Any]:
+def mode_report(rows: Sequence[Row], mode: str = "") -> dict[str, Any]:
     """Every per-mode metric of DESIGN "Metrics" over the rows of one mode."""
     groups = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
     groups["all"] = list(rows)
     answerable = [r for r in rows if r["kind"] in ANSWERABLE]
     curve = summary_hit_curve(answerable)
+    gated = mode not in GATELESS_MODES
     out: dict[str, Any] = {
         "n": {g: len(groups[g]) for g in GROUPS},
         "accuracy": {g: _share(groups[g], lambda r: bool(r["correct"])) for g in GROUPS},
         "majority_baseline": {g: _baseline(groups[g]) for g in GROUPS},
-        "escalation_within": _share(groups["within"], _escalated),
-        "escalation_out": _share(groups["out"], _escalated),
-        "escalation_unanswerable": _share(groups["unanswerable"], _escalated),
+        **{f"escalation_{k}": _share(groups[k], _escalated) if gated else None for k in KINDS},
     }
     for m in REPORTED_HITS:
         out[f"summary_hit@{m}"] = curve[str(m)]
     out["summary_hit_curve"] = curve
-    routed = [r for r in answerable if _escalated(r) and r.get("edges_asked")]
-    out["route_recall@k"] = _share(routed, lambda r: bool(set(r["edges_asked"]) & set(r["home_edges"])))
+    out["route_recall@k"] = route_recall(answerable)
     out["evidence_recall"] = {
         "within": _mean(_recalls(groups["within"])),
         "out": _mean(_recalls(groups["out"])),
@@ -136,11 +137,20 @@ def mode_report(rows: Sequence[Row]) -> dict[str, Any]:
 
 
 def summary_hit_curve(answerable: Sequence[Row]) -> dict[str, float | None]:
-    """summary_hit@m for m = 1..5 over the answerable rows that carry a summary ranking (keys are str(m))."""
-    ranked = [r for r in answerable if r.get("summaries")]
-    if not ranked:
-        return {str(m): None for m in HIT_DEPTHS}
-    return {str(m): sum(1 for r in ranked if _hit(r, m)) / len(ranked) for m in HIT_DEPTHS}
+    """summary_hit@m for m = 1..5 over the answerable rows (keys are str(m)); a row whose ranking came back
+    empty is a miss."""
+    if not any(r.get("summaries") for r in answerable):
+        return {str(m): None for m in HIT_DEPTHS}  # a mode that never asks the cloud's summary index
+    return {str(m): sum(1 for r in answerable if _hit(r, m)) / len(answerable) for m in HIT_DEPTHS}
+
+
+def route_recall(answerable: Sequence[Row]) -> float | None:
+    """Share of escalated answerable rows whose chosen edges include a home edge; an escalation that reached no
+    edge (cloud unreachable, nothing chosen) is a miss. None for a mode that never routes."""
+    if not any(r.get("edges_asked") for r in answerable):
+        return None
+    escalated = [r for r in answerable if _escalated(r)]
+    return _share(escalated, lambda r: bool(set(r.get("edges_asked") or []) & set(r["home_edges"])))
 
 
 def latency(rows: Sequence[Row]) -> dict[str, dict[str, dict[str, float]]]:
@@ -201,7 +211,7 @@ def _escalated(row: Row) -> bool:
 
 def _hit(row: Row, m: int) -> bool:
     homes = set(row["home_edges"])
-    return any(s["edge_id"] in homes for s in row["summaries"][:m])
+    return any(s["edge_id"] in homes for s in (row.get("summaries") or [])[:m])
 
 
 def _share(rows: Sequence[Row], predicate: Callable[[Row], bool]) -> float | None:

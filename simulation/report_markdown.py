@@ -130,8 +130,8 @@ def _routing(report: Mapping[str, Any]) -> str:
         "## Routing\n\n"
         + _table(head, rows)
         + "\n\nescalation: share of within-/out-of-domain questions the gate sent to the cloud. summary_hit@m: share "
-        "of answerable questions whose top-m cloud summaries include one from a home edge (rows with a summary "
-        "ranking only; each answerable question is asked twice, within and out, and counts twice). "
+        "of answerable questions whose top-m cloud summaries include one from a home edge (each answerable "
+        "question is asked twice, within and out, and counts twice; '—': the mode has no gate or no routing). "
         f"route_recall@k (k = {report.get('run', {}).get('top_k') or DASH}): share of escalated answerable questions "
         "whose chosen edges include a home edge.\n\n"
         + f"### Standing of mode {DGRAG_MODE} against the goals\n\n"

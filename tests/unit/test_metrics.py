@@ -16,7 +16,20 @@ def test_containment_and_unanswerable() -> None:
     assert is_correct("It was Sam Bankman-Fried, per the report.", "Sam Bankman-Fried")
     assert not is_correct("It was Caroline.", "Sam Bankman-Fried")
     assert is_correct("Insufficient information.", "Insufficient information.")
+    assert is_correct("The context does not mention it. Try another source.", "Insufficient information")
     assert not is_correct("Paris.", "Insufficient information.")
+
+
+def test_containment_is_of_whole_words() -> None:
+    assert not is_correct("Inconsistent, the reports differ.", "Consistent")
+    assert is_correct("They were consistent.", "Consistent")
+    assert not is_correct("In 2015 it rose.", "15%") and is_correct("It rose 15 %.", "15%")
+
+
+def test_an_empty_or_late_refusal_does_not_decline() -> None:
+    assert not is_correct("", "Insufficient information")
+    assert not is_correct("   ", "Insufficient information")
+    assert not is_correct("The capital is Zorbtown. Its founding date is unknown.", "Insufficient information")
 
 
 def test_gold_word_recall_gives_partial_credit_to_open_answers_only() -> None:

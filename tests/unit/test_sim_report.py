@@ -169,7 +169,7 @@ def test_modes_without_rows_are_null_not_zero(report: dict[str, Any]) -> None:
     assert naive["majority_baseline"]["within"] is None
     central = report["modes"]["central"]
     assert central["accuracy"]["unanswerable"] is None
-    assert central["escalation_out"] == 0.0
+    assert central["escalation_out"] is None  # it keeps its own answer: no gate to report
     assert central["summary_hit@1"] is None  # no summary ranking in this mode
     assert central["route_recall@k"] is None
     assert list(report["modes"]) == ["naive", "dgrag", "central"]
@@ -187,6 +187,15 @@ def test_escalation_summary_hits_and_route_recall(report: dict[str, Any]) -> Non
     # q2 out was routed to C and A, neither its home B; q5 is unanswerable and does not count.
     assert dgrag["route_recall@k"] == 0.75
     assert dgrag["fan_out"] == {"queries": 5, "edges_asked_mean": 7 / 5, "failed_requests": 0}
+
+
+def test_a_failed_ranking_or_escalation_that_reached_no_edge_is_a_miss() -> None:
+    rows = dgrag_rows()
+    # q1 out: the cloud returned no summaries and the escalation reached no edge (e.g. the cloud was down).
+    rows[4] = rows[4] | {"summaries": [], "edges_asked": [], "edges_replied": [], "decision": "escalate"}
+    dgrag = build_report(rows, RUN_INFO)["modes"]["dgrag"]
+    assert dgrag["summary_hit@1"] == 3 / 8  # was 4/8: the empty ranking counts, as a miss
+    assert dgrag["route_recall@k"] == 2 / 4  # was 3/4
 
 
 def test_evidence_recall_uses_rows_and_falls_back_to_sources() -> None:
