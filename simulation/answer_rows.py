@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,14 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             raise DgragError(f"{path}:{number}: a row must be a JSON object")
         rows.append(row)
     return rows
+
+
+def write_rows(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``rows`` as JSON lines (gzipped when ``path`` ends in .gz), replacing the file in one step."""
+    data = "".join(json.dumps(row) + "\n" for row in rows).encode("utf-8")
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
+    temporary.replace(path)
 
 
 def find_answers(run_dir: Path) -> Path:

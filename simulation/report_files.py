@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.errors import DgragError
-from simulation.answer_rows import find_answers, read_rows
+from simulation.answer_rows import find_answers, read_rows, write_rows
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
@@ -44,19 +44,24 @@ def read_report(run_dir: Path) -> dict[str, Any]:
 
 
 def rebuild_report(run_dir: Path) -> dict[str, Any]:
-    """Recompute every metric of a finished run from its answer rows and rewrite its report files.
+    """Recompute every metric of a finished run from its answer rows (their ``correct`` too) and rewrite its
+    report files.
 
     What only the live run could measure (per-edge costs, peak RSS, wall time, the config) is taken from the
     existing report.json, and LLM-judge results are kept as they are."""
+    from simulation.metrics import is_correct
     from simulation.report import build_report
 
     old = read_report(run_dir)
-    rows = read_rows(find_answers(run_dir))
+    answers = find_answers(run_dir)
+    rows = read_rows(answers)
     if not rows:
-        raise DgragError(f"{find_answers(run_dir)} has no answer rows; run the simulation again")
+        raise DgragError(f"{answers} has no answer rows; run the simulation again")
     missing = sorted({"qid", "mode", "kind", "answer", "gold"} - set(rows[0]))
     if missing:
-        raise DgragError(f"{find_answers(run_dir)} rows lack {', '.join(missing)}: not answer rows of `dgrag sim run`")
+        raise DgragError(f"{answers} rows lack {', '.join(missing)}: not answer rows of `dgrag sim run`")
+    rows = [row | {"correct": is_correct(str(row["answer"]), str(row["gold"]))} for row in rows]
+    write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
     info = {**dict(old.get("run") or {}), **{key: old.get(key) for key in RUN_FACTS}}
     report = build_report(rows, info)
     if "judge" in old:

@@ -45,6 +45,21 @@ def test_rebuild_restores_a_missing_metric_and_keeps_run_facts_and_judge(tmp_pat
     assert "Open answers: gold-word recall" in (tmp_path / MARKDOWN_FILE).read_text()
 
 
+def test_rebuild_judges_rows_again_with_todays_metric(tmp_path: Path) -> None:
+    _finished_run(tmp_path)
+    rows = [json.loads(x) for x in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    q4 = next(r for r in rows if r["qid"] == "q4" and r["kind"] == "within" and r["mode"] == "dgrag")
+    q4.update(answer="It is not Paris.", correct=False)  # a verdict recorded by an older metric
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    report = rebuild_report(tmp_path)
+
+    assert report["modes"]["dgrag"]["accuracy"]["within"] == 0.75  # q4 counts as right again
+    again = [json.loads(x) for x in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert len(again) == len(rows)
+    assert next(r for r in again if r["qid"] == "q4" and r["kind"] == "within" and r["mode"] == "dgrag")["correct"]
+
+
 def test_rebuild_needs_a_finished_run(tmp_path: Path) -> None:
     with pytest.raises(DgragError, match=r"has no report\.json"):
         rebuild_report(tmp_path)
