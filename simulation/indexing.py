@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
+from edge_node.privacy import AUDIT_FILE
 from shared.config import EdgeConfig
 from shared.errors import DgragError
 from simulation.index_cache import index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
 
 CENTRAL = "central"
+CONSTRUCTION_PREFIX = "summary_"
+"""Audit entries of summary publication (construction); the rest are answers to queries."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,29 @@ def _seed_answers(target: Path, sources: list[Path]) -> None:
         db.close()
 
 
-def working_copy(index: BuiltIndex, run_dir: Path) -> Path:
-    """A private copy of a cached index for this run (the run's sessions and audit logs write into it)."""
+def working_copy(index: BuiltIndex, run_dir: Path, keep_audit: bool = False) -> Path:
+    """A private copy of a cached index for this run (the run's sessions and audit logs write into it).
+
+    ``keep_audit``: a resumed run keeps what its earlier sittings sent for queries, so an edge's query bytes
+    count over the whole run (the summaries are published again at every start, and count once)."""
     dest = run_dir / "edges" / index.edge_id
+    audit = dest / AUDIT_FILE
+    earlier = _query_entries(audit) if keep_audit and audit.is_file() else []
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", "audit.jsonl"))
+    shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", AUDIT_FILE))
+    if earlier:
+        audit.write_text("".join(line + "\n" for line in earlier), encoding="utf-8")
     return dest
+
+
+def _query_entries(audit: Path) -> list[str]:
+    kept = []
+    for line in audit.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line an interruption cut short
+        if isinstance(entry, dict) and not str(entry.get("what", "")).startswith(CONSTRUCTION_PREFIX):
+            kept.append(line)
+    return kept

@@ -13,6 +13,8 @@ from simulation.answer_rows import find_answers, read_rows, write_rows
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
+RUN_INFO_FILE = "run/info.json"
+"""What the live run measured (per-edge costs, peak RSS, wall time, config), saved before the report is built."""
 RUN_FACTS = ("edges", "central", "cloud", "config")
 """Top-level report keys measured while the run was up (not derivable from the rows)."""
 
@@ -32,15 +34,17 @@ def read_report(run_dir: Path) -> dict[str, Any]:
     path = run_dir / REPORT_FILE
     if not path.is_file():
         raise DgragError(f"{path.parent} has no report.json; pass the --out directory of a finished `dgrag sim run`")
+    return _json_file(path)
+
+
+def _json_file(path: Path) -> dict[str, Any]:
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        raise DgragError(
-            f"{path} is not a report written by `dgrag sim run` ({exc}); run the simulation again"
-        ) from exc
-    if not isinstance(report, dict):
-        raise DgragError(f"{path} is not a report written by `dgrag sim run`; run the simulation again")
-    return report
+        raise DgragError(f"{path} is not a file written by `dgrag sim run` ({exc}); run the simulation again") from exc
+    if not isinstance(data, dict):
+        raise DgragError(f"{path} is not a file written by `dgrag sim run`; run the simulation again")
+    return data
 
 
 def rebuild_report(run_dir: Path) -> dict[str, Any]:
@@ -48,11 +52,12 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
     report files.
 
     What only the live run could measure (per-edge costs, peak RSS, wall time, the config) is taken from the
-    existing report.json, and LLM-judge results are kept as they are."""
+    existing report.json, or from run/info.json when the run stopped before writing one; LLM-judge results
+    are kept as they are."""
     from simulation.metrics import is_correct
     from simulation.report import build_report
 
-    old = read_report(run_dir)
+    info, judge = _run_facts(run_dir)
     answers = find_answers(run_dir)
     rows = read_rows(answers)
     if not rows:
@@ -62,9 +67,21 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
         raise DgragError(f"{answers} rows lack {', '.join(missing)}: not answer rows of `dgrag sim run`")
     rows = [row | {"correct": is_correct(str(row["answer"]), str(row["gold"]))} for row in rows]
     write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
-    info = {**dict(old.get("run") or {}), **{key: old.get(key) for key in RUN_FACTS}}
     report = build_report(rows, info)
-    if "judge" in old:
-        report["judge"] = old["judge"]
+    if judge is not None:
+        report["judge"] = judge
     save_report(run_dir, report)
     return report
+
+
+def _run_facts(run_dir: Path) -> tuple[dict[str, Any], Any]:
+    """The live run's measurements and any judge results: from report.json, else from run/info.json."""
+    if (run_dir / REPORT_FILE).is_file():
+        old = read_report(run_dir)
+        return {**dict(old.get("run") or {}), **{key: old.get(key) for key in RUN_FACTS}}, old.get("judge")
+    if (run_dir / RUN_INFO_FILE).is_file():
+        return _json_file(run_dir / RUN_INFO_FILE), None
+    raise DgragError(
+        f"{run_dir} has neither report.json nor {RUN_INFO_FILE}; pass the --out directory of a `dgrag sim run` "
+        "that finished asking"
+    )

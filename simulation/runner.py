@@ -21,13 +21,14 @@ from typing import Any
 import grpc
 from tqdm import tqdm
 
+from edge_node.privacy import AUDIT_FILE
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import asked_at, load_edges, load_questions
-from simulation.indexing import CENTRAL, BuiltIndex, build_index, docs_by_edge, working_copy
+from simulation.indexing import CENTRAL, CONSTRUCTION_PREFIX, BuiltIndex, build_index, docs_by_edge, working_copy
 from simulation.processes import Server
 from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
 
@@ -94,16 +95,23 @@ def run(opts: SimOptions) -> dict[str, Any]:
     tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
     (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
     servers: dict[str, Server] = {}
+    resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
     try:
         servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
         servers["cloud"].wait_ready()  # the edges need its port
         for e in edges:
             servers[e] = _start_edge(
-                work, e, working_copy(built[e], opts.out), servers["cloud"].address, tokens[e], opts.edge_config, env
+                work,
+                e,
+                working_copy(built[e], opts.out, resuming),
+                servers["cloud"].address,
+                tokens[e],
+                opts.edge_config,
+                env,
             )
         if central is not None:
             servers[CENTRAL] = _start_edge(
-                work, CENTRAL, working_copy(central, opts.out), "", "", opts.edge_config, env
+                work, CENTRAL, working_copy(central, opts.out, resuming), "", "", opts.edge_config, env
             )
         for server in servers.values():
             server.wait_ready()
@@ -224,15 +232,15 @@ def _run_info(
     def edge_info(edge_id: str, index: BuiltIndex) -> dict[str, Any]:
         with grpc.insecure_channel(servers[edge_id].address) as channel:
             stats = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
-        audit = opts.out / "edges" / edge_id / "audit.jsonl"
+        audit = opts.out / "edges" / edge_id / AUDIT_FILE
         entries = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
         return {
             "index_seconds": round(index.index_seconds, 2),
             "index_cached": index.cached,
             "index_peak_rss_bytes": index.peak_rss_bytes,
             "storage_bytes": stats.bytes_on_disk,
-            "construction_bytes": sum(e["bytes"] for e in entries if e["what"].startswith("summary_")),
-            "query_bytes": sum(e["bytes"] for e in entries if not e["what"].startswith("summary_")),
+            "construction_bytes": sum(e["bytes"] for e in entries if e["what"].startswith(CONSTRUCTION_PREFIX)),
+            "query_bytes": sum(e["bytes"] for e in entries if not e["what"].startswith(CONSTRUCTION_PREFIX)),
             "peak_rss_bytes": servers[edge_id].peak_rss_bytes(),
             "documents": stats.documents,
             "chunks": stats.chunks,
@@ -256,17 +264,19 @@ def _run_info(
 
 
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
+    from simulation.answer_rows import write_rows
     from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE
     from simulation.plots import JUDGE_PNG
     from simulation.report import build_report
-    from simulation.report_files import save_report
+    from simulation.report_files import RUN_INFO_FILE, save_report
 
-    with (out / "answers.jsonl").open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
-    (out / PARTIAL_ANSWERS).unlink(missing_ok=True)
+    # The run facts and the rows go to disk before the report is built, and the partial answers are dropped only
+    # after it is saved: a failure while reporting loses nothing (`dgrag sim report` rebuilds from these files).
+    (out / RUN_INFO_FILE).write_text(json.dumps(info, indent=2), encoding="utf-8")
+    write_rows(out / "answers.jsonl", rows)
     for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
         (out / stale).unlink(missing_ok=True)
     report = build_report(rows, info)
     save_report(out, report)
+    (out / PARTIAL_ANSWERS).unlink(missing_ok=True)
     return report

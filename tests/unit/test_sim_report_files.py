@@ -10,7 +10,7 @@ import pytest
 
 from shared.errors import DgragError
 from simulation.report import build_report
-from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, rebuild_report, save_report
+from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, rebuild_report, save_report
 from tests.unit.test_sim_report import RUN_INFO, central_rows, dgrag_rows
 
 
@@ -60,8 +60,17 @@ def test_rebuild_judges_rows_again_with_todays_metric(tmp_path: Path) -> None:
     assert next(r for r in again if r["qid"] == "q4" and r["kind"] == "within" and r["mode"] == "dgrag")["correct"]
 
 
+def test_rebuild_from_run_info_when_reporting_failed(tmp_path: Path) -> None:
+    fresh = _finished_run(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / RUN_INFO_FILE).write_text(json.dumps(RUN_INFO))  # the runner saves it before building the report
+    (tmp_path / REPORT_FILE).unlink()
+    rebuilt = rebuild_report(tmp_path)
+    assert rebuilt == json.loads(json.dumps(fresh))
+
+
 def test_rebuild_needs_a_finished_run(tmp_path: Path) -> None:
-    with pytest.raises(DgragError, match=r"has no report\.json"):
+    with pytest.raises(DgragError, match=r"neither report\.json nor run/info\.json"):
         rebuild_report(tmp_path)
     _finished_run(tmp_path)
     (tmp_path / "answers.jsonl").write_text(json.dumps({"qid": "q1", "mode": "dgrag"}) + "\n")
