@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.errors import DgragError
+from simulation.metrics import is_unanswerable_gold
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,20 @@ def load_questions(bench: Path) -> list[Question]:
     return out
 
 
+def consistent_questions(questions: list[Question], edges: list[str]) -> tuple[list[Question], list[Question]]:
+    """(usable, inconsistent) questions of a bundle with these ``edges``.
+
+    A home edge the bundle does not have is an error (a typo would otherwise score as a routing miss). A
+    question with an answer but no home edge is inconsistent: it would be asked as unanswerable, where no
+    reply can match its gold."""
+    known = set(edges)
+    for q in questions:
+        if unknown := sorted(set(q.home_edges) - known):
+            raise DgragError(f"question {q.qid}: home edge(s) {unknown} are not in edges.json (it has {edges})")
+    inconsistent = [q for q in questions if not q.answerable and not is_unanswerable_gold(q.answer)]
+    return [q for q in questions if q not in inconsistent], inconsistent
+
+
 def _pick(qid: str, salt: str, options: list[str]) -> str:
     digest = hashlib.sha256(f"{qid}\x00{salt}".encode()).digest()
     return sorted(options)[int.from_bytes(digest[:4], "big") % len(options)]
@@ -81,6 +96,7 @@ def _pick(qid: str, salt: str, options: list[str]) -> str:
 
 def asked_at(questions: list[Question], edges: list[str]) -> list[Asked]:
     """Every answerable question once at a home edge and once at a non-home edge; unanswerable ones once.
+    An answerable question whose home edges are all outside ``edges`` is not asked.
 
     Both edges are chosen deterministically from the qid, so every run asks the same questions in the same place.
     """
@@ -88,8 +104,9 @@ def asked_at(questions: list[Question], edges: list[str]) -> list[Asked]:
     for q in questions:
         if q.answerable:
             homes = [e for e in q.home_edges if e in edges]
-            if homes:
-                out.append(Asked(q, _pick(q.qid, "home", homes), "within"))
+            if not homes:
+                continue  # its evidence is on none of these edges: nothing to ask within, nothing to route to
+            out.append(Asked(q, _pick(q.qid, "home", homes), "within"))
             others = [e for e in edges if e not in q.home_edges]
             if others:
                 out.append(Asked(q, _pick(q.qid, "away", others), "out"))

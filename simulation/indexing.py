@@ -64,7 +64,8 @@ def build_index(
     if seed_from:
         _seed_answers(target, seed_from)
     print(f"dgrag sim: indexing {edge_id} ({len(rows)} documents) into {target}", file=sys.stderr)
-    args = ["edge", "ingest", "--data-dir", str(target), "--edge-id", edge_id, str(bench / "docs.jsonl")]
+    docs = bench / "docs.jsonl" if edge_id != CENTRAL else central_docs(bench, rows, target)
+    args = ["edge", "ingest", "--data-dir", str(target), "--edge-id", edge_id, str(docs)]
     if edge_id != CENTRAL:
         args += ["--bundle-edge", edge_id]
     else:
@@ -77,6 +78,20 @@ def build_index(
         raise DgragError(f"indexing {edge_id} failed (exit {done.returncode}):\n{log}")
     mark_complete(target, {"index_seconds": done.seconds, "peak_rss_bytes": done.peak_rss_bytes, "key": key})
     return BuiltIndex(edge_id, target, done.seconds, done.peak_rss_bytes, False)
+
+
+def central_docs(bench: Path, rows: list[dict[str, object]], target: Path) -> Path:
+    """The documents of the central store: the bundle's docs.jsonl, or (when the run takes a subset of the
+    edges) a copy with only those edges' rows, in the bundle's order, beside the index."""
+    source = bench / "docs.jsonl"
+    wanted = {str(r["edge_id"]) for r in rows}
+    lines = [x for x in source.read_text(encoding="utf-8").splitlines() if x.strip()]
+    kept = [x for x in lines if str(json.loads(x)["edge_id"]) in wanted]
+    if len(kept) == len(lines):
+        return source
+    subset = target.parent / f"{target.name}.docs.jsonl"
+    subset.write_text("".join(x + "\n" for x in kept), encoding="utf-8")
+    return subset
 
 
 def _seed_answers(target: Path, sources: list[Path]) -> None:

@@ -27,7 +27,7 @@ from shared.errors import DgragError
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.asking import Asker, Plan, ablation_mode
-from simulation.bundle import asked_at, load_edges, load_questions
+from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.indexing import CENTRAL, CONSTRUCTION_PREFIX, BuiltIndex, build_index, docs_by_edge, working_copy
 from simulation.processes import Server
 from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
@@ -62,26 +62,20 @@ def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
 
 def run(opts: SimOptions) -> dict[str, Any]:
     started = time.perf_counter()
-    for mode in opts.modes:
-        if mode not in MODES:
-            raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
-    for ablation in opts.ablations:
-        if ablation not in ABLATIONS:
-            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ABLATIONS)}")
     all_edges = load_edges(opts.bench)
-    edges = list(opts.edges) or all_edges
-    if unknown := sorted(set(edges) - set(all_edges)):
-        raise DgragError(f"edge(s) {unknown} are not in {opts.bench}/edges.json; it has {all_edges}")
+    edges = _checked_edges(opts, all_edges)
     edge_config = _load(EdgeConfig, opts.edge_config)
     cloud_config = _load(CloudConfig, opts.cloud_config)
-    asked = asked_at(sample_questions(opts.bench, opts.limit, opts.seed), edges)
+    rows_by_edge = docs_by_edge(opts.bench / "docs.jsonl")
+    if empty := [e for e in edges if not rows_by_edge.get(e)]:
+        raise DgragError(f"edge(s) {empty} have no documents in {opts.bench}/docs.jsonl; leave them out with --edges")
+    asked = asked_at(_usable_questions(opts, all_edges, edges), edges)
     opts.out.mkdir(parents=True, exist_ok=True)
     work = opts.out / "run"
     work.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")}
     env["HF_HUB_OFFLINE"] = "1"
 
-    rows_by_edge = docs_by_edge(opts.bench / "docs.jsonl")
     built = {
         e: build_index(opts.bench, e, rows_by_edge.get(e, []), edge_config, opts.cache_dir, env, opts.edge_config)
         for e in edges
@@ -166,6 +160,46 @@ def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
                 return
             time.sleep(0.5)
     raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
+
+
+def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
+    """The edges to run, after checking every option a run could otherwise fail on late."""
+    if not opts.modes and not opts.ablations:
+        raise DgragError(f"no modes to run; pass --modes with some of {', '.join(MODES)}")
+    for mode in opts.modes:
+        if mode not in MODES:
+            raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
+    for ablation in opts.ablations:
+        if ablation not in ABLATIONS:
+            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ABLATIONS)}")
+    if opts.limit < 0:
+        raise DgragError(f"--limit {opts.limit} is negative; pass 0 (every question) or a positive sample size")
+    if twice := sorted({e for e in opts.edges if opts.edges.count(e) > 1}):
+        raise DgragError(f"--edges names {', '.join(twice)} more than once")
+    edges = list(opts.edges) or all_edges
+    if unknown := sorted(set(edges) - set(all_edges)):
+        raise DgragError(f"edge(s) {unknown} are not in {opts.bench}/edges.json; it has {all_edges}")
+    return edges
+
+
+def _usable_questions(opts: SimOptions, all_edges: list[str], edges: list[str]) -> list[Question]:
+    """The sampled questions this run can score; says which were left out and why."""
+    questions, inconsistent = consistent_questions(sample_questions(opts.bench, opts.limit, opts.seed), all_edges)
+    if inconsistent:
+        print(
+            f"dgrag sim: leaving out {len(inconsistent)} question(s) with an answer but no home edge, which no "
+            f"edge could answer and no reply could match ({', '.join(q.qid for q in inconsistent[:10])}); "
+            f"fix them in {opts.bench}/questions.jsonl",
+            file=sys.stderr,
+        )
+    homeless = [q for q in questions if q.answerable and not set(q.home_edges) & set(edges)]
+    if homeless:
+        print(
+            f"dgrag sim: {len(homeless)} question(s) have no home edge among --edges {','.join(edges)} "
+            "and are not asked",
+            file=sys.stderr,
+        )
+    return [q for q in questions if q not in homeless]
 
 
 def _setup(opts: SimOptions, edges: list[str], indexes: list[BuiltIndex]) -> dict[str, Any]:
