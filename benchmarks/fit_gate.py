@@ -80,16 +80,23 @@ def fit(
 
 def rates(
     rows: list[dict[str, Any]], point: OperatingPoint, refusal_share: float = GateConfig().refusal_share
-) -> tuple[float, float]:
-    """(within, out) escalation of ``rows`` at ``point``."""
+) -> dict[str, float | None]:
+    """Escalation of ``rows`` at ``point`` per kind (within, out, unanswerable; None without rows of a kind),
+    as DESIGN defines escalation_within and escalation_out."""
 
     def escalated(r: dict[str, Any]) -> bool:
         sig = r["signals"]
         return bool(sig["refusal_share"] >= refusal_share or _score(sig, point.weights) < point.threshold)
 
-    within = [escalated(r) for r in rows if r["kind"] == "within"]
-    away = [escalated(r) for r in rows if r["kind"] != "within"]
-    return (sum(within) / len(within) if within else 0.0, sum(away) / len(away) if away else 0.0)
+    out: dict[str, float | None] = {}
+    for kind in ("within", "out", "unanswerable"):
+        flags = [escalated(r) for r in rows if r["kind"] == kind]
+        out[kind] = sum(flags) / len(flags) if flags else None
+    return out
+
+
+def _rates_text(shares: dict[str, float | None]) -> str:
+    return ", ".join(f"escalation_{k} {'—' if v is None else f'{v:.3f}'}" for k, v in shares.items())
 
 
 def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -118,14 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = gate_rows(read_rows(args.rows))
     train, held_out = split(rows)
     half = fit(train, args.max_escalation_within, step=args.step)
-    esc_in, esc_out = rates(held_out, half)
     print(
-        f"fitted on half ({len(train)} rows), judged on the other half ({len(held_out)} rows):"
-        f" escalation_within {esc_in:.3f}, escalation_out {esc_out:.3f}"
+        f"fitted on half ({len(train)} rows), judged on the other half ({len(held_out)} rows): "
+        + _rates_text(rates(held_out, half))
     )
     point = fit(rows, args.max_escalation_within, step=args.step)
     print(f"fitted on {point.n_within} within-domain and {point.n_out} out-of-domain/unanswerable questions")
-    print(f"escalation_within {point.escalation_within:.3f}   escalation_out {point.escalation_out:.3f}")
+    print(_rates_text(rates(rows, point)))
     print("[gate]")
     print(f"threshold = {point.threshold}")
     for k in SIGNALS:

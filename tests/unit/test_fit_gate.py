@@ -40,3 +40,13 @@ def test_simulation_rows_give_their_local_rows_with_the_gates_signals() -> None:
     assert len(out) == 1 and out[0]["signals"] is signals
     plain = [{"qid": "q2", "kind": "out", "signals": signals}]
     assert gate_rows(plain) == plain
+
+
+def test_rates_keep_out_of_domain_and_unanswerable_apart() -> None:
+    from benchmarks.fit_gate import rates
+
+    rows = [_row("within", 0.9), _row("out", 0.1), _row("out", 0.9), _row("unanswerable", 0.1)]
+    point = fit(rows, max_within=0.0)
+    shares = rates(rows, point)
+    assert shares == {"within": 0.0, "out": 0.5, "unanswerable": 1.0}  # out alone, as DESIGN defines it
+    assert rates([_row("within", 0.9)], point)["out"] is None
