@@ -79,6 +79,7 @@ EDGE_KEYS = (
     "construction_bytes",
     "query_bytes",
     "peak_rss_bytes",
+    "index_peak_rss_bytes",
 )
 
 

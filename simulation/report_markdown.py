@@ -199,13 +199,14 @@ def _edges(report: Mapping[str, Any]) -> str:
         return ""
     with_queries = any(e.get("query_bytes") is not None for e in edges.values())
     head = ["edge", *EDGE_COLUMNS, "index s", "storage", "bytes left (construction)"]
-    head += ["bytes left (queries)"] * with_queries + ["peak RSS"]
+    head += ["bytes left (queries)"] * with_queries + ["peak RSS (serving)", "peak RSS (indexing)"]
     rows = []
     for name, e in edges.items():
         index = secs(e.get("index_seconds")) + (" (cached)" if e.get("index_cached") else "")
         cells = [name, *(DASH if e.get(c) is None else str(e[c]) for c in EDGE_COLUMNS), index]
         cells += [size(e.get("storage_bytes")), size(e.get("construction_bytes"))]
-        cells += [size(e.get("query_bytes"))] * with_queries + [size(e.get("peak_rss_bytes"))]
+        cells += [size(e.get("query_bytes"))] * with_queries
+        cells += [size(e.get("peak_rss_bytes")), size(e.get("index_peak_rss_bytes"))]
         rows.append(cells)
     cloud_rss = (report.get("cloud") or {}).get("peak_rss_bytes")
     return (
@@ -213,8 +214,8 @@ def _edges(report: Mapping[str, Any]) -> str:
         + _table(head, rows)
         + "\n\n'bytes left (construction)' is what the edge sent while building (summaries published); raw chunks "
         "never leave in this phase. 'bytes left (queries)', where measured, is what it sent over the whole run "
-        "(questions escalated, retrieval replies). '(cached)': the index came from the on-disk cache; the seconds "
-        f"are those of the run that built it. Cloud peak RSS: {size(cloud_rss)}."
+        "(questions escalated, retrieval replies). '(cached)': the index came from the on-disk cache; its seconds and "
+        f"indexing RSS are those of the run that built it. Cloud peak RSS: {size(cloud_rss)}."
     )
 
 

@@ -135,7 +135,11 @@ RUN_INFO: dict[str, Any] = {
             "entities": 90,
             "relations": 120,
             "summaries": 6,
-            **({"index_cached": True, "query_bytes": 1536} if e == "B" else {}),
+            **(
+                {"index_cached": True, "query_bytes": 1536, "index_peak_rss_bytes": 400 * 1024 * 1024}
+                if e == "B"
+                else {}
+            ),
         }
         for e in "ABC"
     },
@@ -273,7 +277,10 @@ def test_markdown_has_every_table(report: dict[str, Any]) -> None:
     assert "| dgrag_out_accuracy_vs_central | 0.67x | — | ≥ 0.90x | no |" in md
     assert "| A | 10 | 40 | 90 | 120 | 6 | 12.500 | 3.0 MiB | 2.0 KiB | — | 300.0 MiB |" in md
     assert "| dgrag | 150 B | 455 B | 300 B |" in md
-    assert "| B | 10 | 40 | 90 | 120 | 6 | 12.500 (cached) | 3.0 MiB | 2.0 KiB | 1.5 KiB | 300.0 MiB |" in md
+    assert (
+        "| B | 10 | 40 | 90 | 120 | 6 | 12.500 (cached) | 3.0 MiB | 2.0 KiB | 1.5 KiB | 300.0 MiB | 400.0 MiB |" in md
+    )
+    assert "| 2.0 KiB | — | 300.0 MiB | — |" in md  # A: no query bytes, no indexing RSS measured
     assert f"]({SUMMARY_HIT_PNG})" in md and f"]({LATENCY_PNG})" in md and f"]({ACCURACY_PNG})" in md
     assert "## Figures" not in render_markdown(report, plots=[])
 
