@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from edge_node.gate import declares_missing, first_word
 from shared.text import sentences
@@ -35,6 +36,12 @@ def is_correct(answer: str, gold: str) -> bool:
     if g in YES_NO:
         return first_word(answer) == g
     return bool(g) and f" {g} " in f" {normalise_answer(answer)} "
+
+
+def with_verdicts(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with ``correct`` judged again by :func:`is_correct` (rows kept from an earlier sitting or an
+    older version are judged like the rest)."""
+    return [{**row, "correct": is_correct(str(row.get("answer") or ""), str(row["gold"]))} for row in rows]
 
 
 def declines(answer: str) -> bool:

@@ -54,7 +54,7 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
     What only the live run could measure (per-edge costs, peak RSS, wall time, the config) is taken from the
     existing report.json, or from run/info.json when the run stopped before writing one; LLM-judge results
     are kept as they are."""
-    from simulation.metrics import is_correct
+    from simulation.metrics import with_verdicts
     from simulation.report import build_report
 
     info, judge = _run_facts(run_dir)
@@ -65,7 +65,7 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
     missing = sorted({"qid", "mode", "kind", "answer", "gold"} - set(rows[0]))
     if missing:
         raise DgragError(f"{answers} rows lack {', '.join(missing)}: not answer rows of `dgrag sim run`")
-    rows = [row | {"correct": is_correct(str(row["answer"]), str(row["gold"]))} for row in rows]
+    rows = with_verdicts(rows)
     write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
     report = build_report(rows, info)
     if judge is not None:

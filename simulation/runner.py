@@ -300,6 +300,7 @@ def _run_info(
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
     from simulation.answer_rows import write_rows
     from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE
+    from simulation.metrics import with_verdicts
     from simulation.plots import JUDGE_PNG
     from simulation.report import build_report
     from simulation.report_files import RUN_INFO_FILE, save_report
@@ -307,6 +308,7 @@ def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[
     # The run facts and the rows go to disk before the report is built, and the partial answers are dropped only
     # after it is saved: a failure while reporting loses nothing (`dgrag sim report` rebuilds from these files).
     (out / RUN_INFO_FILE).write_text(json.dumps(info, indent=2), encoding="utf-8")
+    rows = with_verdicts(rows)  # resumed rows may come from an older metric
     write_rows(out / "answers.jsonl", rows)
     for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
         (out / stale).unlink(missing_ok=True)

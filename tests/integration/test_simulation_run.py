@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,6 +74,7 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     assert (tmp_path / "run1" / "report.md").read_text().strip()
     assert list((tmp_path / "run1").glob("*.png"))
     assert "indexing bakery" in first.stderr
+    _check_measured_costs(tmp_path / "run1", report, dgrag)
     _judge_with_the_embedded_slm(tmp_path / "run1")
 
     # The second run finds the first ask of run 1 in a partial file, as if it had been interrupted there:
@@ -91,6 +93,20 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     assert json.loads((run2 / "report.json").read_text())["run"]["resumed_asks"] == 1
     decisions = {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows}
     assert decisions == {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows2}
+
+
+def _check_measured_costs(run: Path, report: dict[str, Any], dgrag: list[dict[str, Any]]) -> None:
+    """What only the live run measures: per-edge build, storage, traffic and memory, and the cloud's memory."""
+    for edge in ("bakery", "observatory"):
+        costs = report["edges"][edge]
+        assert costs["documents"] == 2 and costs["chunks"] >= 1 and costs["summaries"] >= 1, costs
+        assert costs["index_seconds"] > 0 and costs["storage_bytes"] > 0, costs
+        assert costs["construction_bytes"] > 0, costs  # its summaries went to the cloud
+        assert costs["peak_rss_bytes"] > 50 * 2**20 and costs["index_peak_rss_bytes"] > 50 * 2**20, costs
+    assert report["cloud"]["peak_rss_bytes"] > 50 * 2**20
+    if any(r["decision"] == "cloud" for r in dgrag):
+        assert sum(report["edges"][e]["query_bytes"] for e in ("bakery", "observatory")) > 0
+    assert (run / "run" / "info.json").is_file() and not (run / "answers.partial.jsonl").exists()
 
 
 def _judge_with_the_embedded_slm(run: Path) -> None:
