@@ -28,6 +28,7 @@ from simulation.judge import (
     win_rates,
 )
 from simulation.report_files import read_report, save_report
+from simulation.resume import open_for_append
 
 JUDGMENTS_FILE = "judgments.jsonl"
 PARTIAL_FILE = "judgments.partial.jsonl"
@@ -48,7 +49,7 @@ def judge_run(
     done = _earlier_judgments(run_dir / PARTIAL_FILE, generator.name)
     judgments: list[dict[str, Any]] = []
     blank: dict[str, int] = {}
-    with (run_dir / PARTIAL_FILE).open("a", encoding="utf-8") as partial:
+    with open_for_append(run_dir / PARTIAL_FILE) as partial:
 
         def keep(judgment: dict[str, Any]) -> None:
             partial.write(json.dumps({**judgment, "model": generator.name}) + "\n")

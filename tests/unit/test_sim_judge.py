@@ -219,8 +219,12 @@ def test_an_interrupted_judging_keeps_its_verdicts_and_continues(tmp_path: Path)
     with pytest.raises(DgragError, match="to continue"):
         judge_run(run, [pair], JudgeConfig(), FailsAfter(3))
     assert len((run / PARTIAL_FILE).read_text().splitlines()) == 3
+    kept = (run / PARTIAL_FILE).read_text().splitlines()
+    (run / PARTIAL_FILE).write_text("\n".join(kept[:2]) + "\n" + kept[2][:25])  # the stop cut the 3rd line short
+    with pytest.raises(DgragError, match="to continue"):
+        judge_run(run, [pair], JudgeConfig(), FailsAfter(1))  # redoes the cut verdict, then stops again
     again = FailsAfter(10)
     result = judge_run(run, [pair], JudgeConfig(), again)
-    assert again.calls == 1  # only the fourth verdict was still missing
+    assert again.calls == 1  # only the fourth verdict was still missing: the redone one was not glued to the cut
     assert result["pairs"]["dgrag vs naive"]["criteria"]["overall"]["win_rate"] == 1.0
     assert not (run / PARTIAL_FILE).exists()
