@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,8 +108,21 @@ class Server:
         _stop(self._proc, timeout)
 
 
+def stop_all(servers: Iterable[Server]) -> None:
+    """Stop every server, even when stopping one is interrupted (the interruption is raised after the rest)."""
+    pending: BaseException | None = None
+    for server in servers:
+        try:
+            server.stop()
+        except BaseException as exc:  # a second Ctrl-C or SIGTERM must not orphan the other servers
+            pending = pending or exc
+    if pending is not None:
+        raise pending
+
+
 def _stop(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    """SIGTERM (the dgrag commands stop gracefully on it), then SIGKILL after ``timeout`` seconds."""
+    """SIGTERM (the servers stop gracefully on it; an ingest just ends, and its index is rebuilt), then SIGKILL
+    after ``timeout`` seconds, or at once when the wait itself is interrupted."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -116,3 +130,7 @@ def _stop(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise

@@ -25,6 +25,13 @@ CENTRAL_MODE = "central"
 NAIVE_MODE = "naive"
 GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE)
 """Modes that never escalate (no gate; the all-documents store keeps its own answer): no escalation rates."""
+
+
+def routes(mode: str) -> bool:
+    """Whether a mode's questions go through the cloud's routing: dgrag and its ablations (``dgrag-<x>``)."""
+    return mode == DGRAG_MODE or mode.startswith(f"{DGRAG_MODE}-")
+
+
 RATIO_KEY = "dgrag_out_accuracy_vs_central"
 DECISION_LOCAL = "local"
 DECISION_CLOUD = "cloud"
@@ -108,12 +115,12 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     }
 
 
-def mode_report(rows: Sequence[Row], mode: str = "") -> dict[str, Any]:
+def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
     """Every per-mode metric of DESIGN "Metrics" over the rows of one mode."""
     groups = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
     groups["all"] = list(rows)
     answerable = [r for r in rows if r["kind"] in ANSWERABLE]
-    curve = summary_hit_curve(answerable)
+    curve = summary_hit_curve(answerable) if routes(mode) else {str(m): None for m in HIT_DEPTHS}
     gated = mode not in GATELESS_MODES
     out: dict[str, Any] = {
         "n": {g: len(groups[g]) for g in GROUPS},
@@ -124,7 +131,7 @@ def mode_report(rows: Sequence[Row], mode: str = "") -> dict[str, Any]:
     for m in REPORTED_HITS:
         out[f"summary_hit@{m}"] = curve[str(m)]
     out["summary_hit_curve"] = curve
-    out["route_recall@k"] = route_recall(answerable)
+    out["route_recall@k"] = route_recall(answerable) if routes(mode) else None
     out["evidence_recall"] = {
         "within": _mean(_recalls(groups["within"])),
         "out": _mean(_recalls(groups["out"])),
@@ -140,16 +147,14 @@ def mode_report(rows: Sequence[Row], mode: str = "") -> dict[str, Any]:
 def summary_hit_curve(answerable: Sequence[Row]) -> dict[str, float | None]:
     """summary_hit@m for m = 1..5 over the answerable rows (keys are str(m)); a row whose ranking came back
     empty is a miss."""
-    if not any(r.get("summaries") for r in answerable):
-        return {str(m): None for m in HIT_DEPTHS}  # a mode that never asks the cloud's summary index
+    if not answerable:
+        return {str(m): None for m in HIT_DEPTHS}
     return {str(m): sum(1 for r in answerable if _hit(r, m)) / len(answerable) for m in HIT_DEPTHS}
 
 
 def route_recall(answerable: Sequence[Row]) -> float | None:
     """Share of escalated answerable rows whose chosen edges include a home edge; an escalation that reached no
-    edge (cloud unreachable, nothing chosen) is a miss. None for a mode that never routes."""
-    if not any(r.get("edges_asked") for r in answerable):
-        return None
+    edge (cloud unreachable, nothing chosen) is a miss."""
     escalated = [r for r in answerable if _escalated(r)]
     return _share(escalated, lambda r: bool(set(r.get("edges_asked") or []) & set(r["home_edges"])))
 

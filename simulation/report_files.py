@@ -15,6 +15,7 @@ REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
 RUN_INFO_FILE = "run/info.json"
 """What the live run measured (per-edge costs, peak RSS, wall time, config), saved before the report is built."""
+ANSWER_FIELDS = frozenset({"qid", "mode", "kind", "answer", "gold", "home_edges"})
 RUN_FACTS = ("edges", "central", "cloud", "config")
 """Top-level report keys measured while the run was up (not derivable from the rows)."""
 
@@ -62,9 +63,11 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
     rows = read_rows(answers)
     if not rows:
         raise DgragError(f"{answers} has no answer rows; run the simulation again")
-    missing = sorted({"qid", "mode", "kind", "answer", "gold"} - set(rows[0]))
-    if missing:
-        raise DgragError(f"{answers} rows lack {', '.join(missing)}: not answer rows of `dgrag sim run`")
+    for number, row in enumerate(rows, start=1):
+        if missing := sorted(ANSWER_FIELDS - set(row)):
+            raise DgragError(
+                f"{answers}: row {number} lacks {', '.join(missing)}: not an answer row of `dgrag sim run`"
+            )
     rows = with_verdicts(rows)
     write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
     report = build_report(rows, info)

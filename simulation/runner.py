@@ -29,7 +29,7 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_
 from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.indexing import CENTRAL, CONSTRUCTION_PREFIX, BuiltIndex, build_index, docs_by_edge, working_copy
-from simulation.processes import Server
+from simulation.processes import Server, stop_all
 from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
 
 MODES = ("naive", "local", "dgrag", "central")
@@ -115,8 +115,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
         info = _run_info(opts, servers, built, central, cloud_config, edge_config, edges)
         info["resumed_asks"] = resumed
     finally:
-        for server in servers.values():
-            server.stop()
+        stop_all(servers.values())
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
 
@@ -303,10 +302,12 @@ def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[
     from simulation.metrics import with_verdicts
     from simulation.plots import JUDGE_PNG
     from simulation.report import build_report
-    from simulation.report_files import RUN_INFO_FILE, save_report
+    from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, save_report
 
     # The run facts and the rows go to disk before the report is built, and the partial answers are dropped only
     # after it is saved: a failure while reporting loses nothing (`dgrag sim report` rebuilds from these files).
+    for earlier in (REPORT_FILE, MARKDOWN_FILE):  # an earlier run's report must not pass for this one's
+        (out / earlier).unlink(missing_ok=True)
     (out / RUN_INFO_FILE).write_text(json.dumps(info, indent=2), encoding="utf-8")
     rows = with_verdicts(rows)  # resumed rows may come from an older metric
     write_rows(out / "answers.jsonl", rows)

@@ -62,3 +62,21 @@ def test_interrupted_run_to_end_stops_its_child(tmp_path: Path, monkeypatch: pyt
     assert time.monotonic() - started < 60, "run_to_end waited for the child instead of stopping it"
     assert not _alive(pid), "the child outlived the interrupted run_to_end"
     assert b"up" in (tmp_path / "child.log").read_bytes()
+
+
+class _Stoppable:
+    def __init__(self, interrupt: bool) -> None:
+        self.interrupt = interrupt
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.interrupt:
+            raise KeyboardInterrupt  # a second Ctrl-C or SIGTERM arriving while this server stops
+
+
+def test_stop_all_stops_every_server_even_when_one_stop_is_interrupted() -> None:
+    servers = [_Stoppable(False), _Stoppable(True), _Stoppable(False)]
+    with pytest.raises(KeyboardInterrupt):
+        processes.stop_all(servers)  # type: ignore[arg-type]
+    assert all(s.stopped for s in servers)

@@ -202,6 +202,16 @@ def test_a_failed_ranking_or_escalation_that_reached_no_edge_is_a_miss() -> None
     assert dgrag["route_recall@k"] == 2 / 4  # was 3/4
 
 
+def test_a_run_whose_cloud_never_answered_misses_every_route_rather_than_having_none() -> None:
+    down = [r | {"summaries": [], "edges_asked": [], "edges_replied": []} for r in dgrag_rows()]
+    dgrag = build_report(down, RUN_INFO)["modes"]["dgrag"]
+    assert dgrag["summary_hit@1"] == 0.0 and dgrag["route_recall@k"] == 0.0
+    ablated = build_report([r | {"mode": "dgrag-cd"} for r in down], RUN_INFO)["modes"]["dgrag-cd"]
+    assert ablated["summary_hit@5"] == 0.0  # ablations route too
+    local = build_report([r | {"mode": "local"} for r in dgrag_rows()], RUN_INFO)["modes"]["local"]
+    assert local["summary_hit@1"] is None and local["route_recall@k"] is None  # local never routes
+
+
 def test_evidence_recall_uses_rows_and_falls_back_to_sources() -> None:
     rows = dgrag_rows()
     rows[2]["evidence_recall"] = None

@@ -74,8 +74,31 @@ def test_rebuild_needs_a_finished_run(tmp_path: Path) -> None:
         rebuild_report(tmp_path)
     _finished_run(tmp_path)
     (tmp_path / "answers.jsonl").write_text(json.dumps({"qid": "q1", "mode": "dgrag"}) + "\n")
-    with pytest.raises(DgragError, match="lack answer, gold, kind"):
+    with pytest.raises(DgragError, match="row 1 lacks answer, gold, home_edges, kind"):
         rebuild_report(tmp_path)
     (tmp_path / "answers.jsonl").unlink()
     with pytest.raises(DgragError, match=r"no answers\.jsonl"):
         rebuild_report(tmp_path)
+
+
+def test_a_failed_report_keeps_the_partial_answers_and_leaves_no_stale_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from simulation import report_files, runner
+    from simulation.resume import PARTIAL_ANSWERS
+
+    _finished_run(tmp_path)  # an earlier run's report.json and report.md in the same --out
+    (tmp_path / "run").mkdir()
+    (tmp_path / PARTIAL_ANSWERS).write_text("{}\n")
+    rows = dgrag_rows()
+
+    def broken(out: Path, report: object) -> None:
+        raise RuntimeError("plotting failed")
+
+    monkeypatch.setattr(report_files, "save_report", broken)
+    with pytest.raises(RuntimeError):
+        runner._write(tmp_path, rows, {**RUN_INFO, "wall_seconds": 1.0})
+    assert (tmp_path / PARTIAL_ANSWERS).is_file() and not (tmp_path / REPORT_FILE).exists()
+    monkeypatch.undo()
+    rebuilt = rebuild_report(tmp_path)  # from this run's rows and run/info.json, not the earlier report
+    assert rebuilt["run"]["wall_seconds"] == 1.0 and rebuilt["modes"]["dgrag"]["n"]["all"] == len(rows)
