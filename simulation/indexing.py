@@ -114,15 +114,21 @@ def working_copy(index: BuiltIndex, run_dir: Path, keep_audit: bool = False) -> 
     """A private copy of a cached index for this run (the run's sessions and audit logs write into it).
 
     ``keep_audit``: a resumed run keeps what its earlier sittings sent for queries, so an edge's query bytes
-    count over the whole run (the summaries are published again at every start, and count once)."""
+    count over the whole run (the summaries are published again at every start, and count once; an ask cut
+    short by the interruption is asked again, so its traffic counts twice)."""
     dest = run_dir / "edges" / index.edge_id
     audit = dest / AUDIT_FILE
-    earlier = _query_entries(audit) if keep_audit and audit.is_file() else []
+    kept = dest.parent / f"{index.edge_id}.{AUDIT_FILE}.kept"  # outside the copy, so an interrupted copy loses nothing
+    if not keep_audit:
+        kept.unlink(missing_ok=True)
+    elif audit.is_file() and not kept.exists():
+        audit.replace(kept)
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", AUDIT_FILE))
-    if earlier:
-        audit.write_text("".join(line + "\n" for line in earlier), encoding="utf-8")
+    if kept.is_file():
+        audit.write_text("".join(line + "\n" for line in _query_entries(kept)), encoding="utf-8")
+        kept.unlink()
     return dest
 
 

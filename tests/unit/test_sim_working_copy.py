@@ -38,3 +38,14 @@ def test_a_resumed_run_keeps_earlier_query_traffic_but_not_earlier_publication(t
     again = working_copy(index, tmp_path / "out", keep_audit=True)
     kept = [json.loads(x) for x in (again / AUDIT_FILE).read_text().splitlines()]
     assert [(e["what"], e["bytes"]) for e in kept] == [("global_query", 40), ("retrieval_reply", 700)]
+
+
+def test_earlier_traffic_survives_a_copy_that_was_itself_interrupted(tmp_path: Path) -> None:
+    index = _cached(tmp_path)
+    dest = working_copy(index, tmp_path / "out")
+    (dest / AUDIT_FILE).write_text(_entry("retrieval_reply", 700) + "\n")
+    kept = dest.parent / f"a.{AUDIT_FILE}.kept"
+    (dest / AUDIT_FILE).replace(kept)  # what a copy stopped after setting the audit aside leaves
+    again = working_copy(index, tmp_path / "out", keep_audit=True)
+    assert [json.loads(x)["bytes"] for x in (again / AUDIT_FILE).read_text().splitlines()] == [700]
+    assert not kept.exists()
