@@ -9,6 +9,7 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from edge_node.privacy import AUDIT_FILE
@@ -127,18 +128,27 @@ def working_copy(index: BuiltIndex, run_dir: Path, keep_audit: bool = False) -> 
         shutil.rmtree(dest)
     shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", AUDIT_FILE))
     if kept.is_file():
-        audit.write_text("".join(line + "\n" for line in _query_entries(kept)), encoding="utf-8")
+        queries = [e for e in audit_entries(kept) if not is_construction(e)]
+        audit.write_text("".join(json.dumps(e) + "\n" for e in queries), encoding="utf-8")
         kept.unlink()
     return dest
 
 
-def _query_entries(audit: Path) -> list[str]:
-    kept = []
+def audit_entries(audit: Path) -> list[dict[str, Any]]:
+    """The entries of an edge's audit log; a line an interruption cut short is skipped."""
+    if not audit.is_file():
+        return []
+    entries = []
     for line in audit.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
-            continue  # a line an interruption cut short
-        if isinstance(entry, dict) and not str(entry.get("what", "")).startswith(CONSTRUCTION_PREFIX):
-            kept.append(line)
-    return kept
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def is_construction(entry: dict[str, Any]) -> bool:
+    """Whether an audit entry is summary publication (construction) rather than an answer to a query."""
+    return str(entry.get("what", "")).startswith(CONSTRUCTION_PREFIX)

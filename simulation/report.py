@@ -25,13 +25,6 @@ CENTRAL_MODE = "central"
 NAIVE_MODE = "naive"
 GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE)
 """Modes that never escalate (no gate; the all-documents store keeps its own answer): no escalation rates."""
-
-
-def routes(mode: str) -> bool:
-    """Whether a mode's questions go through the cloud's routing: dgrag and its ablations (``dgrag-<x>``)."""
-    return mode == DGRAG_MODE or mode.startswith(f"{DGRAG_MODE}-")
-
-
 RATIO_KEY = "dgrag_out_accuracy_vs_central"
 DECISION_LOCAL = "local"
 DECISION_CLOUD = "cloud"
@@ -88,6 +81,11 @@ EDGE_KEYS = (
     "peak_rss_bytes",
     "index_peak_rss_bytes",
 )
+
+
+def routes(mode: str) -> bool:
+    """Whether a mode's questions go through the cloud's routing: dgrag and its ablations (``dgrag-<x>``)."""
+    return mode == DGRAG_MODE or mode.startswith(f"{DGRAG_MODE}-")
 
 
 def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, Any]:

@@ -55,9 +55,6 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
     What only the live run could measure (per-edge costs, peak RSS, wall time, the config) is taken from the
     existing report.json, or from run/info.json when the run stopped before writing one; LLM-judge results
     are kept as they are."""
-    from simulation.metrics import with_verdicts
-    from simulation.report import build_report
-
     info, judge = _run_facts(run_dir)
     answers = find_answers(run_dir)
     rows = read_rows(answers)
@@ -68,12 +65,22 @@ def rebuild_report(run_dir: Path) -> dict[str, Any]:
             raise DgragError(
                 f"{answers}: row {number} lacks {', '.join(missing)}: not an answer row of `dgrag sim run`"
             )
+    return publish_report(run_dir, answers, rows, info, judge)
+
+
+def publish_report(
+    out: Path, answers: Path, rows: list[dict[str, Any]], info: Mapping[str, Any], judge: Any = None
+) -> dict[str, Any]:
+    """Judge ``rows`` with today's metric, write them to ``answers``, and build and save the report."""
+    from simulation.metrics import with_verdicts
+    from simulation.report import build_report
+
     rows = with_verdicts(rows)
     write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
     report = build_report(rows, info)
     if judge is not None:
         report["judge"] = judge
-    save_report(run_dir, report)
+    save_report(out, report)
     return report
 
 

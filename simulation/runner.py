@@ -28,7 +28,15 @@ from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
-from simulation.indexing import CENTRAL, CONSTRUCTION_PREFIX, BuiltIndex, build_index, docs_by_edge, working_copy
+from simulation.indexing import (
+    CENTRAL,
+    BuiltIndex,
+    audit_entries,
+    build_index,
+    docs_by_edge,
+    is_construction,
+    working_copy,
+)
 from simulation.processes import Server, stop_all
 from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
 
@@ -182,7 +190,7 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
 
 
 def _usable_questions(opts: SimOptions, all_edges: list[str], edges: list[str]) -> list[Question]:
-    """The sampled questions this run can score; says which were left out and why."""
+    """The sampled questions this run can score; says which are left out and why."""
     questions, inconsistent = consistent_questions(sample_questions(opts.bench, opts.limit, opts.seed), all_edges)
     if inconsistent:
         print(
@@ -192,13 +200,13 @@ def _usable_questions(opts: SimOptions, all_edges: list[str], edges: list[str]) 
             file=sys.stderr,
         )
     homeless = [q for q in questions if q.answerable and not set(q.home_edges) & set(edges)]
-    if homeless:
+    if homeless:  # asked_at leaves them out
         print(
             f"dgrag sim: {len(homeless)} question(s) have no home edge among --edges {','.join(edges)} "
             "and are not asked",
             file=sys.stderr,
         )
-    return [q for q in questions if q not in homeless]
+    return questions
 
 
 def _setup(opts: SimOptions, edges: list[str], indexes: list[BuiltIndex]) -> dict[str, Any]:
@@ -265,15 +273,14 @@ def _run_info(
     def edge_info(edge_id: str, index: BuiltIndex) -> dict[str, Any]:
         with grpc.insecure_channel(servers[edge_id].address) as channel:
             stats = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
-        audit = opts.out / "edges" / edge_id / AUDIT_FILE
-        entries = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+        entries = audit_entries(opts.out / "edges" / edge_id / AUDIT_FILE)
         return {
             "index_seconds": round(index.index_seconds, 2),
             "index_cached": index.cached,
             "index_peak_rss_bytes": index.peak_rss_bytes,
             "storage_bytes": stats.bytes_on_disk,
-            "construction_bytes": sum(e["bytes"] for e in entries if e["what"].startswith(CONSTRUCTION_PREFIX)),
-            "query_bytes": sum(e["bytes"] for e in entries if not e["what"].startswith(CONSTRUCTION_PREFIX)),
+            "construction_bytes": sum(e["bytes"] for e in entries if is_construction(e)),
+            "query_bytes": sum(e["bytes"] for e in entries if not is_construction(e)),
             "peak_rss_bytes": servers[edge_id].peak_rss_bytes(),
             "documents": stats.documents,
             "chunks": stats.chunks,
@@ -297,23 +304,17 @@ def _run_info(
 
 
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
-    from simulation.answer_rows import write_rows
     from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE
-    from simulation.metrics import with_verdicts
     from simulation.plots import JUDGE_PNG
-    from simulation.report import build_report
-    from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, save_report
+    from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, publish_report
 
     # The run facts and the rows go to disk before the report is built, and the partial answers are dropped only
     # after it is saved: a failure while reporting loses nothing (`dgrag sim report` rebuilds from these files).
     for earlier in (REPORT_FILE, MARKDOWN_FILE):  # an earlier run's report must not pass for this one's
         (out / earlier).unlink(missing_ok=True)
     (out / RUN_INFO_FILE).write_text(json.dumps(info, indent=2), encoding="utf-8")
-    rows = with_verdicts(rows)  # resumed rows may come from an older metric
-    write_rows(out / "answers.jsonl", rows)
     for stale in (JUDGMENTS_FILE, PARTIAL_FILE, JUDGE_PNG):  # an earlier run's judging does not judge these answers
         (out / stale).unlink(missing_ok=True)
-    report = build_report(rows, info)
-    save_report(out, report)
+    report = publish_report(out, out / "answers.jsonl", rows, info)  # resumed rows may come from an older metric
     (out / PARTIAL_ANSWERS).unlink(missing_ok=True)
     return report
