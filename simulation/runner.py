@@ -38,7 +38,7 @@ from simulation.indexing import (
     working_copy,
 )
 from simulation.processes import Server, stop_all
-from simulation.resume import PARTIAL_ANSWERS, earlier_rows, file_digest, open_for_append
+from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 
 MODES = ("naive", "local", "dgrag", "central")
 ABLATIONS = ("cd", "se", "bq", "kg")
@@ -118,7 +118,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
         for server in servers.values():
             server.wait_ready()
         _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
-        setup = _setup(opts, edges, [*built.values(), *([central] if central else [])])
+        setup = _setup(opts, edges, [*built.values(), *([central] if central else [])], edge_config, cloud_config)
         rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], setup)
         info = _run_info(opts, servers, built, central, cloud_config, edge_config, edges)
         info["resumed_asks"] = resumed
@@ -209,7 +209,9 @@ def _usable_questions(opts: SimOptions, all_edges: list[str], edges: list[str]) 
     return questions
 
 
-def _setup(opts: SimOptions, edges: list[str], indexes: list[BuiltIndex]) -> dict[str, Any]:
+def _setup(
+    opts: SimOptions, edges: list[str], indexes: list[BuiltIndex], edge_config: EdgeConfig, cloud_config: CloudConfig
+) -> dict[str, Any]:
     """What the answers of a run depend on: a partial run is resumed only when this is unchanged."""
     return {
         "bench": str(opts.bench.resolve()),
@@ -219,8 +221,8 @@ def _setup(opts: SimOptions, edges: list[str], indexes: list[BuiltIndex]) -> dic
         "seed": opts.seed,
         "edges": edges,
         "indexes": sorted(index.data_dir.name for index in indexes),
-        "edge_config": file_digest(opts.edge_config),
-        "cloud_config": file_digest(opts.cloud_config),
+        "code": code_digest(),
+        "settings": settings_digest(edge_config, cloud_config),
     }
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from shared.config import CloudConfig, EdgeConfig, GateConfig
 from shared.errors import DgragError
 from simulation.asking import Plan
-from simulation.resume import PARTIAL_ANSWERS, earlier_rows, open_for_append
+from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 
 SETUP = {"bench": "/b", "modes": ["naive", "dgrag"], "limit": 0, "seed": 0, "indexes": ["b-a-123"]}
 
@@ -68,3 +70,23 @@ def test_appending_after_a_cut_short_line_starts_a_new_line(tmp_path: Path) -> N
         f.write(json.dumps(_row("q2", "A", "naive")) + "\n")
     lines = path.read_text().splitlines()
     assert lines[1] == '{"qid": "q2"' and json.loads(lines[2])["qid"] == "q2"
+
+
+def test_the_fingerprint_follows_the_answering_code_and_the_effective_settings(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "answer.py").write_text("X = 1\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        before = code_digest(["pkg"])
+        assert code_digest(["pkg"]) == before
+        (package / "answer.py").write_text("X = 2\n")
+        assert code_digest(["pkg"]) != before
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert len(code_digest()) == 16  # the real answering code is found
+    edge, cloud = EdgeConfig(), CloudConfig()
+    assert settings_digest(edge, cloud) == settings_digest(EdgeConfig(), CloudConfig())
+    changed = EdgeConfig(gate=GateConfig(threshold=edge.gate.threshold + 0.1))
+    assert settings_digest(changed, cloud) != settings_digest(edge, cloud)
