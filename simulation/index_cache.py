@@ -18,7 +18,8 @@ from shared.constants import CONSTRUCTION_VERSION
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 
 COMPLETE_MARKER = ".indexed.json"
-CENTRAL_STORE = "central"
+CENTRAL = "central"
+"""The id of the store that holds every chosen edge's documents (the `central` mode's upper bound)."""
 
 
 def _model_identity(config: EdgeConfig) -> dict[str, object]:
@@ -46,7 +47,7 @@ def index_key(docs_rows: list[dict[str, object]], edge_id: str, config: EdgeConf
         "partition": dataclasses.asdict(config.partition),
         "summary": dataclasses.asdict(config.summary),
     }
-    if edge_id == CENTRAL_STORE:
+    if edge_id == CENTRAL:
         # Since 900e1ae the central store of an --edges subset holds only those edges' documents; before, it
         # held the whole bundle under the same key. The tag keeps such indexes from being reused.
         payload["central_documents"] = "chosen edges only"

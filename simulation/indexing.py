@@ -15,10 +15,9 @@ from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from edge_node.privacy import AUDIT_FILE
 from shared.config import EdgeConfig
 from shared.errors import DgragError
-from simulation.index_cache import CENTRAL_STORE, index_location, is_complete, mark_complete, read_info
+from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
 
-CENTRAL = CENTRAL_STORE
 CONSTRUCTION_PREFIX = "summary_"
 """Audit entries of summary publication (construction); the rest are answers to queries."""
 

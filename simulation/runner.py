@@ -28,8 +28,8 @@ from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
+from simulation.index_cache import CENTRAL
 from simulation.indexing import (
-    CENTRAL,
     BuiltIndex,
     audit_entries,
     build_index,

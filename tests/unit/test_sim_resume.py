@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +71,18 @@ def test_appending_after_a_cut_short_line_starts_a_new_line(tmp_path: Path) -> N
     assert lines[1] == '{"qid": "q2"' and json.loads(lines[2])["qid"] == "q2"
 
 
-def test_the_fingerprint_follows_the_answering_code_and_the_effective_settings(tmp_path: Path) -> None:
+def test_the_fingerprint_follows_the_answering_code_and_the_effective_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "answer.py").write_text("X = 1\n")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        before = code_digest(["pkg"])
-        assert code_digest(["pkg"]) == before
-        (package / "answer.py").write_text("X = 2\n")
-        assert code_digest(["pkg"]) != before
-    finally:
-        sys.path.remove(str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = code_digest(["pkg"])
+    assert code_digest(["pkg"]) == before
+    (package / "answer.py").write_text("X = 2\n")
+    assert code_digest(["pkg"]) != before
     assert len(code_digest()) == 16  # the real answering code is found
     edge, cloud = EdgeConfig(), CloudConfig()
     assert settings_digest(edge, cloud) == settings_digest(EdgeConfig(), CloudConfig())
