@@ -127,7 +127,10 @@ class QueryService:
 
     def _answers(self, question: str, context: str, n: int) -> list[str]:
         cfg = self._config.answer
-        request = answer_request(question, context, n, cfg.max_tokens, cfg.temperature, cfg.seed)
+        request = answer_request(
+            question, context, n, cfg.max_tokens, cfg.temperature, cfg.seed,
+            top_p=cfg.top_p, top_k=cfg.top_k, min_p=cfg.min_p, repeat_penalty=cfg.repeat_penalty,
+        )  # fmt: skip
         return render_answers(question, self._generator.generate(request).texts)
 
 

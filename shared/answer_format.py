@@ -75,9 +75,20 @@ def _parse(raw: str) -> tuple[str | None, str]:
 
 
 def answer_request(
-    question: str, context: str, n: int, max_tokens: int, temperature: float, seed: int | None
+    question: str,
+    context: str,
+    n: int,
+    max_tokens: int,
+    temperature: float,
+    seed: int | None,
+    *,
+    top_p: float = 1.0,
+    top_k: int = 0,
+    min_p: float = 0.0,
+    repeat_penalty: float = 1.0,
 ) -> GenerationRequest:
-    """The request that answers ``question`` from ``context`` (yes/no questions get the verdict schema)."""
+    """The request that answers ``question`` from ``context`` (yes/no questions get the verdict schema).
+    One answer is always greedy; the sampling values apply to a batch of ``n`` > 1."""
     yes_no = is_yes_no_question(question)
     context = context or "(nothing found)"
     if yes_no:
@@ -91,6 +102,10 @@ def answer_request(
         max_tokens=max_tokens,
         temperature=temperature if n > 1 else 0.0,
         seed=seed,
+        top_p=top_p,
+        top_k=top_k,
+        min_p=min_p,
+        repeat_penalty=repeat_penalty,
         json_schema=YES_NO_SCHEMA if yes_no else None,
     )
 

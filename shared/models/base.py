@@ -32,6 +32,19 @@ class GenerationRequest:
     """When set, each completion must be JSON matching this schema (grammar-constrained where the backend can)."""
     seed: int | None = None
     """Sampling seed; backends that support it make runs repeatable."""
+    top_p: float = 1.0
+    """Nucleus sampling mass (1.0 = off). Every backend passes all sampling values: never a library default."""
+    top_k: int = 0
+    """Sample among the k likeliest tokens (0 = off)."""
+    min_p: float = 0.0
+    """Drop tokens below this share of the likeliest token's probability (0.0 = off)."""
+    repeat_penalty: float = 1.0
+    """Penalty on tokens already generated (1.0 = off)."""
+
+    def sampling(self) -> dict[str, float | int | None]:
+        """The sampling values, as recorded in traces."""
+        return {"temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k, "min_p": self.min_p,
+                "repeat_penalty": self.repeat_penalty, "seed": self.seed}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ import numpy as np
 from shared.config import EmbedderConfig
 from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import FloatMatrix
+from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path
+from shared.models.machine_lock import machine_lock
 
 
 class SentenceTransformerEmbedder:
@@ -23,12 +25,14 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
+            import torch
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ModelNotInstalledError(
                 "the embedder needs sentence-transformers; run: pip install sentence-transformers"
             ) from exc
         path = Path(config.model_path) if config.model_path else bundled_embedder_path()
+        torch.set_num_threads(resolve_threads(config.n_threads))
         try:
             self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
@@ -53,7 +57,7 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        with self._lock:
+        with self._lock, machine_lock().held():
             vectors = self._model.encode(
                 list(texts), batch_size=self._batch, normalize_embeddings=True, show_progress_bar=False
             )

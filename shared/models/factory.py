@@ -5,10 +5,13 @@ from __future__ import annotations
 from shared.config import EmbedderConfig, ModelConfig
 from shared.errors import ConfigError
 from shared.models.base import Embedder, TextGenerator
+from shared.models.cpu import prepare_cpu
 
 
 def build_generator(config: ModelConfig) -> TextGenerator:
-    """The text generator ``config`` names."""
+    """The text generator ``config`` names (in-process runtimes get the CPU settings of shared.models.cpu first)."""
+    if config.backend in ("llama_cpp", "transformers"):
+        prepare_cpu(config.n_threads)
     if config.backend == "llama_cpp":
         from shared.models.llama_cpp_backend import LlamaCppGenerator
 
@@ -25,8 +28,9 @@ def build_generator(config: ModelConfig) -> TextGenerator:
 
 
 def build_embedder(config: EmbedderConfig) -> Embedder:
-    """The embedder ``config`` names."""
+    """The embedder ``config`` names (after the CPU settings of shared.models.cpu)."""
     if config.backend == "sentence_transformers":
+        prepare_cpu(config.n_threads)
         from shared.models.embedder import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(config)

@@ -7,7 +7,6 @@ between them, so only the first sample pays for the prompt. JSON schemas become 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,9 @@ from typing import Any
 from shared.config import ModelConfig
 from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest
+from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_slm_path
+from shared.models.machine_lock import machine_lock
 
 
 class LlamaCppGenerator:
@@ -31,10 +32,15 @@ class LlamaCppGenerator:
         path = Path(config.model_path) if config.model_path else bundled_slm_path()
         if not path.is_file():
             raise ModelNotInstalledError(f"GGUF model {path} does not exist; set slm.model_path to a .gguf file")
-        threads = config.n_threads or (os.cpu_count() or 1)
+        threads = resolve_threads(config.n_threads)
         try:
             self._llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=config.n_ctx, n_threads=threads, seed=0, verbose=False
+                model_path=str(path),
+                n_ctx=config.n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=0,
+                verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
@@ -71,13 +77,21 @@ class LlamaCppGenerator:
             for i in range(request.n):
                 seed = None if request.seed is None else request.seed + i
                 try:
-                    out: Any = self._llm.create_chat_completion(
-                        messages=messages,  # type: ignore[arg-type]
-                        temperature=request.temperature,
-                        max_tokens=request.max_tokens,
-                        grammar=grammar,
-                        seed=seed,
-                    )
+                    with machine_lock().held():
+                        out: Any = self._llm.create_chat_completion(
+                            messages=messages,  # type: ignore[arg-type]
+                            temperature=request.temperature,
+                            top_p=request.top_p,
+                            top_k=request.top_k,
+                            min_p=request.min_p,
+                            typical_p=1.0,
+                            repeat_penalty=request.repeat_penalty,
+                            frequency_penalty=0.0,
+                            presence_penalty=0.0,
+                            max_tokens=request.max_tokens,
+                            grammar=grammar,
+                            seed=seed,
+                        )
                 except (ValueError, RuntimeError) as exc:
                     raise ModelError(f"llama.cpp generation failed: {exc}") from exc
                 texts.append(out["choices"][0]["message"]["content"] or "")

@@ -57,8 +57,15 @@ class OpenAIGenerator:
             "messages": messages,
             "n": n,
             "temperature": request.temperature,
+            "top_p": request.top_p,
             "max_tokens": request.max_tokens,
         }
+        if self._config.extended_sampling:
+            kwargs["extra_body"] = {
+                "top_k": request.top_k,
+                "min_p": request.min_p,
+                "repeat_penalty": request.repeat_penalty,
+            }
         fmt = self._response_format(request.json_schema)
         if fmt is not None:
             kwargs["response_format"] = fmt

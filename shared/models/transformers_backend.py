@@ -17,6 +17,7 @@ from shared.config import ModelConfig
 from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest
 from shared.models.locate import bundled_slm_path
+from shared.models.machine_lock import machine_lock
 from shared.text import first_json_value
 
 
@@ -65,7 +66,7 @@ class TransformersGenerator:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": prompt})
         torch = self._torch
-        with self._lock, torch.inference_mode():
+        with self._lock, machine_lock().held(), torch.inference_mode():
             # return_dict=True: transformers 5 returns a BatchEncoding either way, 4.x a bare tensor without it.
             encoded = self._tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
@@ -81,8 +82,10 @@ class TransformersGenerator:
                     max_new_tokens=request.max_tokens,
                     do_sample=sample,
                     temperature=request.temperature if sample else None,
-                    top_p=0.95 if sample else None,
-                    top_k=None,
+                    top_p=request.top_p if sample else None,
+                    top_k=(request.top_k or None) if sample else None,
+                    min_p=(request.min_p or None) if sample else None,
+                    repetition_penalty=request.repeat_penalty,
                     num_return_sequences=request.n,
                     pad_token_id=self._tokenizer.eos_token_id,
                 )

@@ -1,0 +1,120 @@
+"""Model-free detection of degenerate generations: text a person must never be shown as an answer.
+
+A 135M model under sampling sometimes loops ("the company the company the company ..."), explodes into a
+list ("Theft / A. Theft of assets / B. Theft of money / ..."), echoes its own instructions, or writes
+about something the context never mentions. Each check here is cheap and explainable; a degenerate
+generation counts as a refusal for the gate, and an answer that nobody can trust is replaced by an
+extractive one (shared.extractive) rather than shown.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\(?[0-9]{1,2}[.)]|\(?[A-Za-z][.)])\s+\S")
+_STOP = frozenset(
+    "a an the and or but if then of to in on at by for with from as is are was were be been being it its this that "
+    "these those there their they them he she his her we our you your i not no yes do does did has have had can "
+    "could will would should may might about into over after before than also which who whom what when where why "
+    "how all any both each more most other some such only own same so too very just because said says".split()
+)
+
+LOOP_NGRAM = 3
+"""A word 3-gram repeated this many times (or more) is a loop."""
+LOOP_REPEATS = 3
+MIN_DISTINCT_SHARE = 0.45
+"""Below this share of distinct 3-grams (in an answer of 12+ words) the text is going round in circles."""
+LIST_ITEMS = 4
+"""This many list-item lines make a list explosion (a short answer is one or two sentences)."""
+ECHO_NGRAM = 6
+"""An answer sharing a run of this many words with the instructions echoes the prompt."""
+MIN_GROUNDED_SHARE = 0.25
+"""An answer whose content words are found in the question or context less often than this is unrelated."""
+MIN_CONTENT_WORDS = 5
+"""Answers with fewer content words are too short to call unrelated."""
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return _WORD.findall(text.casefold())
+
+
+def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def loop_reason(text: str) -> str | None:
+    """Why ``text`` repeats itself, or None."""
+    tokens = words(text)
+    grams = _ngrams(tokens, LOOP_NGRAM)
+    if grams:
+        gram, count = Counter(grams).most_common(1)[0]
+        if (count >= LOOP_REPEATS and len(set(gram)) > 1) or count >= LOOP_REPEATS + 2:
+            return f"repetition loop: {' '.join(gram)!r} {count} times"
+        if len(tokens) >= 12 and len(set(grams)) / len(grams) < MIN_DISTINCT_SHARE:
+            return f"repetition loop: {len(set(grams))} distinct of {len(grams)} word triples"
+    run = 1
+    for previous, token in itertools.pairwise(tokens):
+        run = run + 1 if token == previous else 1
+        if run >= 4:
+            return f"repetition loop: {token!r} {run} times in a row"
+    return None
+
+
+def list_reason(text: str) -> str | None:
+    """Why ``text`` is a list explosion, or None."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    items = [line for line in lines if _LIST_ITEM.match(line)]
+    if len(items) >= LIST_ITEMS:
+        return f"list explosion: {len(items)} list items"
+    return None
+
+
+def echo_reason(text: str, instructions: Iterable[str]) -> str | None:
+    """Why ``text`` echoes the prompt's instructions (not its context), or None."""
+    grams = set(_ngrams(words(text), ECHO_NGRAM))
+    if not grams:
+        return None
+    for instruction in instructions:
+        shared = grams & set(_ngrams(words(instruction), ECHO_NGRAM))
+        if shared:
+            return f"prompt echo: {' '.join(next(iter(sorted(shared))))!r}"
+    return None
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry content (not stop words, not single characters)."""
+    return [w for w in words(text) if len(w) > 2 and w not in _STOP]
+
+
+def unrelated_reason(text: str, grounding: str) -> str | None:
+    """Why ``text`` is unrelated to ``grounding`` (the question and the context), or None."""
+    content = content_words(text)
+    if len(content) < MIN_CONTENT_WORDS or not grounding.strip():
+        return None
+    known = set(words(grounding))
+    stems = {w[:5] for w in known}
+    grounded = sum(1 for w in content if w in known or w[:5] in stems)
+    share = grounded / len(content)
+    if share < MIN_GROUNDED_SHARE:
+        return f"unrelated to the context: {grounded}/{len(content)} content words found there"
+    return None
+
+
+def degenerate_reason(text: str, question: str = "", context: str = "", instructions: Iterable[str] = ()) -> str | None:
+    """The first reason ``text`` must not be shown as an answer, or None when it reads as an answer."""
+    stripped = text.strip()
+    if not stripped:
+        return None  # an empty answer is a refusal, which the gate already counts
+    if question and words(stripped) == words(question):
+        return "prompt echo: the answer repeats the question"
+    return (
+        loop_reason(stripped)
+        or list_reason(stripped)
+        or echo_reason(stripped, instructions)
+        or unrelated_reason(stripped, f"{question}\n{context}")
+    )
