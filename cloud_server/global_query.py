@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 from cloud_server.context_merge import merge_knowledge
 from cloud_server.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.summary_index import SummaryIndex
-from shared.answer_format import answer_request, render_answers
+from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError
+from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
@@ -96,6 +97,11 @@ class GlobalQueryService:
         request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None)
         completion = await asyncio.to_thread(self._generator.generate, request)
         out.answer = render_answers(question, completion.texts)[0]
+        if degeneracy(question, merged.text, [out.answer])[0] is not None:
+            # never pass a loop or a list explosion on: the merged context's best sentences, with their edges
+            passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in merged.chunks]
+            passages = passages or [SourcedText(merged.text, "the edges' entities and relations")]
+            out.answer = extractive_answer(question, passages)
         out.timings["cloud_generation"] = time.perf_counter() - t
         out.timings["total"] = time.perf_counter() - started
         return out

@@ -35,7 +35,8 @@ EdgeQueryMode = Literal["naive", "local", "full"]
 QUERY_MODES: tuple[str, ...] = ("naive", "local", "full")
 DECISION_CLOUD = "cloud"
 CLOUD_DOWN_NOTE = (
-    "The gate escalated but the cloud could not be reached ({why}); this is the best local answer, unverified."
+    "The gate escalated but the cloud could not be reached ({why}); shown instead are the context sentences that "
+    "best support the question, with their sources."
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,6 +81,7 @@ class GateResult:
     threshold: float
     best_index: int
     refusals: int
+    """Answers that declare missing information or are degenerate (a degenerate answer counts as a refusal)."""
     refusal_share: float
     cosine: float | None
     jaccard: float | None
@@ -87,12 +89,24 @@ class GateResult:
     evidence: float
     weights: dict[str, float] = field(default_factory=dict)
     reasons: tuple[str, ...] = ()
+    degenerate: int = 0
+    """Answers the degeneracy checks rejected (shared.degeneracy)."""
 
 
-def evaluate(answers: list[str], vectors: FloatMatrix, evidence: float, config: GateConfig) -> GateResult:
-    """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``)."""
+def evaluate(
+    answers: list[str],
+    vectors: FloatMatrix,
+    evidence: float,
+    config: GateConfig,
+    degenerate: Sequence[bool] = (),
+) -> GateResult:
+    """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``);
+    ``degenerate[i]`` marks an answer that must not be shown: it counts as a refusal, even with confidence
+    detection switched off (a loop is not an answer), and is never chosen as the best."""
     n = len(answers)
-    refusals = sum(declares_missing(a) for a in answers) if config.confidence_detection else 0
+    bad = list(degenerate) or [False] * n
+    declines = [declares_missing(a) for a in answers] if config.confidence_detection else [False] * n
+    refusals = sum(d or b for d, b in zip(declines, bad, strict=True))
     refusal_share = refusals / n if n else 1.0
     cosine = jaccard = claims = None
     weights = {"evidence": config.weight_evidence}
@@ -109,8 +123,8 @@ def evaluate(answers: list[str], vectors: FloatMatrix, evidence: float, config: 
     total_weight = sum(weights.values()) or 1.0
     score = sum(weights[k] * values[k] for k in weights) / total_weight
     reasons: list[str] = []
-    if config.confidence_detection and refusal_share >= config.refusal_share:
-        reasons.append(f"{refusals}/{n} answers declare missing information")
+    if (config.confidence_detection or any(bad)) and refusal_share >= config.refusal_share:
+        reasons.append(f"{refusals}/{n} answers declare missing information or are degenerate")
     if score < config.threshold:
         reasons.append(f"score {score:.3f} < threshold {config.threshold:.3f}")
     decision = DECISION_ESCALATE if reasons else DECISION_LOCAL
@@ -118,7 +132,7 @@ def evaluate(answers: list[str], vectors: FloatMatrix, evidence: float, config: 
         decision=decision,
         score=score,
         threshold=config.threshold,
-        best_index=best_answer(answers, vectors, config.confidence_detection),
+        best_index=best_answer(answers, vectors, config.confidence_detection, bad),
         refusals=refusals,
         refusal_share=refusal_share,
         cosine=cosine,
@@ -127,17 +141,23 @@ def evaluate(answers: list[str], vectors: FloatMatrix, evidence: float, config: 
         evidence=evidence,
         weights={k: w / total_weight for k, w in weights.items()},
         reasons=tuple(reasons),
+        degenerate=sum(bad),
     )
 
 
-def best_answer(answers: list[str], vectors: FloatMatrix, skip_refusals: bool = True) -> int:
-    """Index of the medoid answer (highest mean cosine to the others), preferring non-refusals."""
+def best_answer(
+    answers: list[str], vectors: FloatMatrix, skip_refusals: bool = True, degenerate: Sequence[bool] = ()
+) -> int:
+    """Index of the medoid answer (highest mean cosine to the others), never a degenerate one when another
+    exists, and preferring non-refusals."""
     if len(answers) <= 1:
         return 0
+    bad = list(degenerate) or [False] * len(answers)
     sims = vectors @ vectors.T
-    order = np.argsort(-(sims.sum(axis=1) - 1.0), kind="stable")
+    order = [int(i) for i in np.argsort(-(sims.sum(axis=1) - 1.0), kind="stable")]
+    usable = [i for i in order if not bad[i]] or order
     if skip_refusals:
-        for i in order:
-            if not declares_missing(answers[int(i)]):
-                return int(i)
-    return int(order[0])
+        for i in usable:
+            if not declares_missing(answers[i]):
+                return i
+    return usable[0]

@@ -3,12 +3,15 @@
 Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the NaiveRAG baseline) and
 ``local`` (DGRAG's local path). Ablations (the paper's): ``cd`` no confidence detection, ``se`` no
 similarity evaluation, ``bq`` one answer instead of a batch, ``kg`` vector-only retrieval without the graph.
-Without a cloud, an escalated question gets the best local answer marked unverified, with a note.
+Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
+with their sources), marked unverified, never an untrusted generation; a degenerate generation
+(shared.degeneracy) counts as a refusal for the gate and is never shown.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,17 +19,20 @@ from typing import Any, Literal
 from edge_node.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.retrieval import Retrieval, Retriever
-from shared.answer_format import answer_request, render_answers
+from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import EdgeConfig
 from shared.errors import DgragError
-from shared.models.base import Embedder, TextGenerator
+from shared.extractive import SourcedText, extractive_answer
+from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.tokenizer import Tokenizer
 
 QueryMode = Literal["naive", "local"]
 ABLATIONS = frozenset({"cd", "se", "bq", "kg"})
 NO_CLOUD_NOTE = (
-    "The gate did not trust the local answers and no cloud is configured, so this is the best local answer, unverified."
+    "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "
+    "that best support the question, with their sources."
 )
+DEGENERATE_NOTE = "The generated answer was degenerate ({why}); shown instead are the best-supported context sentences."
 
 
 @dataclass
@@ -43,6 +49,14 @@ class LocalAnswer:
     retrieval: Retrieval
     timings: dict[str, float] = field(default_factory=dict)
     note: str = ""
+    degenerate: list[str | None] = field(default_factory=list)
+    """Per sampled answer, why it was rejected as degenerate (None: it reads as an answer)."""
+    sampling: dict[str, float | int | None] = field(default_factory=dict)
+    """The sampling values the answers were drawn with."""
+    best_generated: str = ""
+    """The best generated answer, also when an extract was shown instead."""
+    model_speed: dict[str, float] = field(default_factory=dict)
+    """Prompt tokens read and written by the answer call and the seconds each took (where the runtime tells)."""
 
     def trace(self) -> dict[str, Any]:
         """Everything about this answer as plain data (for --json and logs)."""
@@ -55,6 +69,10 @@ class LocalAnswer:
             "mode": self.mode,
             "note": self.note,
             "answers": self.answers,
+            "degenerate": self.degenerate,
+            "best_generated": self.best_generated,
+            "sampling": self.sampling,
+            "model_speed": self.model_speed,
             "gate": dataclasses.asdict(self.gate) if self.gate else None,
             "evidence": dataclasses.asdict(r.evidence),
             "keywords": r.keywords,
@@ -105,10 +123,21 @@ class QueryService:
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive or "bq" in ablations else self._config.answer.n_answers
         t = time.perf_counter()
-        answers = self._answers(question, retrieval.context, n)
+        request = self._request(question, retrieval.context, n)
+        completion = self._generator.generate(request)
+        answers = render_answers(question, completion.texts)
         timings["generation"] = time.perf_counter() - t
+        flags = degeneracy(question, retrieval.context, answers)
+        sampling = request.sampling()
+        speed = completion.speed.as_dict() if completion.speed else {}
+        made = functools.partial(LocalAnswer, question=question, mode=mode, answers=answers, retrieval=retrieval,
+                                 timings=timings, degenerate=flags, sampling=sampling, model_speed=speed)  # fmt: skip
         if naive:
-            return LocalAnswer(question, answers[0], DECISION_LOCAL, True, mode, answers, None, retrieval, timings)
+            if flags[0] is not None:
+                note = DEGENERATE_NOTE.format(why=flags[0])
+                return made(answer=_extract(question, retrieval), decision=DECISION_LOCAL, verified=False, gate=None,
+                            note=note, best_generated=answers[0])  # fmt: skip
+            return made(answer=answers[0], decision=DECISION_LOCAL, verified=True, gate=None, best_generated=answers[0])
         t = time.perf_counter()
         gate_config = dataclasses.replace(
             self._config.gate,
@@ -116,22 +145,25 @@ class QueryService:
             similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
         )
         vectors = self._embedder.embed(answers)
-        result = evaluate(answers, vectors, retrieval.evidence.score, gate_config)
+        result = evaluate(answers, vectors, retrieval.evidence.score, gate_config, [f is not None for f in flags])
         timings["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
         if result.decision == DECISION_ESCALATE:
-            return LocalAnswer(
-                question, best, DECISION_ESCALATE, False, mode, answers, result, retrieval, timings, NO_CLOUD_NOTE
-            )
-        return LocalAnswer(question, best, DECISION_LOCAL, True, mode, answers, result, retrieval, timings)
+            return made(answer=_extract(question, retrieval), decision=DECISION_ESCALATE, verified=False, gate=result,
+                        note=NO_CLOUD_NOTE, best_generated=best)  # fmt: skip
+        return made(answer=best, decision=DECISION_LOCAL, verified=True, gate=result, best_generated=best)
 
-    def _answers(self, question: str, context: str, n: int) -> list[str]:
+    def _request(self, question: str, context: str, n: int) -> GenerationRequest:
         cfg = self._config.answer
-        request = answer_request(
+        return answer_request(
             question, context, n, cfg.max_tokens, cfg.temperature, cfg.seed,
             top_p=cfg.top_p, top_k=cfg.top_k, min_p=cfg.min_p, repeat_penalty=cfg.repeat_penalty,
         )  # fmt: skip
-        return render_answers(question, self._generator.generate(request).texts)
+
+
+def _extract(question: str, retrieval: Retrieval) -> str:
+    """The extractive answer from what retrieval put in the context."""
+    return extractive_answer(question, [SourcedText(c.text, c.doc_id) for c in retrieval.chunks])
 
 
 def _check_question(question: str) -> None:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from shared import prompts
+from shared.degeneracy import degenerate_reason
 from shared.models.base import GenerationRequest, JsonSchema
 
 VERDICTS = ("yes", "no", "insufficient information")
@@ -108,6 +109,18 @@ def answer_request(
         repeat_penalty=repeat_penalty,
         json_schema=YES_NO_SCHEMA if yes_no else None,
     )
+
+
+ANSWER_INSTRUCTIONS = (
+    prompts.ANSWER_SYSTEM,
+    *(t.replace("{context}", "").replace("{question}", "") for t in (prompts.ANSWER_QUESTION, prompts.ANSWER_YES_NO)),
+)
+"""The answer prompts' own words (without context and question): an answer repeating them echoes the prompt."""
+
+
+def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str | None]:
+    """Why each answer must not be shown (shared.degeneracy), None for the ones that read as answers."""
+    return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
 
 
 def render_answers(question: str, texts: Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from shared.extractive import is_extractive
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.bundle import Asked
@@ -158,4 +159,18 @@ def row_from_trace(asked: Asked, mode: str, trace: dict[str, Any], summaries: li
         "edges_failed": cloud.get("edges_failed", []),
         "timings": trace.get("timings", {}),
         "bytes_left_edges": int(cloud.get("bytes_received", 0)) + question_bytes,
+        **generation_quality(trace),
+        "model_speed": trace.get("model_speed") or {},
     }
+
+
+def generation_quality(trace: dict[str, Any]) -> dict[str, Any]:
+    """How many texts the models generated for this answer, how many were rejected as degenerate (a cloud
+    answer replaced by an extract counts as one), and whether the answer shown is an extract."""
+    flags = trace.get("degenerate") or []
+    cloud = trace.get("cloud") or {}
+    cloud_answer = str(cloud.get("answer", "")) if cloud else ""
+    generations = len(trace.get("answers") or []) + (1 if cloud else 0)
+    degenerate = sum(1 for f in flags if f) + (1 if cloud and is_extractive(cloud_answer) else 0)
+    return {"generations": generations, "degenerate_generations": degenerate,
+            "extractive": is_extractive(str(trace.get("answer", "")))}  # fmt: skip

@@ -101,6 +101,7 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
             key: run_info.get(key)
             for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds", "resumed_asks")
         },
+        "machine": run_info.get("machine"),
         "modes": modes,
         "edges": {str(e): _edge_costs(info) for e, info in sorted(run_info.get("edges", {}).items())},
         "central": _edge_costs(central) if central else None,
@@ -139,7 +140,33 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
     out["latency"] = latency(rows)
     out["bytes_per_query"] = _bytes(rows)
     out["fan_out"] = _fan_out(rows)
+    out["degeneracy"] = degeneracy_stats(rows)
+    out["model_speed"] = model_speed(rows)
     return out
+
+
+def degeneracy_stats(rows: Sequence[Row]) -> dict[str, float | int | None]:
+    """Generated texts rejected as degenerate (shared.degeneracy), and answers shown as extracts instead."""
+    generations = sum(int(r.get("generations") or 0) for r in rows)
+    degenerate = sum(int(r.get("degenerate_generations") or 0) for r in rows)
+    return {
+        "generations": generations,
+        "degenerate_generations": degenerate,
+        "degenerate_share": degenerate / generations if generations else None,
+        "extractive_answers": _share(rows, lambda r: bool(r.get("extractive"))),
+    }
+
+
+def model_speed(rows: Sequence[Row]) -> dict[str, float | None]:
+    """Prefill and decode tokens/s over the edge's answer calls of these rows (as llama.cpp timed them)."""
+    fresh = [r.get("model_speed") or {} for r in rows if not r.get("reused")]
+    totals = {k: sum(float(s.get(k, 0.0)) for s in fresh) for k in
+              ("prefill_tokens", "prefill_seconds", "decode_tokens", "decode_seconds")}  # fmt: skip
+    return {
+        "prefill_tok_s": totals["prefill_tokens"] / totals["prefill_seconds"] if totals["prefill_seconds"] else None,
+        "decode_tok_s": totals["decode_tokens"] / totals["decode_seconds"] if totals["decode_seconds"] else None,
+        "prefill_tokens": totals["prefill_tokens"],
+    }
 
 
 def summary_hit_curve(answerable: Sequence[Row]) -> dict[str, float | None]:

@@ -36,7 +36,9 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
         _evidence(modes),
         _latency(modes),
         _bytes(modes),
+        _generation(modes),
         _edges(report),
+        _machine(report),
         _judge(report),
         _figures(available_plots(report) if plots is None else plots),
     ]
@@ -147,6 +149,44 @@ def _evidence(modes: Mapping[str, Mapping[str, Any]]) -> str:
         "## Evidence recall\n\n"
         + _table(["mode", "within", "out", "all answerable"], rows)
         + "\n\nMean share of gold evidence documents present in the context the final answer was made from."
+    )
+
+
+def _generation(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    rows = []
+    for mode, data in modes.items():
+        deg, speed = data.get("degeneracy") or {}, data.get("model_speed") or {}
+        if not deg and not speed:
+            continue
+        tok_s = [DASH if speed.get(k) is None else f"{speed[k]:.0f}" for k in ("prefill_tok_s", "decode_tok_s")]
+        rows.append([mode, str(deg.get("generations", DASH)), pct(deg.get("degenerate_share")),
+                     pct(deg.get("extractive_answers")), *tok_s])  # fmt: skip
+    if not rows:
+        return ""
+    head = ["mode", "texts generated", "degenerate (caught)", "answers shown as extracts", "prefill tok/s",
+            "decode tok/s"]  # fmt: skip
+    return (
+        "## Generations\n\n"
+        + _table(head, rows)
+        + "\n\nA degenerate text (a repetition loop, a list explosion, an echo of the prompt, or words the context "
+        "never mentions) counts as a refusal for the gate and is never shown; where no trusted answer remains the "
+        "answer is an extract of the context. Tokens/s are llama.cpp's own timings of the edge's answer calls."
+    )
+
+
+def _machine(report: Mapping[str, Any]) -> str:
+    machine = (report.get("run") or {}).get("machine")
+    if not machine:
+        return ""
+    libs = ", ".join(f"{k} {v}" for k, v in (machine.get("libraries") or {}).items())
+    threads = ", ".join(f"{k}={v}" for k, v in (machine.get("threads") or {}).items())
+    features = " ".join(machine.get("cpu_features") or []) or DASH
+    return (
+        "## Machine\n\n"
+        f"- CPU: {machine.get('cpu_model')}, {machine.get('cores')} cores; features: {features}\n"
+        f"- llama.cpp: {machine.get('llama_system_info') or DASH}\n"
+        f"- threads: {threads or DASH}\n"
+        f"- Python {machine.get('python')}; {libs}"
     )
 
 

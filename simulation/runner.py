@@ -25,6 +25,7 @@ from edge_node.privacy import AUDIT_FILE
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_transport import auth_metadata
+from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.asking import Asker, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
@@ -302,6 +303,7 @@ def _run_info(
         "central": edge_info(CENTRAL, central) if central is not None else None,
         "cloud": {"peak_rss_bytes": servers["cloud"].peak_rss_bytes()},
         "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},
+        "machine": machine_facts({"slm_threads": str(edge_config.slm.n_threads or "all cores")}).as_dict(),
     }
 
 

@@ -54,6 +54,22 @@ class Completion:
     texts: tuple[str, ...]
     prompt_tokens: int
     completion_tokens: int
+    speed: ModelSpeed | None = None
+    """Where the runtime measures it (llama_cpp): prompt reading and writing, tokens and seconds."""
+
+
+@dataclass(frozen=True)
+class ModelSpeed:
+    """Tokens a runtime read (prefill) and wrote (decode) in one call, and the seconds each took."""
+
+    prefill_tokens: int
+    prefill_seconds: float
+    decode_tokens: int
+    decode_seconds: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"prefill_tokens": self.prefill_tokens, "prefill_seconds": round(self.prefill_seconds, 4),
+                "decode_tokens": self.decode_tokens, "decode_seconds": round(self.decode_seconds, 4)}  # fmt: skip
 
 
 @runtime_checkable

@@ -13,7 +13,7 @@ from typing import Any
 
 from shared.config import ModelConfig
 from shared.errors import ModelError, ModelNotInstalledError
-from shared.models.base import Completion, GenerationRequest
+from shared.models.base import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
@@ -74,6 +74,7 @@ class LlamaCppGenerator:
         prompt_tokens = completion_tokens = 0
         with self._lock:
             grammar = self._grammar(request.json_schema) if request.json_schema is not None else None
+            self._llama_cpp.llama_perf_context_reset(self._llm.ctx)
             for i in range(request.n):
                 seed = None if request.seed is None else request.seed + i
                 try:
@@ -100,7 +101,9 @@ class LlamaCppGenerator:
                 if i == 0:
                     prompt_tokens += int(usage.get("prompt_tokens", 0))
                 completion_tokens += int(usage.get("completion_tokens", 0))
-        return Completion(tuple(texts), prompt_tokens, completion_tokens)
+            perf = self._llama_cpp.llama_perf_context(self._llm.ctx)
+        speed = ModelSpeed(int(perf.n_p_eval), perf.t_p_eval_ms / 1000, int(perf.n_eval), perf.t_eval_ms / 1000)
+        return Completion(tuple(texts), prompt_tokens, completion_tokens, speed)
 
     def close(self) -> None:
         self._llm.close()
