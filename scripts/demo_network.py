@@ -2,13 +2,18 @@
 
     .venv/bin/python scripts/demo_network.py [--workdir .dgrag/demo]
 
-Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges (once;
-later runs reuse them), starts llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for
-the cloud LLM, a cloud (`dgrag cloud serve`, its [llm] backend = "openai"), and the two edges
-(`dgrag edge serve`). Then asks the business edge one question about its own articles and one about
-technology. Prints both answers with the gate's decision, where the cloud routed an escalated question
-(the edge whose summary matches it best: business articles also cover OpenAI, so that may be the
-business edge itself) and the sources, and stops everything.
+Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges, starts
+llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for the cloud LLM, a cloud (`dgrag
+cloud serve`, its [llm] backend = "openai"), and the two edges (`dgrag edge serve`). Then asks the business
+edge one question about its own articles and one about technology. Prints each edge's document count,
+both answers with the gate's decision, where the cloud routed an escalated question (the edge whose
+summary matches it best: business articles also cover OpenAI, so that may be the business edge itself)
+and the sources, and stops everything.
+
+An edge counts as indexed only when its ingest finished: a marker written last records the digest of its
+documents, models and construction settings (simulation.index_cache). A run that was interrupted or
+failed, or whose inputs changed, indexes that edge again; a failed ingest stops the demo with its log.
+The edges serve a fresh copy of their index, so serving never alters what was built.
 """
 
 from __future__ import annotations
@@ -23,7 +28,15 @@ import sys
 import time
 from pathlib import Path
 
+import grpc
+
+from shared.config import EdgeConfig
+from shared.errors import DgragError
+from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
+from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
+from simulation.index_cache import index_location, is_complete
+from simulation.indexing import build_index, docs_by_edge, working_copy
 from simulation.processes import Server, dgrag_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,21 +54,41 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def indexed_edges(work: Path, env: dict[str, str]) -> dict[str, Path]:
+    """A fresh serving copy of each demo edge's completed index, indexing the edges that have none."""
+    rows = docs_by_edge(BUNDLE / "docs.jsonl")
+    config = EdgeConfig()
+    out: dict[str, Path] = {}
+    for edge in EDGES:
+        _, target = index_location(work / "index", BUNDLE, edge, rows[edge], config)
+        if not is_complete(target):
+            print(f"== indexing the {edge} edge ({len(rows[edge])} articles; a few minutes, once)", flush=True)
+        built = build_index(BUNDLE, edge, rows[edge], config, work / "index", env, None)
+        out[edge] = working_copy(built, work)
+    return out
+
+
+def edge_documents(address: str) -> int:
+    """How many documents the running edge at ``address`` serves."""
+    with grpc.insecure_channel(address) as channel:
+        reply = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
+    return int(reply.documents)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", type=Path, default=ROOT / ".dgrag" / "demo")
     args = parser.parse_args()
     work: Path = args.workdir
     work.mkdir(parents=True, exist_ok=True)
+    prepare_cpu()  # the children inherit it: idle model threads sleep instead of spinning against each other
     env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
-    for edge in EDGES:
-        if not (work / edge / "edge.sqlite3").exists():
-            print(f"== indexing the {edge} edge (first run only, a few minutes)", flush=True)
-            subprocess.run(
-                [*dgrag_command(), "edge", "ingest", "--data-dir", str(work / edge), "--edge-id", edge,
-                 "--bundle-edge", edge, str(BUNDLE / "docs.jsonl")],
-                env=env, check=True,
-            )  # fmt: skip
+    try:
+        data_dirs = indexed_edges(work, env)
+    except DgragError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        print("demo: stopped; fix the cause above and run the demo again (finished edges are kept)", file=sys.stderr)
+        return 1
     tokens = {e: secrets.token_urlsafe(24) for e in EDGES}
     (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
     llm_port = free_port()
@@ -83,10 +116,16 @@ def main() -> int:
                 "DGRAG__CLOUD__ADDRESS": cloud.address,
                 "DGRAG_EDGE_TOKEN": tokens[edge],
             }
-            edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(work / edge)], work, edge_env)
+            edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(data_dirs[edge])], work, edge_env)
             servers.append(edges[edge])
-        for server in edges.values():
+        for edge, server in edges.items():
             server.wait_ready()
+            documents = edge_documents(server.address)
+            print(f"== the {edge} edge serves {documents} documents on {server.address}", flush=True)
+            if documents == 0:
+                print(f"demo: the {edge} edge holds no documents; remove {work / 'index'} and run again",
+                      file=sys.stderr)  # fmt: skip
+                return 1
         time.sleep(3)  # the edges' first summary sync
         for about, question in QUESTIONS.items():
             print(f"\n== asked at the business edge, about {about}: {question}", flush=True)

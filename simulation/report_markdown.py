@@ -175,7 +175,7 @@ def _generation(modes: Mapping[str, Mapping[str, Any]]) -> str:
 
 
 def _machine(report: Mapping[str, Any]) -> str:
-    machine = (report.get("run") or {}).get("machine")
+    machine = report.get("machine")
     if not machine:
         return ""
     libs = ", ".join(f"{k} {v}" for k, v in (machine.get("libraries") or {}).items())

@@ -75,3 +75,18 @@ def test_best_answer_is_the_medoid_and_skips_refusals() -> None:
     answers = ["Insufficient information.", "Paris is the capital.", "The capital is Paris.", "Bananas."]
     vectors = np.asarray(EMBED.embed(answers))
     assert best_answer(answers, vectors) in (1, 2)
+
+
+def test_degenerate_answers_count_as_refusals_and_are_never_chosen() -> None:
+    answers = ["Paris hosted it.", "Paris Paris Paris Paris", "Paris Paris Paris Paris", "Paris Paris Paris Paris"]
+    vectors = EMBED.embed(answers)
+    result = evaluate(answers, vectors, 0.9, GateConfig(), degenerate=[False, True, True, True])
+    assert result.decision == DECISION_ESCALATE
+    assert result.degenerate == 3 and result.refusals == 3
+    assert result.best_index == 0  # the medoid is a loop, but a loop is never the answer shown
+
+
+def test_degenerate_answers_escalate_even_without_confidence_detection() -> None:
+    answers = ["Rates rose rose rose rose"] * 4
+    result = evaluate(answers, EMBED.embed(answers), 1.0, GateConfig(confidence_detection=False), degenerate=[True] * 4)
+    assert result.decision == DECISION_ESCALATE

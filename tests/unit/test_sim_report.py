@@ -322,3 +322,25 @@ def test_end_to_end_time_is_the_measured_total_or_the_sum_of_top_level_phases() 
     summed = end_to_end({"retrieval": 0.5, "generation": 2.0, "escalation": 3.0, "cloud.total": 2.9})
     assert summed["total"] == 5.5
     assert end_to_end({}) == {}
+
+
+def test_generations_and_machine_are_reported() -> None:
+    rows = [
+        row("q1", "within", "A", correct=True) | {"generations": 4, "degenerate_generations": 1, "extractive": False,
+                                                  "model_speed": {"prefill_tokens": 500, "prefill_seconds": 2.0,
+                                                                  "decode_tokens": 100, "decode_seconds": 1.0}},
+        row("q2", "within", "B", correct=False) | {"generations": 5, "degenerate_generations": 1, "extractive": True,
+                                                   "model_speed": {"prefill_tokens": 300, "prefill_seconds": 2.0,
+                                                                   "decode_tokens": 100, "decode_seconds": 1.0}},
+    ]  # fmt: skip
+    machine = {"cpu_model": "Test CPU", "cores": 2, "cpu_features": ["avx2"], "python": "3.11",
+               "libraries": {"llama-cpp-python": "0.3.16"}, "llama_system_info": "AVX2 = 1",
+               "threads": {"GOMP_SPINCOUNT": "1000"}}  # fmt: skip
+    report = build_report(rows, {"modes": ["dgrag"], "machine": machine})
+    dgrag = report["modes"]["dgrag"]
+    assert dgrag["degeneracy"] == {"generations": 9, "degenerate_generations": 2, "degenerate_share": 2 / 9,
+                                   "extractive_answers": 0.5}  # fmt: skip
+    assert dgrag["model_speed"]["prefill_tok_s"] == 200.0 and dgrag["model_speed"]["decode_tok_s"] == 100.0
+    text = render_markdown(report, plots=[])
+    assert "| dgrag | 9 | 22.2% | 50.0% | 200 | 100 |" in text
+    assert "- CPU: Test CPU, 2 cores; features: avx2" in text and "GOMP_SPINCOUNT=1000" in text
