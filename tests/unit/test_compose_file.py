@@ -206,3 +206,16 @@ def test_tokens_example_loads_as_the_cloud_reads_it() -> None:
     from cloud_server.tokens import TokenBook
 
     assert TokenBook.load(TOKENS_EXAMPLE).tokens == tokens_file(TOKENS_EXAMPLE)
+
+
+def test_model_containers_share_one_model_lock() -> None:
+    svcs = compose()["services"]
+    paths = set()
+    for name in ("cloud", *EDGE_SERVICES):
+        env = effective_env(svcs[name])
+        path = env.get("DGRAG_MODEL_LOCK", "")
+        assert path, f"{name} sets no DGRAG_MODEL_LOCK"
+        mounts = [str(v) for v in svcs[name].get("volumes", [])]
+        assert any(m.startswith("model-lock:") and path.startswith(m.split(":")[1] + "/") for m in mounts), name
+        paths.add(path)
+    assert len(paths) == 1 and "model-lock" in compose()["volumes"]
