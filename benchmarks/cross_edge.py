@@ -25,6 +25,7 @@ from typing import Any
 import grpc
 
 from shared.grpc_transport import auth_metadata
+from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from simulation.bundle import load_questions
 from simulation.metrics import percentile
@@ -182,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in [int(x) for x in args.edges.split(",")]:
             rows += run(n, args, Path(tmp) / f"n{n}")
     header = ["edges", "k", *[f"{p}_p{q}_ms" for p in PHASES for q in (50, 95)], "edge_bytes_per_query"]
+    print(machine_facts().markdown())
     print(" | ".join(header))
     for row in rows:
         print(" | ".join(str(row[h]) for h in header))

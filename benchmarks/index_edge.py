@@ -23,7 +23,9 @@ from edge_node.ingest_service import IngestService
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import read_paths
 from shared.config import EdgeConfig, load_config
+from shared.machine import machine_facts
 from shared.models.base import MeteredGenerator
+from shared.models.cpu import resolve_threads
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import WordPieceTokenizer
 
@@ -87,12 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     config = dataclasses.replace(load_config(EdgeConfig, args.config), edge_id=args.edge)
     with tempfile.TemporaryDirectory(prefix="dgrag-bench-") as tmp:
         result = run(args.bench, args.edge, args.data_dir or Path(tmp) / "edge", config)
+    result["machine"] = machine_facts({"slm_threads": str(resolve_threads(config.slm.n_threads))}).as_dict()
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         for key, value in result.items():
-            if key != "config":
+            if key not in ("config", "machine"):
                 print(f"{key:32s} {value}")
+        print(machine_facts({"slm_threads": str(resolve_threads(config.slm.n_threads))}).markdown())
     return 0
 
 

@@ -29,6 +29,8 @@ from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.query_service import QueryService
 from edge_node.readers import read_paths
 from shared.config import EdgeConfig, load_config
+from shared.machine import machine_facts
+from shared.models.cpu import resolve_threads
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import WordPieceTokenizer
 from simulation.bundle import asked_at, load_edges, load_questions
@@ -137,6 +139,7 @@ def print_report(
             f" {statistics.median(single):.2f} s -> {ratio:.2f}x (n={len(single)})"
         )
     print(f"rows: {out}")
+    print(machine_facts({"slm_threads": str(resolve_threads(config.slm.n_threads))}).markdown())
 
 
 if __name__ == "__main__":

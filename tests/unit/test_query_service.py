@@ -10,6 +10,7 @@ from edge_node.query_service import NO_CLOUD_NOTE, QueryService
 from edge_node.readers import RawDocument
 from shared.config import GateConfig
 from shared.errors import DgragError
+from shared.extractive import is_extractive
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from tests.unit.fakes_edge import make_service, scripted_slm
@@ -62,6 +63,11 @@ def test_question_about_unknown_things_escalates_with_a_note(service: QueryServi
     result = service.query("What did the Tokyo Stock Exchange report about Nintendo?")
     assert result.decision == "escalate" and not result.verified
     assert result.note == NO_CLOUD_NOTE
+    assert is_extractive(result.answer)  # not an unverified generation
+    assert result.best_generated in result.answers
+    trace = result.trace()
+    assert trace["sampling"]["temperature"] == 0.7 and trace["sampling"]["top_k"] == 40
+    assert len(trace["degenerate"]) == len(result.answers)
 
 
 def test_naive_mode_and_ablations(service: QueryService) -> None:
