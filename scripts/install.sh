@@ -9,7 +9,7 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
-LLAMA_PIN=$(grep -E '^llama-cpp-python==' constraints.txt)
+LLAMA_PIN=$(grep -iE '^llama[-_]cpp[-_]python==' constraints.txt)
 python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
 # llama-cpp-python compiles llama.cpp for this CPU here (about 3 minutes on 2 cores); pip caches the wheel.
