@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +33,9 @@ KINDS = ("within", "out", "unanswerable")
 def pinned_llama() -> str:
     """The llama-cpp-python requirement constraints.txt pins."""
     for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("llama-cpp-python=="):
-            return line.strip()
+        name, sep, version = line.strip().partition("==")
+        if sep and re.sub(r"[-_.]+", "-", name).lower() == "llama-cpp-python":
+            return f"llama-cpp-python=={version}"
     raise SystemExit("constraints.txt pins no llama-cpp-python; run from a dgrag checkout")
 
 
