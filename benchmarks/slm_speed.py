@@ -20,7 +20,6 @@ for each (best of 3), and prints one table. A format that is faster here can be 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import subprocess
@@ -40,26 +39,17 @@ from shared.models.cpu import (
 )
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import LOCK_ENV, machine_lock
+from shared.models.weights import FTYPES, converted
 
-FTYPES = {"f32": "LLAMA_FTYPE_ALL_F32", "f16": "LLAMA_FTYPE_MOSTLY_F16", "q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0",
-          "q4_0": "LLAMA_FTYPE_MOSTLY_Q4_0", "q4_1": "LLAMA_FTYPE_MOSTLY_Q4_1"}  # fmt: skip
 SENTENCE = "The quarterly report said revenue grew in the north region while costs fell. "
 DECODE_TOKENS = 64
 
 
 def convert(source: Path, fmt: str, out_dir: Path) -> Path:
-    """``source`` re-quantized to ``fmt`` with llama.cpp's quantizer."""
-    import llama_cpp
-
+    """``source`` re-quantized to ``fmt`` with llama.cpp's quantizer (the bundled file itself for q4_1)."""
     if fmt == "q4_1" and source.name.lower().endswith("q4_1.gguf"):
         return source
-    params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype = getattr(llama_cpp, FTYPES[fmt])
-    params.allow_requantize = True
-    target = out_dir / f"{source.stem}.{fmt}.gguf"
-    if llama_cpp.llama_model_quantize(str(source).encode(), str(target).encode(), ctypes.byref(params)) != 0:
-        raise RuntimeError(f"llama.cpp could not convert {source} to {fmt}")
-    return target
+    return converted(source, fmt, out_dir)
 
 
 def measure(path: Path, prompt_tokens: int, threads: int) -> tuple[float, float]:

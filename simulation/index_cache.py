@@ -23,7 +23,7 @@ CENTRAL = "central"
 
 
 def _model_identity(config: EdgeConfig) -> dict[str, object]:
-    slm = Path(config.slm.model_path) if config.slm.model_path else bundled_slm_path()
+    slm = Path(config.slm.model_path) if config.slm.model_path else bundled_slm_path()  # the source, not a copy
     embedder = Path(config.embedder.model_path) if config.embedder.model_path else bundled_embedder_path()
     identity: dict[str, object] = {
         "slm": dataclasses.asdict(config.slm),

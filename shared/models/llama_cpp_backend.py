@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 from typing import Any
 
 from shared.config import ModelConfig
 from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
-from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
+from shared.models.weights import slm_path
 
 
 class LlamaCppGenerator:
@@ -29,7 +28,7 @@ class LlamaCppGenerator:
             raise ModelNotInstalledError(
                 "the llama_cpp backend needs llama-cpp-python; run: pip install llama-cpp-python"
             ) from exc
-        path = Path(config.model_path) if config.model_path else bundled_slm_path()
+        path = slm_path(config)
         if not path.is_file():
             raise ModelNotInstalledError(f"GGUF model {path} does not exist; set slm.model_path to a .gguf file")
         threads = resolve_threads(config.n_threads)
