@@ -54,6 +54,6 @@ def test_a_failed_conversion_leaves_nothing_half_written(tmp_path: Path, monkeyp
     monkeypatch.setattr(llama_cpp, "llama_model_quantize", failing)
     source = tmp_path / "model.gguf"
     source.write_bytes(b"GGUF")
-    with pytest.raises(ModelError, match="slm.weights = bundled"):
+    with pytest.raises(ModelError, match=r"slm\.weights = bundled"):
         weights.converted(source, "q4_0", tmp_path / "cache")
     assert not list((tmp_path / "cache").iterdir())
