@@ -95,6 +95,21 @@ def test_llama_cpp_json_schema_is_grammar_constrained(llama: TextGenerator) -> N
     _assert_matches_schema(completion.texts[0])
 
 
+def test_llama_cpp_runs_the_bundled_model_converted_to_q8_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from shared.config import ModelConfig
+    from shared.models.llama_cpp_backend import LlamaCppGenerator
+    from shared.models.weights import CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    generator = LlamaCppGenerator(ModelConfig(weights="q8_0"))
+    try:
+        completion = generator.generate(GenerationRequest(prompt="Name one fruit.", max_tokens=8, seed=1))
+    finally:
+        generator.close()
+    assert generator.name.startswith("llama_cpp:") and ".q8_0." in generator.name
+    assert completion.texts[0].strip() and len(list(tmp_path.glob("*.q8_0.*.gguf"))) == 1
+
+
 # --- OpenAI-compatible client against llama-cpp-python's server -----------------------------------
 
 
