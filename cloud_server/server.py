@@ -58,7 +58,7 @@ async def serve_cloud(
         interceptors=[TokenAuthInterceptor(tokens)], options=server_options(config.max_message_bytes)
     )
     cloud_pb2_grpc.add_CloudServicer_to_server(
-        CloudServicer(parts.registry, parts.index, parts.queries, config.heartbeat_interval_s), server
+        CloudServicer(parts.registry, parts.index, parts.queries, config.heartbeat_interval_s, tokens.role_of), server
     )
     health = add_health(server)
     port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)

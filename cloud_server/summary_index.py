@@ -88,9 +88,9 @@ class SummaryIndex:
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
                 sid = self._by_vector.get(int(vid))
-                if sid is not None:
-                    held = self._held[sid]
-                    out.append(SummaryMatch(sid, held.edge_id, float(score), held.card.version))
+                held = self._held.get(sid) if sid is not None else None
+                if held is not None and held.vector_id == int(vid):
+                    out.append(SummaryMatch(held.card.id, held.edge_id, float(score), held.card.version))
             if edge_pool > 1:
                 out = rank_by_edge(out, edge_pool)
             return out[:m]
@@ -121,8 +121,13 @@ class SummaryIndex:
             return
         ids = np.arange(self._next_id, self._next_id + len(cards), dtype=np.int64)
         self._next_id += len(cards)
+        self._remove_ids(list({c.id for c in cards}))  # never two vectors for one id
         self._index.add_with_ids(vectors, ids)
         for card, vid in zip(cards, ids, strict=True):
+            old = self._held.get(card.id)
+            if old is not None:  # the same id twice in one batch: the later card wins, the earlier vector goes
+                self._index.remove_ids(np.asarray([old.vector_id], dtype=np.int64))  # type: ignore[arg-type]
+                self._by_vector.pop(old.vector_id, None)
             self._held[card.id] = HeldSummary(edge_id, card, int(vid))
             self._by_vector[int(vid)] = card.id
 

@@ -24,6 +24,11 @@ def check_publication(edge_id: str, cards: Sequence[SummaryCard], tombstones: Se
         )
     prefix = f"{edge_id}/"
     items: list[SummaryCard | SummaryTombstone] = [*cards, *tombstones]
+    seen: set[str] = set()
+    for item in items:
+        if item.id in seen:
+            raise InvalidRequestError(f"summary {item.id!r} appears twice in one message; send each id once")
+        seen.add(item.id)
     for item in items:
         if not item.id.startswith(prefix) or len(item.id) > 256:
             raise PermissionDeniedError(

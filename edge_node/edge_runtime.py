@@ -96,6 +96,7 @@ class EdgeRuntime:
         self._kb = kb
         self._ingest = IngestService(kb, generator, embedder, tokenizer, config)
         self._query = QueryService(kb, generator, embedder, tokenizer, config)
+        self.data_dir = kb.data_dir
         self.audit = AuditLog(kb.data_dir)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
         self._listeners: list[Callable[[], None]] = []

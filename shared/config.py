@@ -228,6 +228,12 @@ class EdgeServerConfig:
     """Port to listen on; 0 picks a free one (see --port-file)."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
+    token_file: str = ""
+    """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
+    data directory, created (mode 0600) at the first start."""
+    ingest_roots: str = ""
+    """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
+    refused; `dgrag edge ingest` on the device reads any path its user can)."""
 
 
 @dataclass(frozen=True)
@@ -323,6 +329,12 @@ class CloudQueryConfig:
     """Token budget of the merged context given to the cloud LLM."""
     max_tokens: int = 96
     """Longest cloud answer."""
+    max_top_m: int = 20
+    """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
+    max_top_k: int = 8
+    """Most edges one question may fan out to."""
+    max_deadline_s: float = 30.0
+    """Longest fan-out deadline a caller may ask for."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cloud_server.server import CloudParts, build_cloud, serve_cloud
 from cloud_server.tokens import TokenBook
+from edge_node.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.edge_runtime import EdgeRuntime
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import RawDocument
@@ -27,6 +28,7 @@ from shared.config import (
     EdgeServerConfig,
     PartitionConfig,
 )
+from shared.grpc_auth import bearer_metadata
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.tokenizer import RegexTokenizer
@@ -48,6 +50,12 @@ def answer_from_context(request: GenerationRequest) -> str:
     return scripted_slm(request)
 
 
+APP_ID = "app-1"
+"""An application's credential in every test network's tokens file (GlobalQuery, MatchSummaries)."""
+ADMIN_ID = "ops"
+"""An operator's credential (also ListEdges)."""
+
+
 def token_of(edge_id: str) -> str:
     return f"token-of-{edge_id}-0123456789"
 
@@ -60,6 +68,7 @@ class Network:
     runtimes: dict[str, EdgeRuntime]
     stops: dict[str, asyncio.Event]
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    data_dirs: dict[str, Path] = field(default_factory=dict)
 
     async def wait_for(self, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
         deadline = asyncio.get_running_loop().time() + timeout
@@ -67,6 +76,10 @@ class Network:
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError("condition not reached in time")
             await asyncio.sleep(0.05)
+
+    def edge_metadata(self, edge_id: str) -> tuple[tuple[str, str], ...]:
+        """What a local app of ``edge_id`` sends to its API: the token the edge wrote into its data directory."""
+        return bearer_metadata(read_api_token(self.data_dirs[edge_id] / API_TOKEN_FILE))
 
     async def stop_edge(self, edge_id: str) -> None:
         self.stops[edge_id].set()
@@ -101,7 +114,10 @@ async def start_network(
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
-    tokens_file.write_text("".join(f"{e} {token_of(e)}\n" for e in edge_ids))
+    tokens_file.write_text(
+        "".join(f"edge {e} {token_of(e)}\n" for e in edge_ids)
+        + f"app {APP_ID} {token_of(APP_ID)}\nadmin {ADMIN_ID} {token_of(ADMIN_ID)}\n"
+    )
     cloud_config = CloudConfig(port=0, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=deadline_s))
     parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -125,6 +141,7 @@ async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDo
     if privacy:
         config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
     kb = EdgeKnowledgeBase(tmp / edge_id)
+    net.data_dirs[edge_id] = tmp / edge_id
     runtime = EdgeRuntime(kb, ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer(), config)
     if docs:
         await runtime.ingest(list(docs))
