@@ -27,7 +27,10 @@ def ingest_roots(setting: str) -> tuple[Path, ...]:
 
 def under_roots(path: Path, roots: tuple[Path, ...]) -> bool:
     """Whether ``path``, with every symlink resolved, lies under one of ``roots``."""
-    real = path.expanduser().resolve()
+    try:
+        real = path.expanduser().resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
     return any(real == root or real.is_relative_to(root) for root in roots)
 
 
