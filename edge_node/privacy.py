@@ -1,41 +1,111 @@
 """What may leave an edge, and the audit log of everything that did (what, to whom, when, bytes).
 
 The policy turns a local retrieval into the knowledge sent to the cloud: raw chunks, entity descriptions
-and relation descriptions can each be withheld. The audit log is an append-only JSON-lines file in the
+and relation descriptions can each be withheld; at level ``entities`` only names and types leave, at
+``summaries_only`` nothing but the summaries. When raw text is forbidden, the leak guard holds back any
+description or summary that quotes a document. The audit log is an append-only JSON-lines file in the
 edge's data directory, flushed and fsynced per line, so it survives a crash of the edge.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edge_node.leak_guard import LeakGuard
 from edge_node.retrieval import Retrieval
 from shared.config import PrivacyConfig
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation
+from shared.knowledge import (
+    EdgeKnowledge,
+    KnowledgeChunk,
+    KnowledgeEntity,
+    KnowledgeRelation,
+    SummaryCard,
+    SummaryChanges,
+)
 
 AUDIT_FILE = "audit.jsonl"
 
 
-def knowledge_for_cloud(edge_id: str, retrieval: Retrieval, policy: PrivacyConfig) -> EdgeKnowledge:
-    """The part of ``retrieval`` this edge's policy lets leave."""
+def forbids_raw_text(policy: PrivacyConfig) -> bool:
+    """Whether no sentence of a document may leave (so every outbound text is leak-checked)."""
+    return policy.level != "chunks" or not policy.share_chunks
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """Knowledge that may leave, and how many texts the leak check held back."""
+
+    knowledge: EdgeKnowledge
+    withheld: int = 0
+
+
+def knowledge_for_cloud(
+    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, guard: LeakGuard | None = None
+) -> Outbound:
+    """The part of ``retrieval`` this edge's policy lets leave; with raw text forbidden, a description that
+    quotes a document (``guard``) goes without its description."""
+    base = EdgeKnowledge(
+        edge_id=edge_id, evidence=retrieval.evidence.score, retrieval_seconds=sum(retrieval.timings.values())
+    )
+    if policy.level == "summaries_only":
+        return Outbound(base)
+    describe = policy.level == "chunks"
+    withheld = 0
+
+    def description(text: str) -> str:
+        nonlocal withheld
+        if not describe:
+            return ""
+        if guard is not None and forbids_raw_text(policy) and guard.shared_run(text) is not None:
+            withheld += 1
+            return ""
+        return text
+
+    entities = tuple(KnowledgeEntity(e.name, e.type, description(e.description), e.score) for e in retrieval.entities)
+    relations = tuple(
+        KnowledgeRelation(r.source, r.target, description(r.description), r.score) for r in retrieval.relations
+    )
     chunks = tuple(
         KnowledgeChunk(c.doc_id, c.id, c.text[: policy.max_chunk_chars], c.score, c.tokens) for c in retrieval.chunks
     )
-    entities = tuple(KnowledgeEntity(e.name, e.type, e.description, e.score) for e in retrieval.entities)
-    relations = tuple(KnowledgeRelation(r.source, r.target, r.description, r.score) for r in retrieval.relations)
-    return EdgeKnowledge(
-        edge_id=edge_id,
+    knowledge = dataclasses.replace(
+        base,
         entities=entities if policy.share_entities else (),
         relations=relations if policy.share_relations else (),
-        chunks=chunks if policy.share_chunks else (),
-        evidence=retrieval.evidence.score,
-        retrieval_seconds=sum(retrieval.timings.values()),
+        chunks=chunks if policy.share_chunks and policy.level == "chunks" else (),
     )
+    return Outbound(knowledge, withheld)
+
+
+def names_only(card: SummaryCard) -> str:
+    """A summary's stand-in when its text quotes a document: the names it is about."""
+    names = ", ".join(card.top_entities[:8])
+    return f"A part of this edge's knowledge about: {names}." if names else "A part of this edge's knowledge."
+
+
+def guard_summaries(changes: SummaryChanges, policy: PrivacyConfig, guard: LeakGuard) -> tuple[SummaryChanges, int]:
+    """``changes`` with every summary that quotes a document replaced by :func:`names_only` (when the policy
+    forbids raw text), and how many were replaced."""
+    if not forbids_raw_text(policy):
+        return changes, 0
+    cards: list[SummaryCard] = []
+    replaced = 0
+    for card in changes.upserts:
+        if guard.shared_run(card.text) is not None:
+            stand_in = names_only(card)
+            if guard.shared_run(stand_in) is not None:
+                stand_in = "A part of this edge's knowledge."
+            card = dataclasses.replace(card, text=stand_in)
+            replaced += 1
+        cards.append(card)
+    return dataclasses.replace(changes, upserts=tuple(cards)), replaced
 
 
 class AuditLog:

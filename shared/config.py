@@ -262,9 +262,23 @@ class CloudLinkConfig:
     """Longest reconnect delay."""
 
 
+PrivacyLevel = Literal["chunks", "entities", "summaries_only"]
+
+
 @dataclass(frozen=True)
 class PrivacyConfig:
-    """What a retrieval reply to the cloud may contain. Everything that leaves is written to the audit log."""
+    """What may leave this edge. Everything that leaves is written to the audit log.
+
+    Whenever the policy forbids raw text (level entities or summaries_only, or share_chunks off), every
+    outbound text (summaries, descriptions, escalated questions) is checked against this edge's documents:
+    text sharing a run of ``leak_ngram_words`` words with a document does not leave.
+    """
+
+    level: PrivacyLevel = "chunks"
+    """chunks: retrieval replies may carry chunks and descriptions (as the share_* flags allow); entities: only
+    entity names and types and which entities are related; summaries_only: summaries and nothing else."""
+    leak_ngram_words: int = 8
+    """Words in a row that an outbound text may not share with a document when raw text is forbidden."""
 
     share_chunks: bool = True
     """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""

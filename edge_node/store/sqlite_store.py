@@ -343,6 +343,11 @@ class SqliteStore:
             (int(a), str(b), int(c)) for a, b, c in self._db.execute("SELECT id, doc_id, idx FROM chunks ORDER BY id")
         ]
 
+    def chunk_texts(self) -> Iterator[str]:
+        """The text of every chunk (together, with their overlaps, every word of every document)."""
+        for (text,) in self._db.execute("SELECT text FROM chunks"):
+            yield str(text)
+
     def mention_stats(self) -> dict[str, int]:
         """Mentions per origin (slm, heuristic, cooccurrence), for reports."""
         out: dict[str, int] = {}

@@ -134,7 +134,9 @@ async def start_network(
     return net
 
 
-async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool) -> None:
+async def start_edge(
+    net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool | str
+) -> None:
     token_file = tmp / f"{edge_id}.token"
     token_file.write_text(token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)

@@ -83,13 +83,13 @@ def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path)
         net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, deadline_s=0.5)
         try:
             await connected(net, "edge-a", "edge-b")
-            real = net.runtimes["edge-b"].retrieve
+            real = net.runtimes["edge-b"].retrieve_for
 
-            async def stuck(question: str) -> EdgeKnowledge:
+            async def stuck(question: str, requester: str) -> EdgeKnowledge:
                 await asyncio.sleep(5)
-                return await real(question)
+                return await real(question, requester)
 
-            net.runtimes["edge-b"].retrieve = stuck  # type: ignore[method-assign]
+            net.runtimes["edge-b"].retrieve_for = stuck  # type: ignore[method-assign]
             started = time.perf_counter()
             answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
             assert time.perf_counter() - started < 2.0

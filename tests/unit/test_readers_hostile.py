@@ -58,7 +58,8 @@ def test_unpaired_surrogates_and_a_broken_pdf_stream_are_input_errors(tmp_path: 
     pdf.write_bytes(
         b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
         b"3 0 obj<</Type/Page/Parent 2 0 R/Contents 4 0 R/MediaBox[0 0 9 9]>>endobj\n"
-        b"4 0 obj<</Length 12/Filter/FlateDecode>>stream\nnot-zlib-data\nendstream endobj\ntrailer<</Root 1 0 R>>\n%%EOF"
+        b"4 0 obj<</Length 12/Filter/FlateDecode>>stream\nnot-zlib-data\nendstream endobj\n"
+        b"trailer<</Root 1 0 R>>\n%%EOF"
     )
     docs, errors = _read(bundle, pdf)
     assert [d.doc_id for d in docs] == ["ok"]
