@@ -18,7 +18,7 @@ from cloud_server.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.global_query import GlobalQueryService
 from cloud_server.knowledge_intake import accept_knowledge
 from cloud_server.summary_index import SummaryIndex
-from cloud_server.summary_intake import check_publication
+from cloud_server.summary_intake import check_capacity, check_publication
 from cloud_server.tokens import Role
 from shared import serde
 from shared.errors import DgragError, InvalidRequestError
@@ -28,6 +28,8 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 log = logging.getLogger(__name__)
 
 _CLOSE = None
+HELLO_TIMEOUT_S = 10.0
+"""A session that sends no hello within this long is closed (it would hold a stream for nothing)."""
 
 
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
@@ -49,7 +51,13 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[cloud_pb2.CloudMessage]:
         edge_id, _ = caller_identity(context.invocation_metadata())
-        first = await anext(aiter(requests), None)
+        try:
+            first = await asyncio.wait_for(anext(aiter(requests), None), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:.0f} s of opening the session"
+            )
+            return
         if first is None or first.WhichOneof("kind") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a session must start with a hello message")
             return
@@ -116,12 +124,14 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         if message.WhichOneof("kind") == "sync":
             cards = [serde.summary_from_proto(s) for s in message.sync.summaries]
             check_publication(edge_id, cards, [])
+            check_capacity(edge_id, {}, cards, full=True)
             await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
             seq = message.sync.up_to_seq
         else:
             cards = [serde.summary_from_proto(s) for s in message.delta.upserts]
             stones = [serde.tombstone_from_proto(t) for t in message.delta.tombstones]
             check_publication(edge_id, cards, stones)
+            check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
             await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
             seq = message.delta.up_to_seq
         held = self._index.count(edge_id)

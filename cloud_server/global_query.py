@@ -17,7 +17,7 @@ from cloud_server.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.summary_index import SummaryIndex
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
-from shared.errors import InvalidRequestError
+from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
@@ -39,11 +39,14 @@ class InvalidQueryError(InvalidRequestError):
     """A global query that cannot be served as asked (empty question, impossible m or k)."""
 
 
-def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:
-    """The first ``k`` distinct edges among the matched summaries, best first."""
+def choose_edges(
+    matches: Sequence[SummaryMatch], k: int, available: Callable[[str], bool] = lambda edge: True
+) -> list[str]:
+    """The first ``k`` distinct ``available`` edges among the matched summaries, best first (a disconnected
+    edge's summaries stay in the index for when it returns, but it is not asked meanwhile)."""
     edges: list[str] = []
     for match in matches:
-        if match.edge_id not in edges:
+        if match.edge_id not in edges and available(match.edge_id):
             edges.append(match.edge_id)
         if len(edges) == k:
             break
@@ -70,6 +73,7 @@ class GlobalQueryService:
         self._tokenizer = tokenizer
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
+        self._in_flight = 0
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -94,11 +98,26 @@ class GlobalQueryService:
         deadline = deadline_s or cfg.deadline_s
         _check_match(question, m, cfg)
         _check_fan_out(k, deadline, cfg)
+        if self._in_flight >= cfg.max_concurrent_queries:
+            raise ResourceExhaustedError(
+                f"the cloud is answering {self._in_flight} questions already (query.max_concurrent_queries); retry"
+            )
+        self._in_flight += 1
+        try:
+            return await self._answer(question, asked_at, m, k, deadline, share_context)
+        finally:
+            self._in_flight -= 1
+
+    async def _answer(
+        self, question: str, asked_at: str, m: int, k: int, deadline: float, share_context: bool
+    ) -> CloudAnswer:
+        cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
-        out.edges_asked = choose_edges(out.summaries[:m], k)
+        routable = [s for s in out.summaries if self._registry.connected(s.edge_id)]
+        out.edges_asked = choose_edges(routable[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
 
         replies = await self._fan_out(question, out, deadline)

@@ -121,7 +121,17 @@ class EdgeRuntime:
         return report
 
     async def delete(self, doc_ids: Sequence[str]) -> SummaryRefresh | None:
-        result = await self._run(self._ingest.delete, list(doc_ids))
+        """Delete ``doc_ids`` (each once: naming one twice is the same as once)."""
+        result = await self._run(self._ingest.delete, list(dict.fromkeys(doc_ids)))
+        self._changed()
+        return result
+
+    async def repair(self) -> SummaryRefresh | None:
+        """Finish a summary refresh an earlier process did not (it crashed between a write and its summaries),
+        so no summary of a deleted or changed document is published; None when nothing was pending."""
+        if not await self._run(self._kb.store.graph_dirty):
+            return None
+        result = await self._run(self._ingest.refresh_summaries)
         self._changed()
         return result
 

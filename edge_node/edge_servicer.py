@@ -133,7 +133,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return edge_pb2.DeleteReply(
-            deleted=list(request.doc_ids),
+            deleted=list(dict.fromkeys(request.doc_ids)),
             summaries_upserted=len(result.upserted) if result else 0,
             summaries_deleted=len(result.deleted) if result else 0,
         )

@@ -31,6 +31,8 @@ from shared.knowledge import (
 )
 
 AUDIT_FILE = "audit.jsonl"
+AUDIT_MAX_BYTES = 64 * 1024 * 1024
+KEPT_ROTATIONS = 5
 
 
 def forbids_raw_text(policy: PrivacyConfig) -> bool:
@@ -109,18 +111,35 @@ def guard_summaries(changes: SummaryChanges, policy: PrivacyConfig, guard: LeakG
 
 
 class AuditLog:
-    """Append-only record of what left this edge."""
+    """Append-only record of what left this edge (owner-only file, rotated at ``max_bytes``: the last
+    ``KEPT_ROTATIONS`` files are kept as audit.jsonl.1, .2, ...)."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, max_bytes: int = AUDIT_MAX_BYTES) -> None:
         self.path = data_dir / AUDIT_FILE
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
 
     def record(self, what: str, to: str, n_bytes: int, **detail: Any) -> None:
         line = json.dumps({"ts": round(time.time(), 3), "what": what, "to": to, "bytes": n_bytes, **detail})
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        with self._lock:
+            self._rotate_if_full()
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    def _rotate_if_full(self) -> None:
+        try:
+            if self.path.stat().st_size < self._max_bytes:
+                return
+        except FileNotFoundError:
+            return
+        for n in range(KEPT_ROTATIONS - 1, 0, -1):
+            older = self.path.with_name(f"{AUDIT_FILE}.{n}")
+            if older.exists():
+                os.replace(older, self.path.with_name(f"{AUDIT_FILE}.{n + 1}"))
+        os.replace(self.path, self.path.with_name(f"{AUDIT_FILE}.1"))
 
     def entries(self) -> list[dict[str, Any]]:
         if not self.path.exists():

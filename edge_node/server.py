@@ -53,6 +53,10 @@ async def serve_edge(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
+    repaired = await runtime.repair()
+    if repaired is not None:
+        log.info("finished an interrupted summary refresh: %d upserted, %d deleted",
+                 len(repaired.upserted), len(repaired.deleted))  # fmt: skip
     session, client = None, None
     if config.cloud.address:
         client = CloudClient(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
@@ -61,6 +65,7 @@ async def serve_edge(
     server = grpc.aio.server(
         interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
         options=server_options(config.server.max_message_bytes),
+        maximum_concurrent_rpcs=config.server.max_concurrent_rpcs,
     )
     edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
     health = add_health(server)

@@ -228,6 +228,8 @@ class EdgeServerConfig:
     """Port to listen on; 0 picks a free one (see --port-file)."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 64
+    """Calls served at once; more get RESOURCE_EXHAUSTED."""
     token_file: str = ""
     """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
     data directory, created (mode 0600) at the first start."""
@@ -349,6 +351,8 @@ class CloudQueryConfig:
     """Most edges one question may fan out to."""
     max_deadline_s: float = 30.0
     """Longest fan-out deadline a caller may ask for."""
+    max_concurrent_queries: int = 32
+    """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
 
 
 @dataclass(frozen=True)
@@ -367,6 +371,8 @@ class CloudConfig:
     """PEM private key of the server."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 4096
+    """Calls served at once, edge sessions included (one per connected edge); more get RESOURCE_EXHAUSTED."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     llm: ModelConfig = field(default_factory=ModelConfig)
