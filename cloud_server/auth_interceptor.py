@@ -13,7 +13,7 @@ import grpc
 
 from cloud_server.tokens import Role, TokenBook
 from shared.constants import EDGE_ID_HEADER
-from shared.grpc_auth import OPEN_SERVICES, bearer_token, refusal
+from shared.grpc_auth import OPEN_SERVICES, bearer_token, refusal, reject_malformed
 
 CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/Session": frozenset({"edge"}),
@@ -59,4 +59,4 @@ class TokenAuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return refusal(handler, grpc.StatusCode.PERMISSION_DENIED,
                            f"permission denied: {caller_id!r} is an {credential.role} credential; "
                            f"{details.method} is for: {who}")
-        return handler
+        return reject_malformed(handler)

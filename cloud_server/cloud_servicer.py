@@ -28,8 +28,6 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 log = logging.getLogger(__name__)
 
 _CLOSE = None
-HELLO_TIMEOUT_S = 10.0
-"""A session that sends no hello within this long is closed (it would hold a stream for nothing)."""
 
 
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
@@ -40,8 +38,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         queries: GlobalQueryService,
         heartbeat_interval_s: float,
         role_of: Callable[[str], Role | None],
+        hello_timeout_s: float = 10.0,
     ) -> None:
         self._role_of = role_of
+        self._hello_timeout_s = hello_timeout_s
         self._registry = registry
         self._index = index
         self._queries = queries
@@ -52,10 +52,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     ) -> AsyncIterator[cloud_pb2.CloudMessage]:
         edge_id, _ = caller_identity(context.invocation_metadata())
         try:
-            first = await asyncio.wait_for(anext(aiter(requests), None), HELLO_TIMEOUT_S)
+            first = await asyncio.wait_for(anext(aiter(requests), None), self._hello_timeout_s)
         except TimeoutError:
             await context.abort(
-                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:.0f} s of opening the session"
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {self._hello_timeout_s:g} s of opening the session"
             )
             return
         if first is None or first.WhichOneof("kind") != "hello":

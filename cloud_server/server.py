@@ -60,7 +60,15 @@ async def serve_cloud(
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
     cloud_pb2_grpc.add_CloudServicer_to_server(
-        CloudServicer(parts.registry, parts.index, parts.queries, config.heartbeat_interval_s, tokens.role_of), server
+        CloudServicer(
+            parts.registry,
+            parts.index,
+            parts.queries,
+            config.heartbeat_interval_s,
+            tokens.role_of,
+            config.hello_timeout_s,
+        ),
+        server,
     )
     health = add_health(server)
     port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)

@@ -147,12 +147,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         items = read_paths(list(args.paths), config.ingest.max_file_bytes, args.bundle_edge)
         report = service.ingest(items, TqdmProgress(), summarise_after=not args.no_summaries)
     for path, reason in report.failed:
-        print(f"dgrag: skipped {path}: {reason}", file=sys.stderr)
+        print(f"dgrag: skipped {one_line(path)}: {one_line(reason)}", file=sys.stderr)
     if args.json:
         print(json.dumps(_report_dict(report), indent=2))
     else:
         print(_report_text(report))
     return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so a file name holding a newline stays on its line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _report_dict(report: IngestReport) -> dict[str, Any]:

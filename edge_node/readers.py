@@ -21,7 +21,10 @@ from shared.errors import InputDocumentError
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 BINARY_SNIFF_BYTES = 8192
+MAX_DOC_ID_CHARS = 512
 MAX_PDF_PAGES = 2000
+MAX_PDF_PAGE_CONTENT_BYTES = 8 * 1024 * 1024
+"""A page whose content stream unpacks to more than this is refused before its text is parsed."""
 """PDFs with more pages are refused (split them); their text may also not exceed ingest.max_file_bytes."""
 
 
@@ -158,7 +161,14 @@ def _read_pdf(path: Path, max_chars: int) -> str:
             raise InputDocumentError(str(path), f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
         pages: list[str] = []
         chars = 0
-        for page in reader.pages:
+        for number, page in enumerate(reader.pages, start=1):
+            contents = page.get_contents()
+            size = len(contents.get_data()) if contents is not None else 0
+            if size > MAX_PDF_PAGE_CONTENT_BYTES:
+                raise InputDocumentError(
+                    str(path), f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
+                    f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page"
+                )
             pages.append(page.extract_text() or "")
             chars += len(pages[-1])
             if chars > max_chars:
@@ -208,6 +218,11 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
                 continue
             if bundle_edge is not None and row.get("edge_id") != bundle_edge:
                 continue
+            if not _valid_doc_id(row["doc_id"]):
+                yield InputDocumentError(
+                    where, f"doc_id must be 1-{MAX_DOC_ID_CHARS} printable characters, not {row['doc_id'][:40]!r}"
+                )
+                continue
             found = True
             if _unpaired_surrogates(row["doc_id"], row["text"], row.get("title")):
                 yield InputDocumentError(where, "row holds an unpaired surrogate escape (\\ud800-\\udfff)")
@@ -237,6 +252,10 @@ def _lines(handle: BinaryIO, max_bytes: int) -> Iterator[bytes | None]:
             yield None
             continue
         yield line
+
+
+def _valid_doc_id(doc_id: str) -> bool:
+    return 0 < len(doc_id) <= MAX_DOC_ID_CHARS and doc_id.isprintable() and bool(doc_id.strip())
 
 
 def _unpaired_surrogates(*values: object) -> bool:

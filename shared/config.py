@@ -375,6 +375,8 @@ class CloudConfig:
     """Calls served at once, edge sessions included (one per connected edge); more get RESOURCE_EXHAUSTED."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
+    hello_timeout_s: float = 10.0
+    """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
     llm: ModelConfig = field(default_factory=ModelConfig)
     """The cloud LLM (openai backend for any OpenAI-compatible endpoint; llama_cpp runs one in process)."""
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)

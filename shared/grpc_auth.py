@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from shared.constants import AUTHORIZATION_HEADER
 
@@ -42,10 +43,45 @@ class ApiTokenInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return handler
         token = bearer_token(details.invocation_metadata)
         if token and hmac.compare_digest(token.encode(), self._token):
-            return handler
+            return reject_malformed(handler)
         why = "no authorization metadata" if not token else "a wrong token"
         return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
                        f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}")
+
+
+class _Malformed:
+    """Stands in for a request whose bytes did not parse."""
+
+
+def reject_malformed(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    """``handler`` with undecodable unary requests refused as INVALID_ARGUMENT (gRPC's own answer is UNKNOWN)."""
+    if handler is None or handler.request_streaming or handler.request_deserializer is None:
+        return handler
+    parse = handler.request_deserializer
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except DecodeError:
+            return _Malformed()
+
+    inner = handler.unary_unary or handler.unary_stream
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, _Malformed):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid protobuf message")
+        return await inner(request, context)
+
+    async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        if isinstance(request, _Malformed):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid protobuf message")
+        async for item in inner(request, context):
+            yield item
+
+    kwargs = {"request_deserializer": deserialize, "response_serializer": handler.response_serializer}
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(streaming, **kwargs)
+    return grpc.unary_unary_rpc_method_handler(unary, **kwargs)
 
 
 def refusal(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: str) -> grpc.RpcMethodHandler:

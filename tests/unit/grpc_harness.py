@@ -110,7 +110,11 @@ def edge_config(edge_id: str, cloud_port: int, token_file: Path) -> EdgeConfig:
 
 
 async def start_network(
-    tmp: Path, corpora: dict[str, Sequence[RawDocument]], deadline_s: float = 2.0, extra_edges: Sequence[str] = ()
+    tmp: Path,
+    corpora: dict[str, Sequence[RawDocument]],
+    deadline_s: float = 2.0,
+    extra_edges: Sequence[str] = (),
+    hello_timeout_s: float = 10.0,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -118,7 +122,12 @@ async def start_network(
         "".join(f"edge {e} {token_of(e)}\n" for e in edge_ids)
         + f"app {APP_ID} {token_of(APP_ID)}\nadmin {ADMIN_ID} {token_of(ADMIN_ID)}\n"
     )
-    cloud_config = CloudConfig(port=0, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=deadline_s))
+    cloud_config = CloudConfig(
+        port=0,
+        heartbeat_interval_s=0.5,
+        hello_timeout_s=hello_timeout_s,
+        query=CloudQueryConfig(deadline_s=deadline_s),
+    )
     parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stops = {"cloud": asyncio.Event()}

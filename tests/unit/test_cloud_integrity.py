@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server import cloud_servicer, summary_index
+from cloud_server import summary_index
 from cloud_server.summary_index import SummaryIndex
 from cloud_server.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.errors import ResourceExhaustedError
@@ -65,13 +65,9 @@ def test_per_edge_caps_refuse_with_resource_exhausted() -> None:
         check_capacity("a", {}, [_card(i, "x" * 8000) for i in range(3000)], full=True)
 
 
-def test_a_disconnected_edge_is_not_asked_and_a_silent_session_is_closed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cloud_servicer, "HELLO_TIMEOUT_S", 0.3)
-
+def test_a_disconnected_edge_is_not_asked_and_a_silent_session_is_closed(tmp_path: Path) -> None:
     async def main() -> None:
-        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, hello_timeout_s=0.3)
         try:
             await connected(net, "edge-a", "edge-b")
             await net.stop_edge("edge-b")
