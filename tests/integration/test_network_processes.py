@@ -98,7 +98,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     (tmp / "tokens").write_text("".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
-        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\n"
+        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
     )
     for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
         (tmp / f"{edge_id}.txt").write_text(text)
