@@ -10,12 +10,13 @@ edge's data directory, flushed and fsynced per line, so it survives a crash of t
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from edge_node.leak_guard import LeakGuard
@@ -75,8 +76,10 @@ def knowledge_for_cloud(
         KnowledgeRelation(r.source, r.target, description(r.description), r.score) for r in retrieval.relations
     )
     chunks = tuple(
-        KnowledgeChunk(c.doc_id, c.id, c.text[: policy.max_chunk_chars], c.score, c.tokens) for c in retrieval.chunks
-    )
+        KnowledgeChunk(outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score,
+                       c.tokens)
+        for c in retrieval.chunks
+    )  # fmt: skip
     knowledge = dataclasses.replace(
         base,
         entities=entities if policy.share_entities else (),
@@ -84,6 +87,15 @@ def knowledge_for_cloud(
         chunks=chunks if policy.share_chunks and policy.level == "chunks" else (),
     )
     return Outbound(knowledge, withheld)
+
+
+def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str) -> str:
+    """The id a document is known by outside the edge: never the absolute path of a file on the device."""
+    if policy.doc_ids == "as_is":
+        return doc_id
+    if policy.doc_ids == "opaque":
+        return "doc-" + hashlib.sha256(f"{edge_id}\0{doc_id}".encode()).hexdigest()[:16]
+    return PurePath(doc_id).name if PurePath(doc_id).is_absolute() else doc_id
 
 
 def names_only(card: SummaryCard) -> str:

@@ -265,6 +265,7 @@ class CloudLinkConfig:
 
 
 PrivacyLevel = Literal["chunks", "entities", "summaries_only"]
+DocIdPolicy = Literal["names", "opaque", "as_is"]
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,9 @@ class PrivacyConfig:
     entity names and types and which entities are related; summaries_only: summaries and nothing else."""
     leak_ngram_words: int = 8
     """Words in a row that an outbound text may not share with a document when raw text is forbidden."""
+    doc_ids: DocIdPolicy = "names"
+    """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
+    opaque (a hash, stable per edge), as_is."""
 
     share_chunks: bool = True
     """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""

@@ -109,3 +109,17 @@ def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path:
             await net.close()
 
     run(main())
+
+
+def test_document_ids_leave_without_the_devices_paths() -> None:
+    from edge_node.privacy import outbound_doc_id
+
+    path = "/home/ana/clinic/patients/notes.txt"
+    assert outbound_doc_id(path, PrivacyConfig(), "e") == "notes.txt"
+    assert outbound_doc_id("mh-26d70d4fad", PrivacyConfig(), "e") == "mh-26d70d4fad"  # bundle ids stay
+    opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
+    assert opaque.startswith("doc-") and "notes" not in opaque
+    assert opaque == outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e") != outbound_doc_id(
+        path, PrivacyConfig(doc_ids="opaque"), "other-edge"
+    )
+    assert outbound_doc_id(path, PrivacyConfig(doc_ids="as_is"), "e") == path
