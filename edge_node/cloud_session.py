@@ -120,12 +120,14 @@ class CloudSession:
             message = cloud_pb2.EdgeMessage(
                 delta=cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
             )
+        content = {"texts": [c.text for c in changes.upserts]} if self._runtime.config.privacy.audit_content else {}
         self._runtime.audit.record(
             "summary_sync" if changes.full else "summary_delta",
             "cloud",
             message.ByteSize(),
             upserts=[c.id for c in changes.upserts],
             tombstones=[t.id for t in changes.tombstones],
+            **content,
         )
         out.put_nowait(message)
 

@@ -21,7 +21,14 @@ from edge_node.gate import DECISION_ESCALATE
 from edge_node.ingest_service import IngestReport, IngestService, SummaryRefresh
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.leak_guard import LeakGuard
-from edge_node.privacy import AuditLog, Outbound, forbids_raw_text, guard_summaries, knowledge_for_cloud
+from edge_node.privacy import (
+    AuditLog,
+    Outbound,
+    forbids_raw_text,
+    guard_summaries,
+    knowledge_for_cloud,
+    knowledge_texts,
+)
 from edge_node.query_service import LocalAnswer, QueryService
 from edge_node.readers import ReadResult
 from shared import serde
@@ -163,7 +170,8 @@ class EdgeRuntime:
             self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
             out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
             return out
-        self.audit.record("global_query", "cloud", len(question.encode()), question=question[:200])
+        shown = question if self.config.privacy.audit_content else question[:200]
+        self.audit.record("global_query", "cloud", len(question.encode()), question=shown)
         try:
             cloud = await escalator.global_query(question, self.edge_id)
         except CloudUnavailableError as exc:
@@ -202,6 +210,7 @@ class EdgeRuntime:
             entities=len(knowledge.entities),
             relations=len(knowledge.relations),
             withheld=outbound.withheld,
+            **({"texts": knowledge_texts(knowledge)} if self.config.privacy.audit_content else {}),
         )
         return knowledge
 

@@ -98,6 +98,15 @@ def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str) -> str:
     return PurePath(doc_id).name if PurePath(doc_id).is_absolute() else doc_id
 
 
+def knowledge_texts(knowledge: EdgeKnowledge) -> list[str]:
+    """Every text a retrieval reply carries (what a leak check reads)."""
+    return [
+        *(c.text for c in knowledge.chunks),
+        *(f"{e.name} ({e.type}): {e.description}" for e in knowledge.entities),
+        *(f"{r.source} -- {r.target}: {r.description}" for r in knowledge.relations),
+    ]
+
+
 def names_only(card: SummaryCard) -> str:
     """A summary's stand-in when its text quotes a document: the names it is about."""
     names = ", ".join(card.top_entities[:8])

@@ -282,6 +282,9 @@ class PrivacyConfig:
     entity names and types and which entities are related; summaries_only: summaries and nothing else."""
     leak_ngram_words: int = 8
     """Words in a row that an outbound text may not share with a document when raw text is forbidden."""
+    audit_content: bool = False
+    """Also write the text of every outbound message (summaries, knowledge, questions) into the audit log, for
+    the owner's review and for leak checks (benchmarks/leak_audit.py); the log never leaves the device."""
     doc_ids: DocIdPolicy = "names"
     """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
     opaque (a hash, stable per edge), as_is."""

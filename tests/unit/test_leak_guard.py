@@ -89,7 +89,7 @@ def test_a_summary_quoting_a_document_leaves_as_the_names_it_is_about() -> None:
 def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path: Path) -> None:
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])
-        await start_edge(net, tmp_path, "edge-b", ZEPHYR, level="entities")
+        await start_edge(net, tmp_path, "edge-b", ZEPHYR, level="entities", audit_content=True)
         try:
             await connected(net, "edge-a", "edge-b")
             runs = {g for d in ZEPHYR for g in ngrams(d.text, 8)}
@@ -105,6 +105,9 @@ def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path:
             assert not set(ngrams(reply.answer, 8)) & runs
             audit = [json.loads(x) for x in (tmp_path / "edge-b" / "audit.jsonl").read_text().splitlines()]
             assert any(e["what"] == "retrieval_reply" and e["chunks"] == [] for e in audit)
+            sent = [t for e in audit for t in e.get("texts", [])]  # the owner sees exactly what left
+            assert sent and not {g for t in sent for g in ngrams(t, 8)} & runs
+            assert any("Zephyr Medical" in t for t in sent)
         finally:
             await net.close()
 
