@@ -39,14 +39,11 @@ class InvalidQueryError(InvalidRequestError):
     """A global query that cannot be served as asked (empty question, impossible m or k)."""
 
 
-def choose_edges(
-    matches: Sequence[SummaryMatch], k: int, available: Callable[[str], bool] = lambda edge: True
-) -> list[str]:
-    """The first ``k`` distinct ``available`` edges among the matched summaries, best first (a disconnected
-    edge's summaries stay in the index for when it returns, but it is not asked meanwhile)."""
+def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:
+    """The first ``k`` distinct edges among the matched summaries, best first."""
     edges: list[str] = []
     for match in matches:
-        if match.edge_id not in edges and available(match.edge_id):
+        if match.edge_id not in edges:
             edges.append(match.edge_id)
         if len(edges) == k:
             break
@@ -116,6 +113,7 @@ class GlobalQueryService:
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
+        # a disconnected edge's summaries stay in the index for when it returns, but it is not asked meanwhile
         routable = [s for s in out.summaries if self._registry.connected(s.edge_id)]
         out.edges_asked = choose_edges(routable[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
