@@ -113,8 +113,8 @@ class GlobalQueryService:
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
-        # a disconnected edge's summaries stay in the index for when it returns, but it is not asked meanwhile
-        routable = [s for s in out.summaries if self._registry.connected(s.edge_id)]
+        # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
+        routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.edges_asked = choose_edges(routable[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
 
