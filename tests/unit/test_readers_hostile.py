@@ -66,3 +66,11 @@ def test_unpaired_surrogates_and_a_broken_pdf_stream_are_input_errors(tmp_path: 
     reasons = {Path(e.path.split(":")[0]).name: e.reason for e in errors}
     assert "surrogate" in reasons["b.jsonl"]
     assert "broken.pdf" in reasons
+
+
+def test_error_lines_escape_control_characters_in_file_names() -> None:
+    from edge_node.cli import one_line
+
+    assert one_line("/in/new\nline.txt") == "/in/new\\nline.txt"
+    assert one_line("/in/tab\there\x1b[31m.txt") == "/in/tab\\there\\x1b[31m.txt"
+    assert one_line("/in/café.txt") == "/in/café.txt"
