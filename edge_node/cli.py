@@ -80,6 +80,7 @@ def register(roles: Any) -> None:
         default=os.environ.get(API_TOKEN_FILE_ENV) or None,
         help=f"the edge's API token: api.token in its data directory (default: ${API_TOKEN_FILE_ENV})",
     )
+    p.add_argument("--tls-ca", default="", help="PEM of the CA of the edge API's certificate (server.tls_cert)")
     p.add_argument("question")
     p.add_argument("--mode", choices=["naive", "local", "full"], default="full")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer")
@@ -284,7 +285,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.token_file is None:
         raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")
     token = read_api_token(args.token_file)
-    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout))
+    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, args.tls_ca))
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK

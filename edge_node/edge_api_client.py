@@ -12,10 +12,11 @@ from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 
 
 async def ask_edge(
-    address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0
+    address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0, tls_ca: str = ""
 ) -> edge_pb2.QueryReply:
-    """Ask the edge at ``address``; raises DgragError with the server's reason on failure."""
-    async with open_channel(address, DEFAULT_MAX_MESSAGE_BYTES) as channel:
+    """Ask the edge at ``address`` (TLS when ``tls_ca`` names the CA of its certificate); raises DgragError
+    with the server's reason on failure."""
+    async with open_channel(address, DEFAULT_MAX_MESSAGE_BYTES, tls_ca) as channel:
         stub = edge_pb2_grpc.EdgeStub(channel)
         try:
             reply: edge_pb2.QueryReply = await stub.Query(

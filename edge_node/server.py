@@ -69,7 +69,7 @@ async def serve_edge(
     )
     edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
     health = add_health(server)
-    port = bind(server, config.server.host, config.server.port)
+    port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
     stop = stop or stop_on_signals()
     await server.start()
     session_task = asyncio.create_task(session.run(stop)) if session else None

@@ -233,6 +233,10 @@ class EdgeServerConfig:
     token_file: str = ""
     """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
     data directory, created (mode 0600) at the first start."""
+    tls_cert: str = ""
+    """PEM certificate chain of the edge API; with tls_key enables TLS (for apps on other hosts)."""
+    tls_key: str = ""
+    """PEM private key of the edge API."""
     ingest_roots: str = ""
     """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
     refused; `dgrag edge ingest` on the device reads any path its user can)."""
