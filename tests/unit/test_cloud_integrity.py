@@ -91,3 +91,25 @@ def test_a_disconnected_edge_is_not_asked_and_a_silent_session_is_closed(tmp_pat
             await net.close()
 
     run(main())
+
+
+def test_a_flapping_edge_leaves_one_consistent_view_at_the_cloud(tmp_path: Path) -> None:
+    from tests.unit.grpc_harness import start_edge
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        try:
+            await connected(net, "edge-a", "edge-b")
+            held = {c.id: c.version for c in net.cloud.index.cards("edge-b")}
+            for _ in range(5):  # down and up again, quickly
+                await net.stop_edge("edge-b")
+                await start_edge(net, tmp_path, "edge-b", [])
+            await connected(net, "edge-b")
+            await net.wait_for(lambda: {c.id: c.version for c in net.cloud.index.cards("edge-b")} == held)
+            assert net.cloud.index.count() == len(held) + net.cloud.index.count("edge-a")
+            answer = await net.cloud.queries.answer("Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=1)
+            assert answer.edges_replied == ["edge-b"]
+        finally:
+            await net.close()
+
+    run(main())
