@@ -115,7 +115,10 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
     work.mkdir(parents=True)
     edges = deal_documents(args.bench / "docs.jsonl", n_edges, work / "docs.jsonl")
     tokens = work / "tokens"
-    tokens.write_text("".join(f"{e} bench-token-{e}-0123456789\n" for e in [*edges, BENCH_USER]))
+    tokens.write_text(
+        "".join(f"edge {e} bench-token-{e}-0123456789\n" for e in edges)
+        + f"admin {BENCH_USER} bench-token-{BENCH_USER}-0123456789\n"
+    )
     procs: list[subprocess.Popen[bytes]] = []
     try:
         cloud = node(

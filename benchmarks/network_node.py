@@ -37,7 +37,8 @@ def embedder(kind: str) -> Embedder:
 
 
 def run_cloud(args: argparse.Namespace) -> None:
-    config = CloudConfig(port=0, query=CloudQueryConfig(deadline_s=args.deadline))
+    # the benchmark fans out to every edge (top_k = all, up to 64)
+    config = CloudConfig(port=0, query=CloudQueryConfig(deadline_s=args.deadline, max_top_k=64, max_top_m=64))
     parts = build_cloud(config, embedder(args.embedder), scripted_generator(), WordPieceTokenizer())
     tokens = TokenBook.load(args.tokens)
     asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))

@@ -1,31 +1,41 @@
-"""Server interceptor: every call but health checks must carry a known edge id and its token."""
+"""Server interceptor: every call but health checks must carry a known id, its token and a role allowed the method.
+
+Wrong or missing credentials get UNAUTHENTICATED; a valid credential whose role may not call the method gets
+PERMISSION_DENIED (an edge cannot list edges or match summaries; an app cannot open an edge session).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 
-from cloud_server.tokens import TokenBook
-from shared.constants import AUTHORIZATION_HEADER, EDGE_ID_HEADER
+from cloud_server.tokens import Role, TokenBook
+from shared.constants import EDGE_ID_HEADER
+from shared.grpc_auth import OPEN_SERVICES, bearer_token, refusal, reject_malformed
 
-OPEN_SERVICES = ("/grpc.health.v1.Health/",)
+CLOUD_METHODS: dict[str, frozenset[Role]] = {
+    "/dgrag.v1.Cloud/Session": frozenset({"edge"}),
+    "/dgrag.v1.Cloud/GlobalQuery": frozenset({"edge", "app", "admin"}),
+    "/dgrag.v1.Cloud/MatchSummaries": frozenset({"app", "admin"}),
+    "/dgrag.v1.Cloud/ListEdges": frozenset({"admin"}),
+}
+"""Which roles may call each method; a method not listed is refused to everybody."""
 
 
 def caller_identity(metadata: Any) -> tuple[str, str]:
-    """(edge id, bearer token) from call metadata; empty strings where absent."""
+    """(caller id, bearer token) from call metadata; empty strings where absent."""
     values = {k.lower(): v for k, v in (metadata or ()) if isinstance(v, str)}
-    token = values.get(AUTHORIZATION_HEADER, "")
-    token = token[len("Bearer ") :].strip() if token.startswith("Bearer ") else ""
-    return values.get(EDGE_ID_HEADER, "").strip(), token
+    return values.get(EDGE_ID_HEADER, "").strip(), bearer_token(metadata)
 
 
 class TokenAuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Refuses calls without a valid (edge id, token) pair with UNAUTHENTICATED."""
+    """Refuses calls without a valid (id, token) pair, or from a role the method does not admit."""
 
-    def __init__(self, tokens: TokenBook) -> None:
+    def __init__(self, tokens: TokenBook, methods: dict[str, frozenset[Role]] | None = None) -> None:
         self._tokens = tokens
+        self._methods = CLOUD_METHODS if methods is None else methods
 
     async def intercept_service(
         self,
@@ -35,33 +45,18 @@ class TokenAuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler = await continuation(details)
         if handler is None or details.method.startswith(OPEN_SERVICES):
             return handler
-        edge_id, token = caller_identity(details.invocation_metadata)
-        if edge_id and token and self._tokens.check(edge_id, token):
-            return handler
-        why = (
-            "missing x-dgrag-edge-id or authorization metadata"
-            if not (edge_id and token)
-            else f"the token is not valid for edge {edge_id!r}"
-        )
-        return _refusal(handler, f"unauthenticated: {why}; configure this edge's token (cloud.token_env)")
-
-
-def _refusal(handler: grpc.RpcMethodHandler, message: str) -> grpc.RpcMethodHandler:
-    async def deny(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-
-    async def deny_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-        yield  # pragma: no cover - abort raises
-
-    kwargs = {
-        "request_deserializer": handler.request_deserializer,
-        "response_serializer": handler.response_serializer,
-    }
-    if handler.request_streaming and handler.response_streaming:
-        return grpc.stream_stream_rpc_method_handler(deny_stream, **kwargs)
-    if handler.request_streaming:
-        return grpc.stream_unary_rpc_method_handler(deny, **kwargs)
-    if handler.response_streaming:
-        return grpc.unary_stream_rpc_method_handler(deny_stream, **kwargs)
-    return grpc.unary_unary_rpc_method_handler(deny, **kwargs)
+        caller_id, token = caller_identity(details.invocation_metadata)
+        if not (caller_id and token):
+            return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
+                           "unauthenticated: missing x-dgrag-edge-id or authorization metadata; configure a token")
+        credential = self._tokens.check(caller_id, token)
+        if credential is None:
+            return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
+                           f"unauthenticated: the token is not valid for {caller_id!r}; check the tokens file")
+        allowed = self._methods.get(details.method, frozenset())
+        if credential.role not in allowed:
+            who = ", ".join(sorted(allowed)) or "nobody"
+            return refusal(handler, grpc.StatusCode.PERMISSION_DENIED,
+                           f"permission denied: {caller_id!r} is an {credential.role} credential; "
+                           f"{details.method} is for: {who}")
+        return reject_malformed(handler)

@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 
 from cloud_server.auth_interceptor import caller_identity
 from cloud_server.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.global_query import GlobalQueryService
+from cloud_server.knowledge_intake import accept_knowledge
 from cloud_server.summary_index import SummaryIndex
-from cloud_server.summary_intake import check_publication
+from cloud_server.summary_intake import check_capacity, check_publication
+from cloud_server.tokens import Role
 from shared import serde
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
@@ -30,8 +32,16 @@ _CLOSE = None
 
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     def __init__(
-        self, registry: EdgeRegistry, index: SummaryIndex, queries: GlobalQueryService, heartbeat_interval_s: float
+        self,
+        registry: EdgeRegistry,
+        index: SummaryIndex,
+        queries: GlobalQueryService,
+        heartbeat_interval_s: float,
+        role_of: Callable[[str], Role | None],
+        hello_timeout_s: float = 10.0,
     ) -> None:
+        self._role_of = role_of
+        self._hello_timeout_s = hello_timeout_s
         self._registry = registry
         self._index = index
         self._queries = queries
@@ -41,7 +51,13 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[cloud_pb2.CloudMessage]:
         edge_id, _ = caller_identity(context.invocation_metadata())
-        first = await anext(aiter(requests), None)
+        try:
+            first = await asyncio.wait_for(anext(aiter(requests), None), self._hello_timeout_s)
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {self._hello_timeout_s:g} s of opening the session"
+            )
+            return
         if first is None or first.WhichOneof("kind") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a session must start with a hello message")
             return
@@ -87,8 +103,12 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     self._registry.heartbeat(session)
                 elif kind == "retrieval_reply":
                     reply = message.retrieval_reply
-                    knowledge = serde.knowledge_from_proto(reply.knowledge) if not reply.error else None
-                    self._registry.resolve(session, reply.request_id, knowledge, reply.error)
+                    knowledge = (
+                        accept_knowledge(session.edge_id, serde.knowledge_from_proto(reply.knowledge))
+                        if not reply.error
+                        else None
+                    )
+                    self._registry.resolve(session, reply.request_id, knowledge, reply.error[:500])
                 elif kind in ("sync", "delta"):
                     out.put_nowait(await self._publish(session, message))
                 else:
@@ -104,12 +124,14 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         if message.WhichOneof("kind") == "sync":
             cards = [serde.summary_from_proto(s) for s in message.sync.summaries]
             check_publication(edge_id, cards, [])
+            check_capacity(edge_id, {}, cards, full=True)
             await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
             seq = message.sync.up_to_seq
         else:
             cards = [serde.summary_from_proto(s) for s in message.delta.upserts]
             stones = [serde.tombstone_from_proto(t) for t in message.delta.tombstones]
             check_publication(edge_id, cards, stones)
+            check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
             await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
             seq = message.delta.up_to_seq
         held = self._index.count(edge_id)
@@ -119,9 +141,14 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def GlobalQuery(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.GlobalQueryReply:
+        caller, _ = caller_identity(context.invocation_metadata())
+        as_edge = self._role_of(caller) == "edge"
+        # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
+        # its sources, never the other edges' raw text; apps and operators get the merged context
+        asked_at = caller if as_edge else request.asked_at
         try:
             answer = await self._queries.answer(
-                request.question, request.asked_at, request.top_m, request.top_k, request.deadline_s
+                request.question, asked_at, request.top_m, request.top_k, request.deadline_s, share_context=not as_edge
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

@@ -30,7 +30,7 @@ def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokeni
     used = 0
     seen_text: set[str] = set()
     for edge_id, chunk in ranked:
-        cost = chunk.tokens or tokenizer.count(chunk.text)
+        cost = tokenizer.count(chunk.text)  # never the edge's own count: it could lie
         if chunk.text in seen_text or (used + cost > budget_tokens and used_chunks):
             continue
         seen_text.add(chunk.text)

@@ -86,6 +86,12 @@ class EdgeRegistry:
     def connected(self, edge_id: str) -> bool:
         return edge_id in self._sessions
 
+    def live(self, edge_id: str) -> bool:
+        """Connected and heard from within 3 heartbeat intervals (a hung edge whose stream is still open is
+        not asked: it would only use up the deadline)."""
+        session = self._sessions.get(edge_id)
+        return session is not None and time.time() - session.last_heartbeat <= 3 * self._heartbeat_interval_s
+
     async def retrieve(self, edge_id: str, question: str, deadline_s: float) -> EdgeKnowledge:
         """Ask ``edge_id`` for its knowledge about ``question``; raises on no session, error or timeout."""
         session = self._sessions.get(edge_id)

@@ -8,17 +8,18 @@ LLM answers. The answer carries its provenance: summaries matched, edges asked, 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 
-from cloud_server.context_merge import merge_knowledge
+from cloud_server.context_merge import MergedContext, merge_knowledge
 from cloud_server.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.summary_index import SummaryIndex
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
-from shared.errors import InvalidRequestError
+from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.extractive import SourcedText, extractive_answer
-from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryMatch
+from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
 
@@ -26,6 +27,10 @@ MAX_QUESTION_CHARS = 4000
 MAX_FANOUT = 64
 RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
+
+NO_USABLE_ANSWER = (
+    "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
+)
 
 KnowledgeSizer = Callable[[EdgeKnowledge], int]
 
@@ -65,26 +70,52 @@ class GlobalQueryService:
         self._tokenizer = tokenizer
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
+        self._in_flight = 0
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
-        _check_match(question, top_m or self._config.top_m)
+        _check_match(question, top_m or self._config.top_m, self._config)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         return self._index.search(vector, top_m or self._config.top_m, self._config.edge_pool)
 
     async def answer(
-        self, question: str, asked_at: str = "", top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0
+        self,
+        question: str,
+        asked_at: str = "",
+        top_m: int = 0,
+        top_k: int = 0,
+        deadline_s: float = 0.0,
+        *,
+        share_context: bool = True,
     ) -> CloudAnswer:
+        """The cloud's answer. ``share_context`` False (an edge asking): the context comes back as source ids
+        and scores only, and a fallback extract quotes only the asking edge's own chunks."""
         cfg = self._config
         m, k = top_m or cfg.top_m, top_k or cfg.top_k
         deadline = deadline_s or cfg.deadline_s
-        _check_match(question, m)
-        _check_fan_out(k, deadline)
+        _check_match(question, m, cfg)
+        _check_fan_out(k, deadline, cfg)
+        if self._in_flight >= cfg.max_concurrent_queries:
+            raise ResourceExhaustedError(
+                f"the cloud is answering {self._in_flight} questions already (query.max_concurrent_queries); retry"
+            )
+        self._in_flight += 1
+        try:
+            return await self._answer(question, asked_at, m, k, deadline, share_context)
+        finally:
+            self._in_flight -= 1
+
+    async def _answer(
+        self, question: str, asked_at: str, m: int, k: int, deadline: float, share_context: bool
+    ) -> CloudAnswer:
+        cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
-        out.edges_asked = choose_edges(out.summaries[:m], k)
+        # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
+        routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
+        out.edges_asked = choose_edges(routable[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
 
         replies = await self._fan_out(question, out, deadline)
@@ -98,10 +129,9 @@ class GlobalQueryService:
         completion = await asyncio.to_thread(self._generator.generate, request)
         out.answer = render_answers(question, completion.texts)[0]
         if degeneracy(question, merged.text, [out.answer])[0] is not None:
-            # never pass a loop or a list explosion on: the merged context's best sentences, with their edges
-            passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in merged.chunks]
-            passages = passages or [SourcedText(merged.text, "the edges' entities and relations")]
-            out.answer = extractive_answer(question, passages)
+            out.answer = _fallback(question, merged, asked_at, share_context)
+        if not share_context:
+            out.context = [ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text="")) for c in out.context]
         out.timings["cloud_generation"] = time.perf_counter() - t
         out.timings["total"] = time.perf_counter() - started
         return out
@@ -129,17 +159,32 @@ class GlobalQueryService:
         return replies
 
 
-def _check_match(question: str, m: int) -> None:
+def _fallback(question: str, merged: MergedContext, asked_at: str, share_context: bool) -> str:
+    """Instead of a loop or a list explosion: the merged context's best sentences, with their edges; for an
+    edge asking, only from its own chunks (other edges' text never goes to another edge)."""
+    chunks = [c for c in merged.chunks if share_context or c.edge_id == asked_at]
+    passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in chunks]
+    if not passages and share_context:
+        passages = [SourcedText(merged.text, "the edges' entities and relations")]
+    if not passages:
+        return NO_USABLE_ANSWER
+    return extractive_answer(question, passages)
+
+
+def _check_match(question: str, m: int, cfg: CloudQueryConfig) -> None:
     if not question.strip():
         raise InvalidQueryError("the question is empty; ask something")
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
-    if not 1 <= m <= 1000:
-        raise InvalidQueryError(f"top_m={m} must be in 1..1000")
+    if not 1 <= m <= cfg.max_top_m:
+        raise InvalidQueryError(f"top_m={m} must be in 1..{cfg.max_top_m} (the cloud's query.max_top_m)")
 
 
-def _check_fan_out(k: int, deadline: float) -> None:
-    if not 1 <= k <= MAX_FANOUT:
-        raise InvalidQueryError(f"top_k={k} must be in 1..{MAX_FANOUT}")
-    if not 0 < deadline <= 600:
-        raise InvalidQueryError(f"deadline {deadline} s must be in (0, 600]")
+def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:
+    most = min(cfg.max_top_k, MAX_FANOUT)
+    if not 1 <= k <= most:
+        raise InvalidQueryError(f"top_k={k} must be in 1..{most} (the cloud's query.max_top_k)")
+    if not 0 < deadline <= cfg.max_deadline_s:
+        raise InvalidQueryError(
+            f"deadline {deadline} s must be in (0, {cfg.max_deadline_s}] (the cloud's query.max_deadline_s)"
+        )

@@ -55,10 +55,20 @@ async def serve_cloud(
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     server = grpc.aio.server(
-        interceptors=[TokenAuthInterceptor(tokens)], options=server_options(config.max_message_bytes)
+        interceptors=[TokenAuthInterceptor(tokens)],
+        options=server_options(config.max_message_bytes),
+        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
     cloud_pb2_grpc.add_CloudServicer_to_server(
-        CloudServicer(parts.registry, parts.index, parts.queries, config.heartbeat_interval_s), server
+        CloudServicer(
+            parts.registry,
+            parts.index,
+            parts.queries,
+            config.heartbeat_interval_s,
+            tokens.role_of,
+            config.hello_timeout_s,
+        ),
+        server,
     )
     health = add_health(server)
     port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)

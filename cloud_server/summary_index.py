@@ -16,6 +16,8 @@ import numpy as np
 from shared.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.models.base import Embedder
 
+MAX_TOMBSTONES = 100_000
+"""Tombstones remembered (to ignore late, older upserts); beyond this the oldest are forgotten."""
 POOL_CANDIDATES = 4096
 """Summaries scored when ranking by edge (a flat inner-product search; far beyond any edge's best few)."""
 
@@ -39,14 +41,22 @@ class SummaryIndex:
         self._next_id = 1
         self._lock = threading.Lock()
 
-    def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> None:
-        """Make ``cards`` the whole view of ``edge_id`` (a full sync)."""
-        vectors = self._embed(cards)
+    def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
+        """Make ``cards`` the whole view of ``edge_id`` (a full sync); returns how many were embedded.
+
+        A reconnecting edge sends all its summaries again: those held unchanged keep their vectors, so only
+        new or changed ones cost an embedding."""
         with self._lock:
-            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id])
+            kept = {sid for sid, h in self._held.items() if h.edge_id == edge_id}
+            unchanged = {c.id for c in cards if c.id in kept and self._held[c.id].card == c}
+        fresh = [c for c in cards if c.id not in unchanged]
+        vectors = self._embed(fresh)
+        with self._lock:
+            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id and sid not in unchanged])
             for sid in [s for s in self._tombstones if _owner(s) == edge_id]:
                 del self._tombstones[sid]
-            self._insert(edge_id, cards, vectors)
+            self._insert(edge_id, fresh, vectors)
+        return len(fresh)
 
     def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
         """Apply versioned upserts and tombstones of ``edge_id``."""
@@ -56,7 +66,10 @@ class SummaryIndex:
                 held = self._held.get(stone.id)
                 if held is None or held.card.version <= stone.version:
                     self._remove_ids([stone.id])
-                    self._tombstones[stone.id] = max(stone.version, self._tombstones.get(stone.id, 0))
+                    version = max(stone.version, self._tombstones.pop(stone.id, 0))
+                    self._tombstones[stone.id] = version  # re-inserted: the dict keeps the newest last
+            while len(self._tombstones) > MAX_TOMBSTONES:  # the oldest go first (a later sync clears them anyway)
+                del self._tombstones[next(iter(self._tombstones))]
             fresh = [
                 (card, vec)
                 for card, vec in zip(upserts, vectors, strict=True)
@@ -88,12 +101,21 @@ class SummaryIndex:
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
                 sid = self._by_vector.get(int(vid))
-                if sid is not None:
-                    held = self._held[sid]
-                    out.append(SummaryMatch(sid, held.edge_id, float(score), held.card.version))
+                held = self._held.get(sid) if sid is not None else None
+                if held is not None and held.vector_id == int(vid):
+                    out.append(SummaryMatch(held.card.id, held.edge_id, float(score), held.card.version))
             if edge_pool > 1:
                 out = rank_by_edge(out, edge_pool)
             return out[:m]
+
+    def held_sizes(self, edge_id: str) -> dict[str, int]:
+        """Text length of every summary held for ``edge_id``, by id (what the per-edge caps count)."""
+        with self._lock:
+            return {sid: len(h.card.text) for sid, h in self._held.items() if h.edge_id == edge_id}
+
+    def tombstone_count(self) -> int:
+        with self._lock:
+            return len(self._tombstones)
 
     def count(self, edge_id: str | None = None) -> int:
         with self._lock:
@@ -121,8 +143,13 @@ class SummaryIndex:
             return
         ids = np.arange(self._next_id, self._next_id + len(cards), dtype=np.int64)
         self._next_id += len(cards)
+        self._remove_ids(list({c.id for c in cards}))  # never two vectors for one id
         self._index.add_with_ids(vectors, ids)
         for card, vid in zip(cards, ids, strict=True):
+            old = self._held.get(card.id)
+            if old is not None:  # the same id twice in one batch: the later card wins, the earlier vector goes
+                self._index.remove_ids(np.asarray([old.vector_id], dtype=np.int64))  # type: ignore[arg-type]
+                self._by_vector.pop(old.vector_id, None)
             self._held[card.id] = HeldSummary(edge_id, card, int(vid))
             self._by_vector[int(vid)] = card.id
 

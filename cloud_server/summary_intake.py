@@ -8,12 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.errors import InvalidRequestError, PermissionDeniedError
+from shared.errors import InvalidRequestError, PermissionDeniedError, ResourceExhaustedError
 from shared.knowledge import SummaryCard, SummaryTombstone
 
 MAX_SUMMARY_CHARS = 8000
 MAX_TOP_ENTITIES = 64
-MAX_SUMMARIES_PER_EDGE = 50_000
+MAX_SUMMARIES_PER_EDGE = 20_000
+"""Most summaries the cloud holds for one edge (a 1,000-document edge has a few hundred)."""
+MAX_SUMMARY_CHARS_PER_EDGE = 20_000_000
+"""Most summary text the cloud holds for one edge."""
+
+
+def check_capacity(edge_id: str, held: dict[str, int], cards: Sequence[SummaryCard], full: bool) -> None:
+    """Raise ResourceExhaustedError if applying ``cards`` would take ``edge_id`` past its caps.
+
+    ``held`` maps the ids the cloud holds for the edge to their text lengths; a full sync replaces them."""
+    after = {} if full else dict(held)
+    after.update({c.id: len(c.text) for c in cards})
+    if len(after) > MAX_SUMMARIES_PER_EDGE:
+        raise ResourceExhaustedError(
+            f"edge {edge_id!r} would hold {len(after)} summaries; the cloud keeps at most {MAX_SUMMARIES_PER_EDGE} "
+            "per edge (coarser partitions: raise partition.min_size)"
+        )
+    chars = sum(after.values())
+    if chars > MAX_SUMMARY_CHARS_PER_EDGE:
+        raise ResourceExhaustedError(
+            f"edge {edge_id!r} would hold {chars} characters of summaries; at most {MAX_SUMMARY_CHARS_PER_EDGE}"
+        )
 
 
 def check_publication(edge_id: str, cards: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
@@ -24,6 +45,11 @@ def check_publication(edge_id: str, cards: Sequence[SummaryCard], tombstones: Se
         )
     prefix = f"{edge_id}/"
     items: list[SummaryCard | SummaryTombstone] = [*cards, *tombstones]
+    seen: set[str] = set()
+    for item in items:
+        if item.id in seen:
+            raise InvalidRequestError(f"summary {item.id!r} appears twice in one message; send each id once")
+        seen.add(item.id)
     for item in items:
         if not item.id.startswith(prefix) or len(item.id) > 256:
             raise PermissionDeniedError(

@@ -1,7 +1,15 @@
-"""Per-edge tokens: who may open a session or ask the cloud, read from a tokens file.
+"""Credentials and their roles, read from the cloud's tokens file.
 
-The file has one ``edge_id token`` pair per line; blank lines and ``#`` comments are ignored. A token
-authenticates exactly one edge id, so an edge can only write its own summaries.
+One credential per line, ``role id token``, where the role is one of
+
+- ``edge``: an edge node (opens its session, publishes its own summaries, answers retrieval requests,
+  asks escalated questions and gets the cloud's answer with source ids, never other edges' text);
+- ``app``: an application asking questions (GlobalQuery with the merged context, MatchSummaries);
+- ``admin``: an operator (what an app may do, plus ListEdges).
+
+A line of two fields, ``id token``, is an edge (the file's first format). ``#`` starts a comment at the start
+of a line or after whitespace, so a ``#`` inside a token is part of it. Ids share one namespace: a token
+authenticates exactly one id, so an edge can only write its own summaries.
 """
 
 from __future__ import annotations
@@ -10,50 +18,91 @@ import hmac
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 from shared.errors import ConfigError
 
+Role = Literal["edge", "app", "admin"]
+ROLES: tuple[Role, ...] = get_args(Role)
 _EDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MIN_TOKEN_CHARS = 16
 
 
 def valid_edge_id(edge_id: str) -> bool:
-    """Edge ids are short and safe in file names and summary ids (letters, digits, ``._-``)."""
+    """Ids are short and safe in file names and summary ids (letters, digits, ``._-``)."""
     return bool(_EDGE_ID.match(edge_id))
 
 
 @dataclass(frozen=True)
-class TokenBook:
-    """Tokens by edge id."""
+class Credential:
+    """Who a token authenticates, and as what."""
 
-    tokens: dict[str, str]
+    id: str
+    role: Role
+    token: str
+
+
+@dataclass(frozen=True)
+class TokenBook:
+    """Credentials by id."""
+
+    credentials: dict[str, Credential]
+
+    @property
+    def tokens(self) -> dict[str, str]:
+        return {i: c.token for i, c in self.credentials.items()}
 
     @classmethod
     def load(cls, path: Path) -> TokenBook:
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            text = path.read_bytes().decode("utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read tokens file {path}: {exc}; set tokens_file to a readable file") from exc
-        tokens: dict[str, str] = {}
-        for number, raw in enumerate(lines, start=1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"tokens file {path} is not UTF-8 text (byte {exc.start}); write it as `role id token` lines"
+            ) from exc
+        book: dict[str, Credential] = {}
+        for number, raw in enumerate(text.splitlines(), start=1):
+            credential = _parse_line(raw, f"{path}:{number}")
+            if credential is None:
                 continue
-            parts = line.split()
-            if len(parts) != 2:
-                raise ConfigError(f"{path}:{number}: expected `edge_id token`, got {len(parts)} field(s)")
-            edge_id, token = parts
-            if not valid_edge_id(edge_id):
-                raise ConfigError(f"{path}:{number}: edge id {edge_id!r} may hold only letters, digits and ._-")
-            if len(token) < MIN_TOKEN_CHARS:
-                raise ConfigError(f"{path}:{number}: the token of {edge_id!r} is shorter than {MIN_TOKEN_CHARS} chars")
-            if edge_id in tokens:
-                raise ConfigError(f"{path}:{number}: edge id {edge_id!r} appears twice")
-            tokens[edge_id] = token
-        if not tokens:
-            raise ConfigError(f"tokens file {path} names no edge; add `edge_id token` lines")
-        return cls(tokens)
+            if credential.id in book:
+                raise ConfigError(f"{path}:{number}: id {credential.id!r} appears twice; ids must be unique")
+            book[credential.id] = credential
+        if not book:
+            raise ConfigError(f"tokens file {path} names nobody; add `edge <id> <token>` lines")
+        return cls(book)
 
-    def check(self, edge_id: str, token: str) -> bool:
-        expected = self.tokens.get(edge_id)
-        return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
+    def check(self, caller_id: str, token: str) -> Credential | None:
+        """The credential of ``caller_id`` if ``token`` is its token, else None."""
+        credential = self.credentials.get(caller_id)
+        if credential is not None and hmac.compare_digest(credential.token.encode(), token.encode()):
+            return credential
+        return None
+
+    def role_of(self, caller_id: str) -> Role | None:
+        credential = self.credentials.get(caller_id)
+        return credential.role if credential else None
+
+
+def _parse_line(raw: str, where: str) -> Credential | None:
+    fields: list[str] = []
+    for part in raw.split():
+        if part.startswith("#"):
+            break
+        fields.append(part)
+    if not fields:
+        return None
+    if len(fields) == 2:
+        fields = ["edge", *fields]
+    if len(fields) != 3:
+        raise ConfigError(f"{where}: expected `role id token` (role: {', '.join(ROLES)}), got {len(fields)} field(s)")
+    role, caller_id, token = fields
+    if role not in ROLES:
+        raise ConfigError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
+    if not valid_edge_id(caller_id):
+        raise ConfigError(f"{where}: id {caller_id!r} may hold only letters, digits and ._-")
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"{where}: the token of {caller_id!r} is shorter than {MIN_TOKEN_CHARS} characters")
+    return Credential(caller_id, role, token)

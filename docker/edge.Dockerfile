@@ -58,19 +58,21 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
-# The edge API listens on all interfaces of the container; the container's network decides who reaches it.
+# The edge API listens on the container's loopback and checks its token (api.token in the data volume):
+# apps reach it with `docker exec`; the cloud, on the same network, cannot. To serve apps on another host,
+# set DGRAG__SERVER__HOST=0.0.0.0 on a network the cloud is not on and hand those apps the token file.
 ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
     DGRAG_DATA_DIR=/var/lib/dgrag \
-    DGRAG__SERVER__HOST=0.0.0.0 \
+    DGRAG_EDGE_API_TOKEN_FILE=/var/lib/dgrag/api.token \
+    DGRAG__SERVER__HOST=127.0.0.1 \
     DGRAG__SERVER__PORT=50061
 USER 10001:10001
 WORKDIR /home/dgrag
 VOLUME ["/var/lib/dgrag"]
-EXPOSE 50061
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
     CMD dgrag health "127.0.0.1:${DGRAG__SERVER__PORT:-50061}" --timeout 3
 ENTRYPOINT ["dgrag-entrypoint"]

@@ -7,10 +7,12 @@ import asyncio
 import dataclasses
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from edge_node.api_token import API_TOKEN_FILE_ENV
 from edge_node.cloud_client import CloudClient
 from edge_node.edge_runtime import EdgeAnswer, EdgeRuntime
 from edge_node.ingest_service import IngestReport, IngestService, ProgressSink
@@ -72,6 +74,13 @@ def register(roles: Any) -> None:
 
     p = commands.add_parser("ask", help="ask a running edge (dgrag edge serve) a question over its gRPC API")
     p.add_argument("--server", default="127.0.0.1:50061", help="host:port of the edge's API")
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        default=os.environ.get(API_TOKEN_FILE_ENV) or None,
+        help=f"the edge's API token: api.token in its data directory (default: ${API_TOKEN_FILE_ENV})",
+    )
+    p.add_argument("--tls-ca", default="", help="PEM of the CA of the edge API's certificate (server.tls_cert)")
     p.add_argument("question")
     p.add_argument("--mode", choices=["naive", "local", "full"], default="full")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer")
@@ -139,12 +148,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         items = read_paths(list(args.paths), config.ingest.max_file_bytes, args.bundle_edge)
         report = service.ingest(items, TqdmProgress(), summarise_after=not args.no_summaries)
     for path, reason in report.failed:
-        print(f"dgrag: skipped {path}: {reason}", file=sys.stderr)
+        print(f"dgrag: skipped {one_line(path)}: {one_line(reason)}", file=sys.stderr)
     if args.json:
         print(json.dumps(_report_dict(report), indent=2))
     else:
         print(_report_text(report))
     return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so a file name holding a newline stays on its line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _report_dict(report: IngestReport) -> dict[str, Any]:
@@ -265,9 +279,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from edge_node.api_token import read_api_token
     from edge_node.edge_api_client import ask_edge
 
-    reply = asyncio.run(ask_edge(args.server, args.question, args.mode, args.timeout))
+    if args.token_file is None:
+        raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")
+    token = read_api_token(args.token_file)
+    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, args.tls_ca))
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK

@@ -26,6 +26,12 @@ from shared.knowledge import SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
 
 log = logging.getLogger(__name__)
+MAX_CONCURRENT_RETRIEVALS = 8
+"""Retrieval requests answered at once; more get a "busy" error reply at once instead of queueing forever."""
+MAX_RETRIEVAL_S = 60.0
+"""Longest a retrieval may run, whatever deadline the request names."""
+MIN_HEARTBEAT_S, MAX_HEARTBEAT_S = 0.2, 300.0
+"""Bounds on the heartbeat interval the cloud asks for."""
 
 
 class CloudSession:
@@ -70,10 +76,8 @@ class CloudSession:
                 hello=cloud_pb2.Hello(edge_id=self._runtime.edge_id, software_version=SOFTWARE_VERSION)
             )
         )
-        sync = await self._runtime.full_sync()
-        self._send(out, sync)
-        sent_seq = sync.up_to_seq
         tasks: list[asyncio.Task[None]] = []
+        answering: set[asyncio.Task[None]] = set()
         stopper = asyncio.create_task(_cancel_on(stop, call))
         try:
             async for message in _messages(call, stop):
@@ -82,18 +86,28 @@ class CloudSession:
                     self.connected = True
                     self.sessions_opened += 1
                     log.info("connected to the cloud as %s", message.welcome.edge_id)
+                    # the full sync goes (and is audited) only once the cloud has accepted this edge
+                    sync = await self._runtime.full_sync()
+                    self._send(out, sync)
                     interval = message.welcome.heartbeat_interval_s or self._link.heartbeat_interval_s
+                    interval = min(max(interval, MIN_HEARTBEAT_S), MAX_HEARTBEAT_S)
                     tasks.append(asyncio.create_task(self._heartbeats(out, interval)))
-                    tasks.append(asyncio.create_task(self._publisher(out, sent_seq)))
+                    tasks.append(asyncio.create_task(self._publisher(out, sync.up_to_seq)))
                 elif kind == "ack":
                     await self._runtime.mark_published(message.ack.up_to_seq)
                 elif kind == "retrieval_request":
-                    tasks.append(asyncio.create_task(self._answer(out, message.retrieval_request)))
+                    request = message.retrieval_request
+                    if len(answering) >= MAX_CONCURRENT_RETRIEVALS:
+                        self._reply_error(out, request, "busy: too many retrievals in flight; try later")
+                        continue
+                    task = asyncio.create_task(self._answer(out, request))
+                    answering.add(task)
+                    task.add_done_callback(answering.discard)
         finally:
             out.put_nowait(None)
-            for task in (*tasks, stopper):
+            for task in (*tasks, *answering, stopper):
                 task.cancel()
-            for task in (*tasks, stopper):
+            for task in (*tasks, *answering, stopper):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
@@ -106,12 +120,14 @@ class CloudSession:
             message = cloud_pb2.EdgeMessage(
                 delta=cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
             )
+        content = {"texts": [c.text for c in changes.upserts]} if self._runtime.config.privacy.audit_content else {}
         self._runtime.audit.record(
             "summary_sync" if changes.full else "summary_delta",
             "cloud",
             message.ByteSize(),
             upserts=[c.id for c in changes.upserts],
             tombstones=[t.id for t in changes.tombstones],
+            **content,
         )
         out.put_nowait(message)
 
@@ -133,14 +149,28 @@ class CloudSession:
     async def _answer(
         self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest
     ) -> None:
-        reply = cloud_pb2.RetrievalReply(request_id=request.request_id)
+        deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
         try:
-            knowledge = await self._runtime.retrieve_for(request.question, "cloud")
-            reply.knowledge.CopyFrom(serde.knowledge_to_proto(knowledge))
-        except Exception as exc:  # the cloud must hear back even when retrieval fails
+            knowledge = await asyncio.wait_for(self._runtime.retrieve_for(request.question, "cloud"), deadline)
+        except TimeoutError:
+            self._reply_error(out, request, f"retrieval took longer than the {deadline:.1f} s deadline")
+            return
+        except Exception:  # the cloud must hear back; the reason stays here (it may quote a document)
             log.exception("retrieval for the cloud failed")
-            reply.error = f"{type(exc).__name__}: {exc}"
+            self._reply_error(out, request, "retrieval failed at the edge (the reason is in the edge's log)")
+            return
+        reply = cloud_pb2.RetrievalReply(request_id=request.request_id)
+        reply.knowledge.CopyFrom(serde.knowledge_to_proto(knowledge))
         out.put_nowait(cloud_pb2.EdgeMessage(retrieval_reply=reply))
+
+    def _reply_error(
+        self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest, error: str
+    ) -> None:
+        """A fixed, document-free error reply, audited like every outbound message."""
+        reply = cloud_pb2.RetrievalReply(request_id=request.request_id, error=error)
+        message = cloud_pb2.EdgeMessage(retrieval_reply=reply)
+        self._runtime.audit.record("retrieval_error", "cloud", message.ByteSize(), error=error)
+        out.put_nowait(message)
 
 
 async def _drain(out: asyncio.Queue[cloud_pb2.EdgeMessage | None]) -> AsyncIterator[cloud_pb2.EdgeMessage]:

@@ -20,7 +20,15 @@ from edge_node import publication
 from edge_node.gate import DECISION_ESCALATE
 from edge_node.ingest_service import IngestReport, IngestService, SummaryRefresh
 from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.privacy import AuditLog, knowledge_for_cloud
+from edge_node.leak_guard import LeakGuard
+from edge_node.privacy import (
+    AuditLog,
+    Outbound,
+    forbids_raw_text,
+    guard_summaries,
+    knowledge_for_cloud,
+    knowledge_texts,
+)
 from edge_node.query_service import LocalAnswer, QueryService
 from edge_node.readers import ReadResult
 from shared import serde
@@ -34,6 +42,10 @@ T = TypeVar("T")
 EdgeQueryMode = Literal["naive", "local", "full"]
 QUERY_MODES: tuple[str, ...] = ("naive", "local", "full")
 DECISION_CLOUD = "cloud"
+QUOTES_DOCUMENTS_NOTE = (
+    "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
+    "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
+)
 CLOUD_DOWN_NOTE = (
     "The gate escalated but the cloud could not be reached ({why}); shown instead are the context sentences that "
     "best support the question, with their sources."
@@ -96,7 +108,10 @@ class EdgeRuntime:
         self._kb = kb
         self._ingest = IngestService(kb, generator, embedder, tokenizer, config)
         self._query = QueryService(kb, generator, embedder, tokenizer, config)
+        self.data_dir = kb.data_dir
         self.audit = AuditLog(kb.data_dir)
+        store = kb.store
+        self._guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
         self._listeners: list[Callable[[], None]] = []
 
@@ -113,7 +128,17 @@ class EdgeRuntime:
         return report
 
     async def delete(self, doc_ids: Sequence[str]) -> SummaryRefresh | None:
-        result = await self._run(self._ingest.delete, list(doc_ids))
+        """Delete ``doc_ids`` (each once: naming one twice is the same as once)."""
+        result = await self._run(self._ingest.delete, list(dict.fromkeys(doc_ids)))
+        self._changed()
+        return result
+
+    async def repair(self) -> SummaryRefresh | None:
+        """Finish a summary refresh an earlier process did not (it crashed between a write and its summaries),
+        so no summary of a deleted or changed document is published; None when nothing was pending."""
+        if not await self._run(self._kb.store.graph_dirty):
+            return None
+        result = await self._run(self._ingest.refresh_summaries)
         self._changed()
         return result
 
@@ -141,7 +166,12 @@ class EdgeRuntime:
         if mode != "full" or local.decision != DECISION_ESCALATE or escalator is None:
             return out
         started = time.perf_counter()
-        self.audit.record("global_query", "cloud", len(question.encode()), question=question[:200])
+        if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
+            self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
+            out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
+            return out
+        shown = question if self.config.privacy.audit_content else question[:200]
+        self.audit.record("global_query", "cloud", len(question.encode()), question=shown)
         try:
             cloud = await escalator.global_query(question, self.edge_id)
         except CloudUnavailableError as exc:
@@ -158,12 +188,19 @@ class EdgeRuntime:
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
-        retrieval = await self._run(self._query.retrieve, question)
-        return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy)
+        return (await self._outbound(question)).knowledge
+
+    async def _outbound(self, question: str) -> Outbound:
+        def run() -> Outbound:
+            retrieval = self._query.retrieve(question)
+            return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy, self._guard)
+
+        return await self._run(run)
 
     async def retrieve_for(self, question: str, requester: str) -> EdgeKnowledge:
         """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it."""
-        knowledge = await self.retrieve(question)
+        outbound = await self._outbound(question)
+        knowledge = outbound.knowledge
         self.audit.record(
             "retrieval_reply",
             requester,
@@ -172,6 +209,8 @@ class EdgeRuntime:
             chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
             entities=len(knowledge.entities),
             relations=len(knowledge.relations),
+            withheld=outbound.withheld,
+            **({"texts": knowledge_texts(knowledge)} if self.config.privacy.audit_content else {}),
         )
         return knowledge
 
@@ -183,10 +222,19 @@ class EdgeRuntime:
         return await self._run(read)
 
     async def full_sync(self) -> SummaryChanges:
-        return await self._run(publication.full_sync, self._kb.store)
+        changes = await self._run(publication.full_sync, self._kb.store)
+        return await self._guarded(changes)
 
     async def delta_after(self, seq: int) -> SummaryChanges | None:
-        return await self._run(publication.delta_after, self._kb.store, seq)
+        changes = await self._run(publication.delta_after, self._kb.store, seq)
+        return None if changes is None else await self._guarded(changes)
+
+    async def _guarded(self, changes: SummaryChanges) -> SummaryChanges:
+        """Summaries as they may leave: under a policy without raw text, none quotes a document."""
+        guarded, replaced = await self._run(guard_summaries, changes, self.config.privacy, self._guard)
+        if replaced:
+            self.audit.record("withheld", "cloud", 0, kind="summary", replaced_by_names=replaced)
+        return guarded
 
     async def mark_published(self, up_to_seq: int) -> None:
         await self._run(self._kb.store.mark_published, up_to_seq)

@@ -20,20 +20,41 @@ from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
 MAX_INLINE_DOCUMENTS = 10_000
 
 
+def ingest_roots(setting: str) -> tuple[Path, ...]:
+    """The directories of ``server.ingest_roots`` (``:``-separated), resolved."""
+    return tuple(Path(part).expanduser().resolve() for part in setting.split(":") if part.strip())
+
+
+def under_roots(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether ``path``, with every symlink resolved, lies under one of ``roots``."""
+    try:
+        real = path.expanduser().resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+    return any(real == root or real.is_relative_to(root) for root in roots)
+
+
 class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
     def __init__(self, runtime: EdgeRuntime, client: CloudClient | None, session: CloudSession | None) -> None:
         self._runtime = runtime
         self._client = client
         self._session = session
+        self._roots = ingest_roots(runtime.config.server.ingest_roots)
 
     async def Ingest(self, request: edge_pb2.IngestRequest, context: grpc.aio.ServicerContext) -> edge_pb2.IngestReply:
         if not request.paths and not request.documents:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "give paths or documents to ingest")
         if len(request.documents) > MAX_INLINE_DOCUMENTS:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_INLINE_DOCUMENTS} documents per call")
-        items: list[ReadResult] = list(
-            read_paths([Path(p) for p in request.paths], self._runtime.config.ingest.max_file_bytes)
-        )
+        paths = [Path(p) for p in request.paths]
+        outside = [str(p) for p in paths if not under_roots(p, self._roots)]
+        if outside:
+            where = ", ".join(str(r) for r in self._roots) or "none configured (server.ingest_roots)"
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"Ingest may read only under the edge's ingest roots ({where}); refused: {', '.join(outside[:5])}",
+            )
+        items: list[ReadResult] = list(read_paths(paths, self._runtime.config.ingest.max_file_bytes))
         for d in request.documents:
             if not d.doc_id.strip() or not d.text.strip():
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "every inline document needs a doc_id and text")
@@ -112,7 +133,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return edge_pb2.DeleteReply(
-            deleted=list(request.doc_ids),
+            deleted=list(dict.fromkeys(request.doc_ids)),
             summaries_upserted=len(result.upserted) if result else 0,
             summaries_deleted=len(result.deleted) if result else 0,
         )

@@ -155,6 +155,7 @@ class IngestService:
     def delete(self, doc_ids: Sequence[str], progress: ProgressSink | None = None) -> SummaryRefresh | None:
         """Remove documents (raises DocumentNotFoundError for an unknown id, before changing anything)."""
         store = self._kb.store
+        doc_ids = list(dict.fromkeys(doc_ids))  # naming one twice deletes it once
         known = set(store.document_ids())
         missing = [d for d in doc_ids if d not in known]
         if missing:

@@ -27,14 +27,17 @@ class EdgeKnowledgeBase:
     def __init__(self, data_dir: Path) -> None:
         if data_dir.exists() and not data_dir.is_dir():
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
-        data_dir.mkdir(parents=True, exist_ok=True)
+        if not data_dir.exists():
+            data_dir.mkdir(parents=True, mode=0o700)  # the edge's documents: its owner only
         self.data_dir = data_dir
-        self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o644)
+        self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._lock_fd)
             raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
+        if not (data_dir / DB_FILE).exists():  # SQLite gives its -wal and -shm files the same mode
+            os.close(os.open(data_dir / DB_FILE, os.O_CREAT | os.O_WRONLY, 0o600))
         self.store = SqliteStore(data_dir / DB_FILE)
         self._vectors: VectorIndexes | None = None
 

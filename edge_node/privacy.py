@@ -1,56 +1,166 @@
 """What may leave an edge, and the audit log of everything that did (what, to whom, when, bytes).
 
 The policy turns a local retrieval into the knowledge sent to the cloud: raw chunks, entity descriptions
-and relation descriptions can each be withheld. The audit log is an append-only JSON-lines file in the
+and relation descriptions can each be withheld; at level ``entities`` only names and types leave, at
+``summaries_only`` nothing but the summaries. When raw text is forbidden, the leak guard holds back any
+description or summary that quotes a document. The audit log is an append-only JSON-lines file in the
 edge's data directory, flushed and fsynced per line, so it survives a crash of the edge.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import threading
 import time
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
+from edge_node.leak_guard import LeakGuard
 from edge_node.retrieval import Retrieval
 from shared.config import PrivacyConfig
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation
+from shared.knowledge import (
+    EdgeKnowledge,
+    KnowledgeChunk,
+    KnowledgeEntity,
+    KnowledgeRelation,
+    SummaryCard,
+    SummaryChanges,
+)
 
 AUDIT_FILE = "audit.jsonl"
+AUDIT_MAX_BYTES = 64 * 1024 * 1024
+KEPT_ROTATIONS = 5
 
 
-def knowledge_for_cloud(edge_id: str, retrieval: Retrieval, policy: PrivacyConfig) -> EdgeKnowledge:
-    """The part of ``retrieval`` this edge's policy lets leave."""
-    chunks = tuple(
-        KnowledgeChunk(c.doc_id, c.id, c.text[: policy.max_chunk_chars], c.score, c.tokens) for c in retrieval.chunks
+def forbids_raw_text(policy: PrivacyConfig) -> bool:
+    """Whether no sentence of a document may leave (so every outbound text is leak-checked)."""
+    return policy.level != "chunks" or not policy.share_chunks
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """Knowledge that may leave, and how many texts the leak check held back."""
+
+    knowledge: EdgeKnowledge
+    withheld: int = 0
+
+
+def knowledge_for_cloud(
+    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, guard: LeakGuard | None = None
+) -> Outbound:
+    """The part of ``retrieval`` this edge's policy lets leave; with raw text forbidden, a description that
+    quotes a document (``guard``) goes without its description."""
+    base = EdgeKnowledge(
+        edge_id=edge_id, evidence=retrieval.evidence.score, retrieval_seconds=sum(retrieval.timings.values())
     )
-    entities = tuple(KnowledgeEntity(e.name, e.type, e.description, e.score) for e in retrieval.entities)
-    relations = tuple(KnowledgeRelation(r.source, r.target, r.description, r.score) for r in retrieval.relations)
-    return EdgeKnowledge(
-        edge_id=edge_id,
+    if policy.level == "summaries_only":
+        return Outbound(base)
+    describe = policy.level == "chunks"
+    withheld = 0
+
+    def description(text: str) -> str:
+        nonlocal withheld
+        if not describe:
+            return ""
+        if guard is not None and forbids_raw_text(policy) and guard.shared_run(text) is not None:
+            withheld += 1
+            return ""
+        return text
+
+    entities = tuple(KnowledgeEntity(e.name, e.type, description(e.description), e.score) for e in retrieval.entities)
+    relations = tuple(
+        KnowledgeRelation(r.source, r.target, description(r.description), r.score) for r in retrieval.relations
+    )
+    chunks = tuple(
+        KnowledgeChunk(outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score,
+                       c.tokens)
+        for c in retrieval.chunks
+    )  # fmt: skip
+    knowledge = dataclasses.replace(
+        base,
         entities=entities if policy.share_entities else (),
         relations=relations if policy.share_relations else (),
-        chunks=chunks if policy.share_chunks else (),
-        evidence=retrieval.evidence.score,
-        retrieval_seconds=sum(retrieval.timings.values()),
+        chunks=chunks if policy.share_chunks and policy.level == "chunks" else (),
     )
+    return Outbound(knowledge, withheld)
+
+
+def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str) -> str:
+    """The id a document is known by outside the edge: never the absolute path of a file on the device."""
+    if policy.doc_ids == "as_is":
+        return doc_id
+    if policy.doc_ids == "opaque":
+        return "doc-" + hashlib.sha256(f"{edge_id}\0{doc_id}".encode()).hexdigest()[:16]
+    return PurePath(doc_id).name if PurePath(doc_id).is_absolute() else doc_id
+
+
+def knowledge_texts(knowledge: EdgeKnowledge) -> list[str]:
+    """Every text a retrieval reply carries (what a leak check reads)."""
+    return [
+        *(c.text for c in knowledge.chunks),
+        *(f"{e.name} ({e.type}): {e.description}" for e in knowledge.entities),
+        *(f"{r.source} -- {r.target}: {r.description}" for r in knowledge.relations),
+    ]
+
+
+def names_only(card: SummaryCard) -> str:
+    """A summary's stand-in when its text quotes a document: the names it is about."""
+    names = ", ".join(card.top_entities[:8])
+    return f"A part of this edge's knowledge about: {names}." if names else "A part of this edge's knowledge."
+
+
+def guard_summaries(changes: SummaryChanges, policy: PrivacyConfig, guard: LeakGuard) -> tuple[SummaryChanges, int]:
+    """``changes`` with every summary that quotes a document replaced by :func:`names_only` (when the policy
+    forbids raw text), and how many were replaced."""
+    if not forbids_raw_text(policy):
+        return changes, 0
+    cards: list[SummaryCard] = []
+    replaced = 0
+    for card in changes.upserts:
+        if guard.shared_run(card.text) is not None:
+            stand_in = names_only(card)
+            if guard.shared_run(stand_in) is not None:
+                stand_in = "A part of this edge's knowledge."
+            card = dataclasses.replace(card, text=stand_in)
+            replaced += 1
+        cards.append(card)
+    return dataclasses.replace(changes, upserts=tuple(cards)), replaced
 
 
 class AuditLog:
-    """Append-only record of what left this edge."""
+    """Append-only record of what left this edge (owner-only file, rotated at ``max_bytes``: the last
+    ``KEPT_ROTATIONS`` files are kept as audit.jsonl.1, .2, ...)."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, max_bytes: int = AUDIT_MAX_BYTES) -> None:
         self.path = data_dir / AUDIT_FILE
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
 
     def record(self, what: str, to: str, n_bytes: int, **detail: Any) -> None:
         line = json.dumps({"ts": round(time.time(), 3), "what": what, "to": to, "bytes": n_bytes, **detail})
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        with self._lock:
+            self._rotate_if_full()
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    def _rotate_if_full(self) -> None:
+        try:
+            if self.path.stat().st_size < self._max_bytes:
+                return
+        except FileNotFoundError:
+            return
+        for n in range(KEPT_ROTATIONS - 1, 0, -1):
+            older = self.path.with_name(f"{AUDIT_FILE}.{n}")
+            if older.exists():
+                os.replace(older, self.path.with_name(f"{AUDIT_FILE}.{n + 1}"))
+        os.replace(self.path, self.path.with_name(f"{AUDIT_FILE}.1"))
 
     def entries(self) -> list[dict[str, Any]]:
         if not self.path.exists():

@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import html
 import json
+import logging
+import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from shared.constants import SUPPORTED_SUFFIXES
 from shared.errors import InputDocumentError
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 BINARY_SNIFF_BYTES = 8192
+MAX_DOC_ID_CHARS = 512
+MAX_PDF_PAGES = 2000
+MAX_PDF_PAGE_CONTENT_BYTES = 8 * 1024 * 1024
+"""A page whose content stream unpacks to more than this is refused before its text is parsed."""
+"""PDFs with more pages are refused (split them); their text may also not exceed ingest.max_file_bytes."""
 
 
 @dataclass(frozen=True)
@@ -40,17 +49,38 @@ def read_paths(paths: list[Path], max_bytes: int, bundle_edge: str | None = None
     """
     for path in paths:
         if path.is_dir():
-            files = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not _hidden(p, path)
-            )
+            files = _walk(path)
             if not files:
                 yield InputDocumentError(str(path), f"directory holds no {'/'.join(SUPPORTED_SUFFIXES)} files")
+            root = path.resolve()
             for file in files:
+                if not _inside(file, root):
+                    yield InputDocumentError(str(file), f"is a symlink leading out of {path}; not read")
+                    continue
                 yield from _read_file(file, max_bytes, bundle_edge)
         else:
             yield from _read_file(path, max_bytes, bundle_edge)
+
+
+def _inside(file: Path, root: Path) -> bool:
+    """Whether ``file``, symlinks resolved, lies under ``root`` (a symlink loop does not)."""
+    try:
+        return file.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+        return False
+
+
+def _walk(root: Path) -> list[Path]:
+    """Supported, non-hidden files under ``root``, sorted; symlinked directories are not entered (no loops,
+    no walking out of ``root``); symlinked files are listed and checked by the caller."""
+    out: list[Path] = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            file = Path(folder) / name
+            if not name.startswith(".") and file.suffix.lower() in SUPPORTED_SUFFIXES:
+                out.append(file)
+    return sorted(out)
 
 
 def human_bytes(n: int) -> str:
@@ -61,10 +91,6 @@ def human_bytes(n: int) -> str:
             return f"{value:.0f} B" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} GiB"
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
 def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
@@ -94,7 +120,7 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[
         yield InputDocumentError(name, "is empty")
         return
     try:
-        text = _read_pdf(path) if suffix == ".pdf" else _read_text(path)
+        text = _read_pdf(path, max_bytes) if suffix == ".pdf" else _read_text(path)
     except InputDocumentError as exc:
         yield exc
         return
@@ -120,21 +146,38 @@ def _read_text(path: Path) -> str:
         ) from exc
 
 
-def _read_pdf(path: Path) -> str:
+def _read_pdf(path: Path, max_chars: int) -> str:
     try:
         from pypdf import PdfReader
         from pypdf.errors import PyPdfError
     except ImportError as exc:
         raise InputDocumentError(str(path), "reading PDFs needs pypdf; run: pip install pypdf") from exc
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # a broken PDF is reported once, as an input error
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted:
             raise InputDocumentError(str(path), "is an encrypted PDF; decrypt it first")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        if len(reader.pages) > MAX_PDF_PAGES:
+            raise InputDocumentError(str(path), f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
+        pages: list[str] = []
+        chars = 0
+        for number, page in enumerate(reader.pages, start=1):
+            contents = page.get_contents()
+            size = len(contents.get_data()) if contents is not None else 0
+            if size > MAX_PDF_PAGE_CONTENT_BYTES:
+                raise InputDocumentError(
+                    str(path), f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
+                    f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page"
+                )
+            pages.append(page.extract_text() or "")
+            chars += len(pages[-1])
+            if chars > max_chars:
+                raise InputDocumentError(str(path), f"expands to over {max_chars} characters of text; split it")
     except InputDocumentError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise InputDocumentError(str(path), f"cannot be read as a PDF: {exc}") from exc
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error,
+            RecursionError, MemoryError, OSError) as exc:  # fmt: skip
+        raise InputDocumentError(str(path), f"cannot be read as a PDF: {type(exc).__name__}: {exc}") from exc
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:
         raise InputDocumentError(str(path), "PDF has no extractable text (scanned images need OCR first)")
@@ -149,14 +192,14 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
         return
     found = False
     with handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(_lines(handle, max_bytes), start=1):
             where = f"{path}:{number}"
-            if not raw.strip():
-                continue
-            if len(raw) > max_bytes:
+            if raw is None:
                 yield InputDocumentError(
                     where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)"
                 )
+                continue
+            if not raw.strip():
                 continue
             try:
                 row = json.loads(raw.decode("utf-8"))
@@ -175,7 +218,15 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
                 continue
             if bundle_edge is not None and row.get("edge_id") != bundle_edge:
                 continue
+            if not _valid_doc_id(row["doc_id"]):
+                yield InputDocumentError(
+                    where, f"doc_id must be 1-{MAX_DOC_ID_CHARS} printable characters, not {row['doc_id'][:40]!r}"
+                )
+                continue
             found = True
+            if _unpaired_surrogates(row["doc_id"], row["text"], row.get("title")):
+                yield InputDocumentError(where, "row holds an unpaired surrogate escape (\\ud800-\\udfff)")
+                continue
             if not row["text"].strip():
                 yield InputDocumentError(where, f"document {row['doc_id']} has no text")
                 continue
@@ -186,3 +237,32 @@ def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterato
             )
     if bundle_edge is not None and not found:
         yield InputDocumentError(str(path), f"bundle has no documents for edge {bundle_edge!r}")
+
+
+def _lines(handle: BinaryIO, max_bytes: int) -> Iterator[bytes | None]:
+    """The file's lines, never reading more than ``max_bytes`` + 1 of one into memory: an overlong line
+    comes out as None (and is skipped to its end)."""
+    while True:
+        line = handle.readline(max_bytes + 1)
+        if not line:
+            return
+        if len(line) > max_bytes and not line.endswith(b"\n"):
+            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield line
+
+
+def _valid_doc_id(doc_id: str) -> bool:
+    return 0 < len(doc_id) <= MAX_DOC_ID_CHARS and doc_id.isprintable() and bool(doc_id.strip())
+
+
+def _unpaired_surrogates(*values: object) -> bool:
+    for value in values:
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False

@@ -1,4 +1,5 @@
-"""Run an edge: its gRPC API for local apps (with health) and, when a cloud is configured, the session to it."""
+"""Run an edge: its gRPC API for local apps (token-checked, with health) and, when a cloud is configured, the
+session to it. The API listens on loopback unless server.host says otherwise; the cloud never connects to it."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from pathlib import Path
 
 import grpc
 
+from edge_node.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
 from edge_node.cloud_client import CloudClient
 from edge_node.cloud_session import CloudSession
 from edge_node.edge_runtime import EdgeRuntime
 from edge_node.edge_servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
 from shared.errors import ConfigError
+from shared.grpc_auth import ApiTokenInterceptor
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
 from shared.proto.dgrag.v1 import edge_pb2_grpc
@@ -50,14 +53,23 @@ async def serve_edge(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
+    repaired = await runtime.repair()
+    if repaired is not None:
+        log.info("finished an interrupted summary refresh: %d upserted, %d deleted",
+                 len(repaired.upserted), len(repaired.deleted))  # fmt: skip
     session, client = None, None
     if config.cloud.address:
         client = CloudClient(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
         session = CloudSession(runtime, client)
-    server = grpc.aio.server(options=server_options(config.server.max_message_bytes))
+    api_token = ensure_api_token(api_token_path(runtime.data_dir, config.server.token_file))
+    server = grpc.aio.server(
+        interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
+        options=server_options(config.server.max_message_bytes),
+        maximum_concurrent_rpcs=config.server.max_concurrent_rpcs,
+    )
     edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
     health = add_health(server)
-    port = bind(server, config.server.host, config.server.port)
+    port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
     stop = stop or stop_on_signals()
     await server.start()
     session_task = asyncio.create_task(session.run(stop)) if session else None

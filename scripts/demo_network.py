@@ -32,9 +32,11 @@ import grpc
 
 from shared.config import EdgeConfig
 from shared.errors import DgragError
+from shared.grpc_auth import bearer_metadata
 from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
+from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import index_location, is_complete
 from simulation.indexing import build_index, docs_by_edge, working_copy
 from simulation.processes import Server, dgrag_command
@@ -68,10 +70,12 @@ def indexed_edges(work: Path, env: dict[str, str]) -> dict[str, Path]:
     return out
 
 
-def edge_documents(address: str) -> int:
+def edge_documents(address: str, api_token: str) -> int:
     """How many documents the running edge at ``address`` serves."""
     with grpc.insecure_channel(address) as channel:
-        reply = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
+        reply = edge_pb2_grpc.EdgeStub(channel).Stats(
+            edge_pb2.StatsRequest(), metadata=bearer_metadata(api_token), timeout=30
+        )
     return int(reply.documents)
 
 
@@ -90,7 +94,8 @@ def main() -> int:
         print("demo: stopped; fix the cause above and run the demo again (finished edges are kept)", file=sys.stderr)
         return 1
     tokens = {e: secrets.token_urlsafe(24) for e in EDGES}
-    (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
+    (work / "tokens").write_text("".join(f"edge {e} {t}\n" for e, t in tokens.items()))
+    api_tokens = write_api_tokens(work, list(EDGES))
     llm_port = free_port()
     llm = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_slm_path()), "--port", str(llm_port),
@@ -115,12 +120,13 @@ def main() -> int:
                 "DGRAG__SERVER__PORT": "0",
                 "DGRAG__CLOUD__ADDRESS": cloud.address,
                 "DGRAG_EDGE_TOKEN": tokens[edge],
+                "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge)),
             }
             edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(data_dirs[edge])], work, edge_env)
             servers.append(edges[edge])
         for edge, server in edges.items():
             server.wait_ready()
-            documents = edge_documents(server.address)
+            documents = edge_documents(server.address, api_tokens[edge])
             print(f"== the {edge} edge serves {documents} documents on {server.address}", flush=True)
             if documents == 0:
                 print(f"demo: the {edge} edge holds no documents; remove {work / 'index'} and run again",
@@ -130,7 +136,8 @@ def main() -> int:
         for about, question in QUESTIONS.items():
             print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
             done = subprocess.run(
-                [*dgrag_command(), "edge", "ask", "--server", edges["business"].address, "--json", question],
+                [*dgrag_command(), "edge", "ask", "--server", edges["business"].address,
+                 "--token-file", str(api_token_file(work, "business")), "--json", question],
                 capture_output=True, text=True, env=env, check=False,
             )  # fmt: skip
             if done.returncode != 0:

@@ -233,6 +233,18 @@ class EdgeServerConfig:
     """Port to listen on; 0 picks a free one (see --port-file)."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 64
+    """Calls served at once; more get RESOURCE_EXHAUSTED."""
+    token_file: str = ""
+    """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
+    data directory, created (mode 0600) at the first start."""
+    tls_cert: str = ""
+    """PEM certificate chain of the edge API; with tls_key enables TLS (for apps on other hosts)."""
+    tls_key: str = ""
+    """PEM private key of the edge API."""
+    ingest_roots: str = ""
+    """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
+    refused; `dgrag edge ingest` on the device reads any path its user can)."""
 
 
 @dataclass(frozen=True)
@@ -261,9 +273,30 @@ class CloudLinkConfig:
     """Longest reconnect delay."""
 
 
+PrivacyLevel = Literal["chunks", "entities", "summaries_only"]
+DocIdPolicy = Literal["names", "opaque", "as_is"]
+
+
 @dataclass(frozen=True)
 class PrivacyConfig:
-    """What a retrieval reply to the cloud may contain. Everything that leaves is written to the audit log."""
+    """What may leave this edge. Everything that leaves is written to the audit log.
+
+    Whenever the policy forbids raw text (level entities or summaries_only, or share_chunks off), every
+    outbound text (summaries, descriptions, escalated questions) is checked against this edge's documents:
+    text sharing a run of ``leak_ngram_words`` words with a document does not leave.
+    """
+
+    level: PrivacyLevel = "chunks"
+    """chunks: retrieval replies may carry chunks and descriptions (as the share_* flags allow); entities: only
+    entity names and types and which entities are related; summaries_only: summaries and nothing else."""
+    leak_ngram_words: int = 8
+    """Words in a row that an outbound text may not share with a document when raw text is forbidden."""
+    audit_content: bool = False
+    """Also write the text of every outbound message (summaries, knowledge, questions) into the audit log, for
+    the owner's review and for leak checks (benchmarks/leak_audit.py); the log never leaves the device."""
+    doc_ids: DocIdPolicy = "names"
+    """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
+    opaque (a hash, stable per edge), as_is."""
 
     share_chunks: bool = True
     """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""
@@ -328,6 +361,14 @@ class CloudQueryConfig:
     """Token budget of the merged context given to the cloud LLM."""
     max_tokens: int = 96
     """Longest cloud answer."""
+    max_top_m: int = 20
+    """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
+    max_top_k: int = 8
+    """Most edges one question may fan out to."""
+    max_deadline_s: float = 30.0
+    """Longest fan-out deadline a caller may ask for."""
+    max_concurrent_queries: int = 32
+    """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
 
 
 @dataclass(frozen=True)
@@ -346,8 +387,12 @@ class CloudConfig:
     """PEM private key of the server."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 4096
+    """Calls served at once, edge sessions included (one per connected edge); more get RESOURCE_EXHAUSTED."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
+    hello_timeout_s: float = 10.0
+    """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
     llm: ModelConfig = field(default_factory=ModelConfig)
     """The cloud LLM (openai backend for any OpenAI-compatible endpoint; llama_cpp runs one in process)."""
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)

@@ -43,6 +43,10 @@ class InvalidRequestError(DgragError):
     """A request that is malformed or out of bounds (maps to INVALID_ARGUMENT)."""
 
 
+class ResourceExhaustedError(DgragError):
+    """A caller asked for more than its share (a per-edge cap, too many queries at once); retry later or less."""
+
+
 class PermissionDeniedError(DgragError):
     """The caller is authenticated but may not do this (maps to PERMISSION_DENIED)."""
 

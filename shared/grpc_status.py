@@ -10,6 +10,7 @@ from shared.errors import (
     InvalidRequestError,
     ModelError,
     PermissionDeniedError,
+    ResourceExhaustedError,
     StoreError,
 )
 
@@ -20,6 +21,8 @@ def status_for(exc: DgragError) -> grpc.StatusCode:
         return grpc.StatusCode.NOT_FOUND
     if isinstance(exc, PermissionDeniedError):
         return grpc.StatusCode.PERMISSION_DENIED
+    if isinstance(exc, ResourceExhaustedError):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
     if isinstance(exc, ModelError):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(exc, StoreError):

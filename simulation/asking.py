@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 
 from shared.extractive import is_extractive
+from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.bundle import Asked
@@ -47,13 +48,25 @@ class Plan:
         return [*named, *(ablation_mode(a) for a in self.ablations), *(["central"] if self.central else [])]
 
 
+@dataclass(frozen=True)
+class EdgeEndpoint:
+    """Where an edge's API listens, and the token its local apps send."""
+
+    address: str
+    api_token: str
+
+
 class Asker:
     """Holds channels to the edges, the central store and the cloud."""
 
-    def __init__(self, edges: dict[str, str], central: str | None, cloud: str, user: str, token: str) -> None:
-        self._channels = {e: grpc.insecure_channel(a) for e, a in edges.items()}
+    def __init__(
+        self, edges: dict[str, EdgeEndpoint], central: EdgeEndpoint | None, cloud: str, user: str, token: str
+    ) -> None:
+        self._channels = {e: grpc.insecure_channel(a.address) for e, a in edges.items()}
+        self._edge_metadata = {e: bearer_metadata(a.api_token) for e, a in edges.items()}
+        self._central_metadata = bearer_metadata(central.api_token) if central else ()
         self._edges = {e: edge_pb2_grpc.EdgeStub(c) for e, c in self._channels.items()}
-        self._central_channel = grpc.insecure_channel(central) if central else None
+        self._central_channel = grpc.insecure_channel(central.address) if central else None
         self._central = edge_pb2_grpc.EdgeStub(self._central_channel) if self._central_channel else None
         self._cloud_channel = grpc.insecure_channel(cloud)
         self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
@@ -90,7 +103,9 @@ class Asker:
         reused = qid in self._central_traces
         if not reused:
             reply = self._central.Query(
-                edge_pb2.QueryRequest(question=asked.question.question, mode="local"), timeout=QUERY_TIMEOUT_S
+                edge_pb2.QueryRequest(question=asked.question.question, mode="local"),
+                metadata=self._central_metadata,
+                timeout=QUERY_TIMEOUT_S,
             )
             trace = json.loads(reply.trace_json)
             trace["decision"] = "local"  # the upper bound keeps its own answer whatever its gate says
@@ -100,7 +115,9 @@ class Asker:
 
     def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> dict[str, Any]:
         reply = self._edges[edge].Query(
-            edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []), timeout=QUERY_TIMEOUT_S
+            edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
+            metadata=self._edge_metadata[edge],
+            timeout=QUERY_TIMEOUT_S,
         )
         trace: dict[str, Any] = json.loads(reply.trace_json)
         return trace

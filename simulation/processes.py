@@ -95,6 +95,10 @@ class Server:
             pass
         return 0
 
+    @property
+    def pid(self) -> int:
+        return int(self._proc.pid)
+
     def alive(self) -> bool:
         return self._proc.poll() is None
 

@@ -24,11 +24,13 @@ from tqdm import tqdm
 from edge_node.privacy import AUDIT_FILE
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
+from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from simulation.asking import Asker, Plan, ablation_mode
+from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
+from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
@@ -96,7 +98,10 @@ def run(opts: SimOptions) -> dict[str, Any]:
         central = build_index(opts.bench, CENTRAL, all_rows, edge_config, opts.cache_dir, env, opts.edge_config, seeds)
 
     tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
-    (work / "tokens").write_text("".join(f"{e} {t}\n" for e, t in tokens.items()))
+    (work / "tokens").write_text(
+        "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
+    )
+    api_tokens = write_api_tokens(work, [*edges, CENTRAL])
     servers: dict[str, Server] = {}
     resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
     try:
@@ -120,8 +125,8 @@ def run(opts: SimOptions) -> dict[str, Any]:
             server.wait_ready()
         _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
         setup = _setup(opts, edges, [*built.values(), *([central] if central else [])], edge_config, cloud_config)
-        rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], setup)
-        info = _run_info(opts, servers, built, central, cloud_config, edge_config, edges)
+        rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
+        info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
         info["resumed_asks"] = resumed
     finally:
         stop_all(servers.values())
@@ -152,6 +157,7 @@ def _start_edge(
         "DGRAG__CLOUD__ADDRESS": cloud,
         "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",
         "DGRAG_EDGE_TOKEN": token,
+        "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge_id)),
     }
     args = ["edge", "serve", "--data-dir", str(data_dir)] + (["--config", str(config_file)] if config_file else [])
     return Server(edge_id, args, work, edge_env)
@@ -228,7 +234,13 @@ def _setup(
 
 
 def _ask_all(
-    opts: SimOptions, asked: list[Any], servers: dict[str, Server], edges: list[str], token: str, setup: dict[str, Any]
+    opts: SimOptions,
+    asked: list[Any],
+    servers: dict[str, Server],
+    edges: list[str],
+    token: str,
+    api_tokens: dict[str, str],
+    setup: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], int]:
     """Every row, and how many asks were taken from an interrupted earlier run (see simulation.resume)."""
     plan = Plan(
@@ -247,7 +259,13 @@ def _ask_all(
             f"run (delete {opts.out / PARTIAL_ANSWERS} to start over)",
             file=sys.stderr,
         )
-    asker = Asker({e: servers[e].address for e in edges}, central, servers["cloud"].address, SIM_USER, token)
+    asker = Asker(
+        {e: EdgeEndpoint(servers[e].address, api_tokens[e]) for e in edges},
+        EdgeEndpoint(central, api_tokens[CENTRAL]) if central else None,
+        servers["cloud"].address,
+        SIM_USER,
+        token,
+    )
     rows: list[dict[str, Any]] = []
     try:
         with open_for_append(opts.out / PARTIAL_ANSWERS) as partial:
@@ -267,6 +285,7 @@ def _ask_all(
 def _run_info(
     opts: SimOptions,
     servers: dict[str, Server],
+    api_tokens: dict[str, str],
     built: dict[str, BuiltIndex],
     central: BuiltIndex | None,
     cloud_config: CloudConfig,
@@ -275,7 +294,9 @@ def _run_info(
 ) -> dict[str, Any]:
     def edge_info(edge_id: str, index: BuiltIndex) -> dict[str, Any]:
         with grpc.insecure_channel(servers[edge_id].address) as channel:
-            stats = edge_pb2_grpc.EdgeStub(channel).Stats(edge_pb2.StatsRequest(), timeout=30)
+            stats = edge_pb2_grpc.EdgeStub(channel).Stats(
+                edge_pb2.StatsRequest(), metadata=bearer_metadata(api_tokens[edge_id]), timeout=30
+            )
         entries = audit_entries(opts.out / "edges" / edge_id / AUDIT_FILE)
         return {
             "index_seconds": round(index.index_seconds, 2),

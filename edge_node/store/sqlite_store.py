@@ -107,8 +107,14 @@ class SqliteStore:
             yield
             self.set_meta("generation", str(self.generation + 1))
             self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as exc:
+            if self._db.in_transaction:  # SQLite may have rolled back itself (a full disk does)
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise StoreError(
+                    f"the disk holding {self.path} is full ({exc}); free space and run again "
+                    "(everything written before this document is kept)"
+                ) from exc
             raise
         finally:
             self._in_tx = False
@@ -342,6 +348,11 @@ class SqliteStore:
         return [
             (int(a), str(b), int(c)) for a, b, c in self._db.execute("SELECT id, doc_id, idx FROM chunks ORDER BY id")
         ]
+
+    def chunk_texts(self) -> Iterator[str]:
+        """The text of every chunk (together, with their overlaps, every word of every document)."""
+        for (text,) in self._db.execute("SELECT text FROM chunks"):
+            yield str(text)
 
     def mention_stats(self) -> dict[str, int]:
         """Mentions per origin (slm, heuristic, cooccurrence), for reports."""

@@ -17,6 +17,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from edge_node.api_token import read_api_token
+from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from simulation.processes import dgrag_command
@@ -38,6 +40,7 @@ B_CHANGED = (
     "the Kestrel Observatory on La Palma and studies exoplanets.\n"
 )
 EDGES = ("edge-a", "edge-b")
+ADMIN = "ops"
 
 
 def token(edge_id: str) -> str:
@@ -69,16 +72,19 @@ class Cluster:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{self.cloud_port}") as channel:
             reply = await self.cloud_stub(channel).MatchSummaries(
                 cloud_pb2.MatchSummariesRequest(question=question, top_m=m),
-                metadata=auth_metadata("edge-a", token("edge-a")),
+                metadata=auth_metadata(ADMIN, token(ADMIN)),
             )
         return list(reply.summaries)
 
     async def edges(self) -> dict[str, cloud_pb2.EdgeInfo]:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{self.cloud_port}") as channel:
             reply = await self.cloud_stub(channel).ListEdges(
-                cloud_pb2.ListEdgesRequest(), metadata=auth_metadata("edge-a", token("edge-a"))
+                cloud_pb2.ListEdgesRequest(), metadata=auth_metadata(ADMIN, token(ADMIN))
             )
         return {e.edge_id: e for e in reply.edges}
+
+    def api_token_file(self, edge_id: str) -> Path:
+        return self.tmp / edge_id / "api.token"
 
 
 def _start(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -89,10 +95,10 @@ def _start(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[s
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp = tmp_path_factory.mktemp("network")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DGRAG__SUMMARY__MAX_TOKENS": "64"}
-    (tmp / "tokens").write_text("".join(f"{e} {token(e)}\n" for e in EDGES))
+    (tmp / "tokens").write_text("".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
-        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\n"
+        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
     )
     for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
         (tmp / f"{edge_id}.txt").write_text(text)
@@ -133,7 +139,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         ports = {}
         for edge_id in EDGES:
             (tmp / f"{edge_id}.toml").write_text(
-                f'edge_id = "{edge_id}"\n[server]\nport = 0\n'
+                f'edge_id = "{edge_id}"\n[server]\nport = 0\ningest_roots = "{tmp}"\n'
                 f'[cloud]\naddress = "127.0.0.1:{cloud_port}"\npublish_interval_s = 0.5\nheartbeat_interval_s = 1.0\n'
             )
             procs[edge_id] = _start(
@@ -185,6 +191,8 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
             "ask",
             "--server",
             f"127.0.0.1:{cluster.edge_ports['edge-a']}",
+            "--token-file",
+            str(cluster.api_token_file("edge-a")),
             "--json",
             "Who directs the Kestrel Observatory in Armenia?",
         ],
@@ -200,7 +208,7 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
     assert trace["cloud"]["edges_asked"] == ["edge-b"]
     assert trace["cloud"]["edges_replied"] == ["edge-b"]
     assert trace["sources"] and {s["edge_id"] for s in trace["sources"]} == {"edge-b"}
-    assert {s["doc_id"] for s in trace["sources"]} == {str((cluster.tmp / "edge-b.txt").resolve())}
+    assert {s["doc_id"] for s in trace["sources"]} == {"edge-b.txt"}  # the file's name, never its path
     assert trace["answer"].strip()
     audit = [json.loads(x) for x in (cluster.tmp / "edge-b" / "audit.jsonl").read_text().splitlines()]
     assert any(e["what"] == "retrieval_reply" and e["to"] == "cloud" and e["bytes"] > 0 for e in audit)
@@ -226,7 +234,9 @@ def test_a_changed_document_at_b_reaches_the_cloud_as_a_delta(cluster: Cluster) 
     async def change() -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{cluster.edge_ports['edge-b']}") as channel:
             reply = await edge_pb2_grpc.EdgeStub(channel).Ingest(
-                edge_pb2.IngestRequest(paths=[str(cluster.tmp / "edge-b.txt")]), timeout=300
+                edge_pb2.IngestRequest(paths=[str(cluster.tmp / "edge-b.txt")]),
+                metadata=bearer_metadata(read_api_token(cluster.api_token_file("edge-b"))),
+                timeout=300,
             )
             assert list(reply.updated) == [str((cluster.tmp / "edge-b.txt").resolve())], reply
 

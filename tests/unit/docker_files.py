@@ -342,9 +342,9 @@ def env_example() -> dict[str, str]:
 def tokens_file(path: Path) -> dict[str, str]:
     tokens: dict[str, str] = {}
     for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            edge_id, token = line.split()
+        line = raw.split(" #", 1)[0].strip()
+        if line and not line.startswith("#"):
+            *_, edge_id, token = line.split()  # `role id token`, or `id token` (an edge)
             assert edge_id not in tokens, f"{path.name}: {edge_id} listed twice"
             tokens[edge_id] = token
     return tokens

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cloud_server.server import CloudParts, build_cloud, serve_cloud
 from cloud_server.tokens import TokenBook
+from edge_node.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.edge_runtime import EdgeRuntime
 from edge_node.knowledge_base import EdgeKnowledgeBase
 from edge_node.readers import RawDocument
@@ -27,6 +28,7 @@ from shared.config import (
     EdgeServerConfig,
     PartitionConfig,
 )
+from shared.grpc_auth import bearer_metadata
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.tokenizer import RegexTokenizer
@@ -48,6 +50,12 @@ def answer_from_context(request: GenerationRequest) -> str:
     return scripted_slm(request)
 
 
+APP_ID = "app-1"
+"""An application's credential in every test network's tokens file (GlobalQuery, MatchSummaries)."""
+ADMIN_ID = "ops"
+"""An operator's credential (also ListEdges)."""
+
+
 def token_of(edge_id: str) -> str:
     return f"token-of-{edge_id}-0123456789"
 
@@ -60,6 +68,7 @@ class Network:
     runtimes: dict[str, EdgeRuntime]
     stops: dict[str, asyncio.Event]
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    data_dirs: dict[str, Path] = field(default_factory=dict)
 
     async def wait_for(self, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
         deadline = asyncio.get_running_loop().time() + timeout
@@ -67,6 +76,10 @@ class Network:
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError("condition not reached in time")
             await asyncio.sleep(0.05)
+
+    def edge_metadata(self, edge_id: str) -> tuple[tuple[str, str], ...]:
+        """What a local app of ``edge_id`` sends to its API: the token the edge wrote into its data directory."""
+        return bearer_metadata(read_api_token(self.data_dirs[edge_id] / API_TOKEN_FILE))
 
     async def stop_edge(self, edge_id: str) -> None:
         self.stops[edge_id].set()
@@ -97,12 +110,24 @@ def edge_config(edge_id: str, cloud_port: int, token_file: Path) -> EdgeConfig:
 
 
 async def start_network(
-    tmp: Path, corpora: dict[str, Sequence[RawDocument]], deadline_s: float = 2.0, extra_edges: Sequence[str] = ()
+    tmp: Path,
+    corpora: dict[str, Sequence[RawDocument]],
+    deadline_s: float = 2.0,
+    extra_edges: Sequence[str] = (),
+    hello_timeout_s: float = 10.0,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
-    tokens_file.write_text("".join(f"{e} {token_of(e)}\n" for e in edge_ids))
-    cloud_config = CloudConfig(port=0, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=deadline_s))
+    tokens_file.write_text(
+        "".join(f"edge {e} {token_of(e)}\n" for e in edge_ids)
+        + f"app {APP_ID} {token_of(APP_ID)}\nadmin {ADMIN_ID} {token_of(ADMIN_ID)}\n"
+    )
+    cloud_config = CloudConfig(
+        port=0,
+        heartbeat_interval_s=0.5,
+        hello_timeout_s=hello_timeout_s,
+        query=CloudQueryConfig(deadline_s=deadline_s),
+    )
     parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stops = {"cloud": asyncio.Event()}
@@ -118,13 +143,16 @@ async def start_network(
     return net
 
 
-async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool) -> None:
+async def start_edge(
+    net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool | str
+) -> None:
     token_file = tmp / f"{edge_id}.token"
     token_file.write_text(token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
     if privacy:
         config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
     kb = EdgeKnowledgeBase(tmp / edge_id)
+    net.data_dirs[edge_id] = tmp / edge_id
     runtime = EdgeRuntime(kb, ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer(), config)
     if docs:
         await runtime.ingest(list(docs))

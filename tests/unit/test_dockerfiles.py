@@ -205,9 +205,15 @@ def test_healthcheck_probes_the_configured_port(image: tuple[str, Dockerfile]) -
     port = image_config.server.port if role == "edge" else image_config.port
     host = image_config.server.host if role == "edge" else image_config.host
     assert port == default, f"{role}: the image listens on {port}, the health check defaults to {default}"
-    assert host == "0.0.0.0", f"{role}: a container must listen on 0.0.0.0 (DGRAG__...HOST)"
     exposed = [int(p.split("/")[0]) for e in df.final.all("EXPOSE") for p in e.args.split()]
-    assert exposed == [port], f"{role}: EXPOSE {exposed}, listens on {port}"
+    if role == "edge":
+        # the edge API is for apps on the device: the container's loopback, never the cloud's network
+        assert host == "127.0.0.1", f"edge: the API must listen on loopback by default, not {host}"
+        assert env.get("DGRAG_EDGE_API_TOKEN_FILE", "").startswith("/var/lib/dgrag/"), "edge ask finds the token"
+        assert exposed == [], f"edge: nothing to EXPOSE for a loopback API, got {exposed}"
+    else:
+        assert host == "0.0.0.0", f"{role}: the cloud must listen on 0.0.0.0 (DGRAG__HOST) to reach edges"
+        assert exposed == [port], f"{role}: EXPOSE {exposed}, listens on {port}"
 
 
 def test_entrypoint_and_data_volume(image: tuple[str, Dockerfile]) -> None:

@@ -48,3 +48,20 @@ def test_choose_edges_takes_distinct_edges_in_rank_order() -> None:
     assert choose_edges(matches, 1) == ["b"]
     assert choose_edges(matches, 2) == ["b", "a"]
     assert choose_edges(matches, 5) == ["b", "a"]
+
+
+def test_a_silent_edge_is_not_live_for_routing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time as real_time
+
+    from cloud_server import edge_registry
+    from cloud_server.edge_registry import EdgeRegistry
+
+    registry = EdgeRegistry(heartbeat_interval_s=1.0)
+    session = registry.attach("a")
+    assert registry.live("a")
+    now = real_time.time()
+    monkeypatch.setattr(edge_registry.time, "time", lambda: now + 3.5)
+    assert registry.connected("a") and not registry.live("a")
+    registry.heartbeat(session)
+    assert registry.live("a")
+    assert not registry.live("never-seen")

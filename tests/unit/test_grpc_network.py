@@ -44,7 +44,7 @@ def run(coro):  # type: ignore[no-untyped-def]
 async def ask(net: Network, edge_id: str, question: str, mode: str = "full") -> edge_pb2.QueryReply:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports[edge_id]}") as channel:
         reply: edge_pb2.QueryReply = await edge_pb2_grpc.EdgeStub(channel).Query(
-            edge_pb2.QueryRequest(question=question, mode=mode), timeout=30
+            edge_pb2.QueryRequest(question=question, mode=mode), metadata=net.edge_metadata(edge_id), timeout=30
         )
     return reply
 
@@ -83,13 +83,13 @@ def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path)
         net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, deadline_s=0.5)
         try:
             await connected(net, "edge-a", "edge-b")
-            real = net.runtimes["edge-b"].retrieve
+            real = net.runtimes["edge-b"].retrieve_for
 
-            async def stuck(question: str) -> EdgeKnowledge:
+            async def stuck(question: str, requester: str) -> EdgeKnowledge:
                 await asyncio.sleep(5)
-                return await real(question)
+                return await real(question, requester)
 
-            net.runtimes["edge-b"].retrieve = stuck  # type: ignore[method-assign]
+            net.runtimes["edge-b"].retrieve_for = stuck  # type: ignore[method-assign]
             started = time.perf_counter()
             answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
             assert time.perf_counter() - started < 2.0
@@ -132,6 +132,8 @@ def test_wrong_token_is_refused_and_an_edge_cannot_write_another_edges_summaries
                 for request in [
                     cloud_pb2.GlobalQueryRequest(question="   "),
                     cloud_pb2.GlobalQueryRequest(question="q", top_k=1000),
+                    cloud_pb2.GlobalQueryRequest(question="q", top_m=5000),
+                    cloud_pb2.GlobalQueryRequest(question="q", deadline_s=600),
                 ]:
                     with pytest.raises(grpc.aio.AioRpcError) as err:
                         await stub.GlobalQuery(request, metadata=own)
@@ -147,7 +149,7 @@ def test_wrong_token_is_refused_and_an_edge_cannot_write_another_edges_summaries
 def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
     async def main() -> None:
         tokens = tmp_path / "tokens"
-        tokens.write_text(f"edge-a {token_of('edge-a')}\n")
+        tokens.write_text(f"edge edge-a {token_of('edge-a')}\n")
         from cloud_server.server import build_cloud
         from shared.models.fakes import HashEmbedder, ScriptedGenerator
         from shared.tokenizer import RegexTokenizer
@@ -263,20 +265,26 @@ def test_edge_api_stats_ingest_and_delete(tmp_path: Path) -> None:
             await connected(net, "edge-a")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports['edge-a']}") as channel:
                 stub = edge_pb2_grpc.EdgeStub(channel)
-                stats = await stub.Stats(edge_pb2.StatsRequest())
+                meta = net.edge_metadata("edge-a")
+                stats = await stub.Stats(edge_pb2.StatsRequest(), metadata=meta)
                 assert stats.documents == 2 and stats.cloud_connected
                 doc = edge_pb2.InlineDocument(doc_id="new", title="New", text="Initech hired Peter Gibbons in Austin.")
-                reply = await stub.Ingest(edge_pb2.IngestRequest(documents=[doc], paths=[str(tmp_path / "missing")]))
-                assert list(reply.added) == ["new"] and len(reply.failed) == 1
+                reply = await stub.Ingest(edge_pb2.IngestRequest(documents=[doc]), metadata=meta)
+                assert list(reply.added) == ["new"]
+                with pytest.raises(grpc.aio.AioRpcError) as err:  # no ingest roots configured: no paths
+                    await stub.Ingest(edge_pb2.IngestRequest(paths=[str(tmp_path / "missing")]), metadata=meta)
+                assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "ingest roots" in err.value.details()
                 with pytest.raises(grpc.aio.AioRpcError) as err:
-                    await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["nope"]))
+                    await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["nope"]), metadata=meta)
                 assert err.value.code() == grpc.StatusCode.NOT_FOUND
-                deleted = await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["new"]))
+                deleted = await stub.Delete(edge_pb2.DeleteRequest(doc_ids=["new"]), metadata=meta)
                 assert list(deleted.deleted) == ["new"]
-                knowledge = await stub.Retrieve(edge_pb2.RetrieveRequest(question="Who leads Acme Robotics?"))
+                knowledge = await stub.Retrieve(
+                    edge_pb2.RetrieveRequest(question="Who leads Acme Robotics?"), metadata=meta
+                )
                 assert knowledge.chunks and knowledge.chunks[0].doc_id.startswith("acme")
                 with pytest.raises(grpc.aio.AioRpcError) as err:
-                    await stub.Query(edge_pb2.QueryRequest(question="q", mode="psychic"))
+                    await stub.Query(edge_pb2.QueryRequest(question="q", mode="psychic"), metadata=meta)
                 assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         finally:
             await net.close()

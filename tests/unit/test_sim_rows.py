@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from shared.config import EdgeConfig
-from simulation.asking import Asker, Plan, local_view, row_from_trace
+from simulation.asking import Asker, EdgeEndpoint, Plan, local_view, row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.index_cache import index_key
 from simulation.report import latency
@@ -71,14 +71,15 @@ class _CentralStub:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    def Query(self, request: Any, timeout: float) -> Any:
+    def Query(self, request: Any, metadata: Any, timeout: float) -> Any:
+        assert dict(metadata)["authorization"] == "Bearer api-token"
         self.asked.append(request.question)
         trace = {"answer": "Yes.", "gate": {"decision": "escalate"}, "sources": [], "timings": {"generation": 1.0}}
         return SimpleNamespace(trace_json=json.dumps(trace))
 
 
 def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> None:
-    asker = Asker({}, "127.0.0.1:9", "127.0.0.1:9", "u", "t")
+    asker = Asker({}, EdgeEndpoint("127.0.0.1:9", "api-token"), "127.0.0.1:9", "u", "t")
     stub = _CentralStub()
     asker._central = stub  # type: ignore[assignment]
     plan = Plan(naive=False, local=False, dgrag=False, central=True, ablations=())

@@ -80,3 +80,23 @@ def test_search_with_an_edge_pool_returns_m_summaries_ordered_by_edge() -> None:
     hits = index.search(question, 3, edge_pool=2)
     assert len(hits) == 3
     assert [h.edge_id for h in hits] == ["b", "a", "b"]  # the best summary of each edge, best edge first
+
+
+def test_one_id_twice_in_a_sync_then_its_tombstone_leaves_no_orphan_to_break_search() -> None:
+    emb = HashEmbedder(16)
+    index = SummaryIndex(emb)
+    index.replace_edge("a", [card("a/sg-1", 1, "first"), card("a/sg-1", 1, "second"), card("a/sg-2", 1, "other")])
+    assert index.count("a") == 2
+    index.apply_delta("a", [], [SummaryTombstone("a/sg-1", 2)])
+    hits = index.search(emb.embed(["first second"])[0], 5)
+    assert [h.summary_id for h in hits] == ["a/sg-2"]
+
+
+def test_a_message_naming_one_summary_twice_is_refused() -> None:
+    import pytest
+
+    from cloud_server.summary_intake import check_publication
+    from shared.errors import InvalidRequestError
+
+    with pytest.raises(InvalidRequestError, match="appears twice"):
+        check_publication("a", [card("a/sg-1", 1, "x")], [SummaryTombstone("a/sg-1", 2)])

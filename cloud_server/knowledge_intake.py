@@ -1,0 +1,58 @@
+"""What the cloud accepts of an edge's retrieval reply (transport-free): provenance and sizes are the cloud's.
+
+An edge's reply says which edge it is from, how well each piece scored and how many tokens each chunk costs.
+None of that is trusted: the edge id is the session's, scores are clamped to finite values in range,
+texts and counts are capped, and token counts are left for the cloud's tokenizer to compute. An edge can
+thus neither pass its chunks off as another edge's, nor rank itself first beyond range, nor overflow the
+cloud LLM's context with a huge chunk declared as one token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation
+
+MAX_ITEMS = 64
+"""Most chunks, entities and relations each taken from one reply."""
+MAX_CHUNK_CHARS = 4000
+"""Longest chunk text kept (an edge's own cap, privacy.max_chunk_chars, is 2,000 by default)."""
+MAX_DESCRIPTION_CHARS = 1000
+MAX_NAME_CHARS = 200
+
+
+def accept_knowledge(edge_id: str, knowledge: EdgeKnowledge) -> EdgeKnowledge:
+    """``knowledge`` as the cloud uses it: from ``edge_id`` (the session's), bounded, tokens uncounted."""
+    chunks = tuple(
+        KnowledgeChunk(c.doc_id[:MAX_NAME_CHARS], c.chunk_id, c.text[:MAX_CHUNK_CHARS], _score(c.score), 0)
+        for c in knowledge.chunks[:MAX_ITEMS]
+    )
+    entities = tuple(
+        KnowledgeEntity(e.name[:MAX_NAME_CHARS], e.type[:MAX_NAME_CHARS], e.description[:MAX_DESCRIPTION_CHARS],
+                        _score(e.score))
+        for e in knowledge.entities[:MAX_ITEMS]
+    )
+    relations = tuple(
+        KnowledgeRelation(r.source[:MAX_NAME_CHARS], r.target[:MAX_NAME_CHARS], r.description[:MAX_DESCRIPTION_CHARS],
+                          _score(r.score))
+        for r in knowledge.relations[:MAX_ITEMS]
+    )
+    return dataclasses.replace(
+        knowledge,
+        edge_id=edge_id,
+        chunks=chunks,
+        entities=entities,
+        relations=relations,
+        evidence=min(max(_score(knowledge.evidence), 0.0), 1.0),
+        retrieval_seconds=max(_finite(knowledge.retrieval_seconds), 0.0),
+    )
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+
+
+def _score(value: float) -> float:
+    """Similarity scores live in [-1, 1]; anything else is clamped, NaN counts as 0."""
+    return min(max(_finite(value), -1.0), 1.0)

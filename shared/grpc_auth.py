@@ -1,0 +1,107 @@
+"""Bearer-token checks both servers share: a refusing handler of the right shape, and the edge API's interceptor."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from shared.constants import AUTHORIZATION_HEADER
+
+OPEN_SERVICES = ("/grpc.health.v1.Health/",)
+"""Methods anyone may call (health checks tell nothing about the data)."""
+
+
+def bearer_token(metadata: Any) -> str:
+    """The token of an ``authorization: Bearer <token>`` entry, or ""."""
+    values = {k.lower(): v for k, v in (metadata or ()) if isinstance(v, str)}
+    value = values.get(AUTHORIZATION_HEADER, "")
+    return value[len("Bearer ") :].strip() if value.startswith("Bearer ") else ""
+
+
+def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
+    return ((AUTHORIZATION_HEADER, f"Bearer {token}"),)
+
+
+class ApiTokenInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Admits a call only with the one API token (the edge's local API: apps on the device hold the token)."""
+
+    def __init__(self, token: str, what: str) -> None:
+        self._token = token.encode()
+        self._what = what
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(OPEN_SERVICES):
+            return handler
+        token = bearer_token(details.invocation_metadata)
+        if token and hmac.compare_digest(token.encode(), self._token):
+            return reject_malformed(handler)
+        why = "no authorization metadata" if not token else "a wrong token"
+        return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
+                       f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}")
+
+
+class _Malformed:
+    """Stands in for a request whose bytes did not parse."""
+
+
+def reject_malformed(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    """``handler`` with undecodable unary requests refused as INVALID_ARGUMENT (gRPC's own answer is UNKNOWN)."""
+    if handler is None or handler.request_streaming or handler.request_deserializer is None:
+        return handler
+    parse = handler.request_deserializer
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except DecodeError:
+            return _Malformed()
+
+    inner = handler.unary_unary or handler.unary_stream
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if isinstance(request, _Malformed):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid protobuf message")
+        return await inner(request, context)
+
+    async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        if isinstance(request, _Malformed):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a valid protobuf message")
+        async for item in inner(request, context):
+            yield item
+
+    kwargs = {"request_deserializer": deserialize, "response_serializer": handler.response_serializer}
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(streaming, **kwargs)
+    return grpc.unary_unary_rpc_method_handler(unary, **kwargs)
+
+
+def refusal(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: str) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as ``handler`` that aborts every call with ``code``."""
+
+    async def deny(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await context.abort(code, message)
+
+    async def deny_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        await context.abort(code, message)
+        yield  # pragma: no cover - abort raises
+
+    kwargs = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(deny_stream, **kwargs)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(deny, **kwargs)
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(deny_stream, **kwargs)
+    return grpc.unary_unary_rpc_method_handler(deny, **kwargs)

@@ -1,0 +1,63 @@
+"""An edge keeps its promises under odd requests and after crashes: idempotent deletes, a repaired graph,
+owner-only files, a bounded and rotated audit log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+from pathlib import Path
+
+from edge_node.knowledge_base import DB_FILE, LOCK_FILE
+from edge_node.privacy import AUDIT_FILE, AuditLog
+from tests.unit.fakes_edge import make_service
+from tests.unit.test_ingest_service import DOCS
+
+
+def test_naming_a_document_twice_deletes_it_once(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    service.delete(["acme", "acme"])
+    assert "acme" not in service._kb.store.document_ids()
+    service._kb.close()
+
+
+def test_the_edges_files_are_its_owners_only(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    data = tmp_path / "edge"
+    assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
+    for name in (DB_FILE, LOCK_FILE):
+        assert stat.S_IMODE(os.stat(data / name).st_mode) & 0o077 == 0, name
+    service._kb.close()
+
+
+def test_the_audit_log_is_owner_only_and_rotates(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path, max_bytes=300)
+    for i in range(40):
+        log.record("retrieval_reply", "cloud", 10, question=f"q{i}")
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [AUDIT_FILE, *(f"{AUDIT_FILE}.{n}" for n in range(1, 6))]
+    assert all(stat.S_IMODE(os.stat(tmp_path / f).st_mode) == 0o600 for f in files)
+    newest = [json.loads(x) for x in (tmp_path / AUDIT_FILE).read_text().splitlines()]
+    assert newest[-1]["question"] == "q39"
+
+
+def test_a_crash_between_a_write_and_its_summaries_is_repaired_at_start(tmp_path: Path) -> None:
+    from edge_node.edge_runtime import EdgeRuntime
+
+    service, gen = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    kb = service._kb
+    kb.store.set_meta("graph_dirty", "1")  # as a process killed after a delete, before its summaries
+    runtime = EdgeRuntime(kb, gen, service._embedder, service._tokenizer, service._config)
+
+    async def main() -> None:
+        first = await runtime.repair()
+        assert first is not None and not kb.store.graph_dirty()
+        assert await runtime.repair() is None
+        await runtime.aclose()
+
+    asyncio.run(main())
+    kb.close()

@@ -1,0 +1,128 @@
+"""Privacy levels and the leak guard: no outbound text quotes a document when the policy forbids raw text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import grpc
+
+from edge_node.leak_guard import LeakGuard, ngrams
+from edge_node.privacy import guard_summaries, knowledge_for_cloud
+from edge_node.retrieval import Evidence, Retrieval, ScoredChunk, ScoredEntity
+from shared.config import PrivacyConfig
+from shared.grpc_transport import auth_metadata
+from shared.knowledge import SummaryCard, SummaryChanges
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
+from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+
+DOC = "Zephyr Medical was founded by Omar Haddad in Lisbon in 1998 and makes insulin pumps for clinics."
+
+
+def _guard(texts: list[str], generation: list[int] | None = None) -> LeakGuard:
+    gen = generation or [1]
+    return LeakGuard(lambda: texts, lambda: gen[0], 8)
+
+
+def test_the_guard_finds_a_run_of_eight_words_whatever_the_case_and_punctuation() -> None:
+    guard = _guard([DOC])
+    assert guard.shared_run("They say: ZEPHYR medical, was founded by Omar Haddad in Lisbon!") is not None
+    assert guard.shared_run("Zephyr Medical, a Lisbon firm of Omar Haddad, makes insulin pumps.") is None
+
+
+def test_the_guard_follows_the_store_as_documents_change() -> None:
+    texts, generation = [DOC], [1]
+    guard = _guard(texts, generation)
+    assert guard.shared_run("the weather in Porto was mild and sunny all of last week") is None
+    texts.append("the weather in Porto was mild and sunny all of last week")
+    generation[0] = 2
+    assert guard.shared_run("the weather in Porto was mild and sunny all of last week") is not None
+
+
+def _retrieval() -> Retrieval:
+    return Retrieval(
+        question="q",
+        keywords=[],
+        names=[],
+        entities=[
+            ScoredEntity(1, "Zephyr Medical", "ORG", DOC, 0.9, True),
+            ScoredEntity(2, "Lisbon", "LOC", "A city.", 0.5, False),
+        ],
+        relations=[],
+        chunks=[ScoredChunk(1, "zeph-1", DOC, 0.9, 0.9, 0.0, 20)],
+        context="",
+        context_tokens=0,
+        evidence=Evidence(1.0, 0.9, 0.9, 0.8),
+    )
+
+
+def test_levels_decide_what_a_retrieval_reply_carries() -> None:
+    guard = _guard([DOC])
+    full = knowledge_for_cloud("e", _retrieval(), PrivacyConfig(), guard).knowledge
+    assert full.chunks and full.entities[0].description == DOC
+    no_chunks = knowledge_for_cloud("e", _retrieval(), PrivacyConfig(share_chunks=False), guard)
+    assert not no_chunks.knowledge.chunks and no_chunks.withheld == 1
+    assert [e.description for e in no_chunks.knowledge.entities] == ["", "A city."]
+    names = knowledge_for_cloud("e", _retrieval(), PrivacyConfig(level="entities"), guard).knowledge
+    assert not names.chunks and [(e.name, e.type, e.description) for e in names.entities] == [
+        ("Zephyr Medical", "ORG", ""), ("Lisbon", "LOC", "")
+    ]
+    nothing = knowledge_for_cloud("e", _retrieval(), PrivacyConfig(level="summaries_only"), guard).knowledge
+    assert not (nothing.chunks or nothing.entities or nothing.relations) and nothing.evidence == 0.8
+
+
+def test_a_summary_quoting_a_document_leaves_as_the_names_it_is_about() -> None:
+    changes = SummaryChanges(
+        (SummaryCard("e/sg-1", 1, f"Summary: {DOC}", ("Zephyr Medical", "Omar Haddad")),
+         SummaryCard("e/sg-2", 1, "A company in Lisbon that makes medical devices.", ("Zephyr Medical",))),
+        (), 3,
+    )  # fmt: skip
+    kept, replaced = guard_summaries(changes, PrivacyConfig(), _guard([DOC]))
+    assert replaced == 0 and kept == changes
+    guarded, replaced = guard_summaries(changes, PrivacyConfig(level="entities"), _guard([DOC]))
+    assert replaced == 1
+    assert guarded.upserts[0].text == "A part of this edge's knowledge about: Zephyr Medical, Omar Haddad."
+    assert guarded.upserts[1] == changes.upserts[1]
+
+
+def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])
+        await start_edge(net, tmp_path, "edge-b", ZEPHYR, level="entities", audit_content=True)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            runs = {g for d in ZEPHYR for g in ngrams(d.text, 8)}
+            cards = net.cloud.index.cards("edge-b")
+            assert cards and all(not set(ngrams(c.text, 8)) & runs for c in cards)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                reply = await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
+                    cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?", top_k=2, top_m=4),
+                    metadata=auth_metadata(APP_ID, token_of(APP_ID)),
+                )
+            assert "edge-b" in reply.edges_replied
+            assert not [c for c, e in zip(reply.context_chunks, reply.context_edges, strict=True) if e == "edge-b"]
+            assert not set(ngrams(reply.answer, 8)) & runs
+            audit = [json.loads(x) for x in (tmp_path / "edge-b" / "audit.jsonl").read_text().splitlines()]
+            assert any(e["what"] == "retrieval_reply" and e["chunks"] == [] for e in audit)
+            sent = [t for e in audit for t in e.get("texts", [])]  # the owner sees exactly what left
+            assert sent and not {g for t in sent for g in ngrams(t, 8)} & runs
+            assert any("Zephyr Medical" in t for t in sent)
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_document_ids_leave_without_the_devices_paths() -> None:
+    from edge_node.privacy import outbound_doc_id
+
+    path = "/home/ana/clinic/patients/notes.txt"
+    assert outbound_doc_id(path, PrivacyConfig(), "e") == "notes.txt"
+    assert outbound_doc_id("mh-26d70d4fad", PrivacyConfig(), "e") == "mh-26d70d4fad"  # bundle ids stay
+    opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
+    assert opaque.startswith("doc-") and "notes" not in opaque
+    assert opaque == outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e") != outbound_doc_id(
+        path, PrivacyConfig(doc_ids="opaque"), "other-edge"
+    )
+    assert outbound_doc_id(path, PrivacyConfig(doc_ids="as_is"), "e") == path
