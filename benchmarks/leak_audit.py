@@ -5,7 +5,7 @@
 Run the simulation with an edge config that forbids raw text and records outbound content, e.g.
 
     printf '[privacy]\\nshare_chunks = false\\naudit_content = true\\n' > noraw.toml
-    dgrag sim run --bench simulation/bundles/multihop4 --out runs/noraw --edge-config noraw.toml
+    dgrag sim run --bench simulation/bundles/multihop4 --out runs/noraw --config noraw.toml
 
 then this prints, per edge, the outbound messages and texts checked and how many texts share a run of
 ``--words`` words with one of that edge's documents (the target is 0 under such a policy).
