@@ -17,6 +17,7 @@ import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from edge_node.leak_guard import LeakGuard
 from edge_node.privacy import AUDIT_FILE
@@ -30,6 +31,10 @@ def edge_documents(bench: Path) -> dict[str, list[str]]:
             row = json.loads(line)
             docs.setdefault(str(row.get("edge_id", "")), []).append(str(row.get("text", "")))
     return docs
+
+
+def _sent_question(entry: dict[str, Any]) -> str:
+    return str(entry.get("question", "")) if entry.get("what") == "global_query" else ""
 
 
 def _texts_of(texts: list[str]) -> Callable[[], list[str]]:
@@ -51,7 +56,8 @@ def main() -> int:
         guard = LeakGuard(_texts_of(docs.get(edge, [])), lambda: 0, args.words)
         entries = audit_entries(audit)
         recorded = [e for e in entries if "texts" in e or e.get("what") == "global_query"]
-        checked = [t for e in recorded for t in [*e.get("texts", []), e.get("question", "")] if t]
+        # a global_query's question left this edge; a retrieval_reply's question came in from the cloud
+        checked = [t for e in recorded for t in [*e.get("texts", []), _sent_question(e)] if t]
         leaks = [t for t in checked if guard.shared_run(t) is not None]
         total_leaks += len(leaks)
         total_recorded += len(recorded)

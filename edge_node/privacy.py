@@ -71,9 +71,23 @@ def knowledge_for_cloud(
             return ""
         return text
 
-    entities = tuple(KnowledgeEntity(e.name, e.type, description(e.description), e.score) for e in retrieval.entities)
+    def quotes(name: str) -> bool:
+        """A "name" long enough to be a document's sentence or title (e.g. a nine-word headline) is text too."""
+        nonlocal withheld
+        if guard is not None and forbids_raw_text(policy) and guard.shared_run(name) is not None:
+            withheld += 1
+            return True
+        return False
+
+    entities = tuple(
+        KnowledgeEntity(e.name, e.type, description(e.description), e.score)
+        for e in retrieval.entities
+        if not quotes(e.name)
+    )
     relations = tuple(
-        KnowledgeRelation(r.source, r.target, description(r.description), r.score) for r in retrieval.relations
+        KnowledgeRelation(r.source, r.target, description(r.description), r.score)
+        for r in retrieval.relations
+        if not quotes(f"{r.source} {r.target}")
     )
     chunks = tuple(
         KnowledgeChunk(outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score,

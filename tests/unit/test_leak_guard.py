@@ -126,3 +126,14 @@ def test_document_ids_leave_without_the_devices_paths() -> None:
         path, PrivacyConfig(doc_ids="opaque"), "other-edge"
     )
     assert outbound_doc_id(path, PrivacyConfig(doc_ids="as_is"), "e") == path
+
+
+def test_a_name_that_is_a_documents_headline_does_not_leave_without_raw_text() -> None:
+    headline = "Business Today Latest Stock Market And Economy News India"
+    retrieval = _retrieval()
+    retrieval.entities.append(ScoredEntity(3, headline, "ORG", "", 0.7, False))
+    guard = _guard([DOC, f"{headline} reported on the markets."])
+    kept = knowledge_for_cloud("e", retrieval, PrivacyConfig(level="entities"), guard)
+    assert headline not in {e.name for e in kept.knowledge.entities} and kept.withheld == 1
+    shared = knowledge_for_cloud("e", retrieval, PrivacyConfig(), guard).knowledge  # raw text allowed: kept
+    assert headline in {e.name for e in shared.entities}
