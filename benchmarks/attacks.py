@@ -22,7 +22,7 @@ from edge_node.api_token import read_api_token
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
-from simulation.processes import Server
+from simulation.processes import Server, stop_all
 
 EDGE, OTHER, APP, ADMIN = "e1", "e2", "app", "ops"
 STREAM_WAIT_S = 15.0
@@ -44,8 +44,7 @@ class Targets:
         return auth_metadata(caller, self.tokens[token_of or caller])
 
     def stop(self) -> None:
-        for server in (self.edge, self.cloud):
-            server.stop()
+        stop_all([self.edge, self.cloud])
 
 
 def start_targets(workdir: Path, env: dict[str, str]) -> Targets:
@@ -71,8 +70,7 @@ def start_targets(workdir: Path, env: dict[str, str]) -> Targets:
         cloud.wait_ready()
         edge.wait_ready()
     except BaseException:
-        cloud.stop()
-        edge.stop()
+        stop_all([edge, cloud])
         raise
     return Targets(workdir, cloud, edge, tokens, read_api_token(workdir / "edge" / "api.token"))
 

@@ -62,22 +62,17 @@ def knowledge_for_cloud(
     describe = policy.level == "chunks"
     withheld = 0
 
-    def description(text: str) -> str:
+    def quotes(text: str) -> bool:
+        """Whether ``text`` (a description, or a name long enough to be a document's title) quotes a document
+        under a policy without raw text; each such text is counted as withheld."""
         nonlocal withheld
-        if not describe:
-            return ""
         if guard is not None and forbids_raw_text(policy) and guard.shared_run(text) is not None:
-            withheld += 1
-            return ""
-        return text
-
-    def quotes(name: str) -> bool:
-        """A "name" long enough to be a document's sentence or title (e.g. a nine-word headline) is text too."""
-        nonlocal withheld
-        if guard is not None and forbids_raw_text(policy) and guard.shared_run(name) is not None:
             withheld += 1
             return True
         return False
+
+    def description(text: str) -> str:
+        return "" if not describe or quotes(text) else text
 
     entities = tuple(
         KnowledgeEntity(e.name, e.type, description(e.description), e.score)
