@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from edge_node.cli import TqdmProgress
-from edge_node.ingest_service import IngestService
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.readers import read_paths
+from edge_node.ingest.readers import read_paths
+from edge_node.ingest.service import IngestService
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig, load_config
 from shared.machine import machine_facts
 from shared.models.base import MeteredGenerator

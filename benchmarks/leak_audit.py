@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from edge_node.leak_guard import LeakGuard
-from edge_node.privacy import AUDIT_FILE
+from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.privacy import AUDIT_FILE
 from simulation.indexing import audit_entries
 
 

@@ -24,10 +24,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from edge_node.ingest_service import IngestService
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.query_service import QueryService
-from edge_node.readers import read_paths
+from edge_node.ingest.readers import read_paths
+from edge_node.ingest.service import IngestService
+from edge_node.query.answering import QueryService
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig, load_config
 from shared.machine import machine_facts
 from shared.models.cpu import resolve_threads

@@ -14,12 +14,12 @@ import asyncio
 from pathlib import Path
 
 from benchmarks.scripted_models import scripted_generator
-from cloud_server.server import build_cloud, serve_cloud
 from cloud_server.tokens import TokenBook
-from edge_node.edge_runtime import EdgeRuntime
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.readers import read_paths
-from edge_node.server import serve_edge
+from cloud_server.transport.server import build_cloud, serve_cloud
+from edge_node.ingest.readers import read_paths
+from edge_node.runtime import EdgeRuntime
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.transport.server import serve_edge
 from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig, EdgeConfig, EdgeServerConfig
 from shared.models.base import Embedder
 from shared.models.fakes import HashEmbedder

@@ -19,8 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from cloud_server.summary_index import SummaryIndex
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.publication import summary_card
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.store.publication import summary_card
 from shared.config import EdgeConfig, load_config
 from shared.errors import DgragError
 from shared.knowledge import SummaryCard, SummaryMatch

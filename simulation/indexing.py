@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
-from edge_node.privacy import AUDIT_FILE
+from edge_node.policy.privacy import AUDIT_FILE
+from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import DgragError
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info

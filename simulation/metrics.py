@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from edge_node.gate import declares_missing, first_word
+from edge_node.query.gate import declares_missing, first_word
 from shared.text import sentences
 
 _NON_WORD = re.compile(r"[^a-z0-9 ]+")

@@ -18,9 +18,8 @@ START_TIMEOUT_S = 600.0
 
 
 def dgrag_command() -> list[str]:
-    """The ``dgrag`` entry point of this interpreter's environment."""
-    script = Path(sys.executable).with_name("dgrag")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+    """The ``dgrag`` command of this interpreter (and of this source tree when it comes first on the path)."""
+    return [sys.executable, "-m", "dgrag"]
 
 
 @dataclass(frozen=True)

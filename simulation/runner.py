@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 from tqdm import tqdm
 
-from edge_node.privacy import AUDIT_FILE
+from edge_node.policy.privacy import AUDIT_FILE
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from edge_node.extraction import ChunkExtraction
+from edge_node.ingest.extraction import ChunkExtraction
 
 Vector = npt.NDArray[np.float32]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 
 from benchmarks.bad_inputs import make_bad_inputs
 from edge_node.cli import one_line
+from simulation.processes import dgrag_command
 
 MAX_FILE_BYTES = 1 << 20
 RUN_TIMEOUT_S = 600
@@ -22,8 +22,7 @@ pytestmark = pytest.mark.integration
 
 
 def _dgrag(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("dgrag")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+    command = dgrag_command()
     env = {**os.environ, "DGRAG__INGEST__MAX_FILE_BYTES": str(MAX_FILE_BYTES), "DGRAG__SUMMARY__MAX_TOKENS": "48"}
     return subprocess.run([*command, "edge", *args], capture_output=True, text=True, env=env,
                           timeout=RUN_TIMEOUT_S, check=False)  # fmt: skip

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.readers import RawDocument
+from edge_node.ingest.readers import RawDocument
 from shared.errors import StoreError
 from tests.unit.fakes_edge import make_service
 

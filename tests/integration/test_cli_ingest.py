@@ -6,7 +6,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 
 from shared.errors import ModelNotInstalledError
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
+from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration
 
@@ -35,8 +35,7 @@ CHANGED_TEXT = (
 
 
 def _dgrag() -> list[str]:
-    script = Path(sys.executable).with_name("dgrag")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+    return dgrag_command()
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

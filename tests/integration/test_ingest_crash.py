@@ -12,7 +12,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,9 +21,10 @@ from typing import Any
 import faiss
 import pytest
 
-from edge_node.knowledge_base import DB_FILE, EdgeKnowledgeBase
+from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from shared.errors import ModelNotInstalledError
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
+from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration
 
@@ -37,8 +37,7 @@ DIM_BYTES = 384 * 4  # all-MiniLM-L6-v2 float32 vectors
 
 
 def _dgrag() -> list[str]:
-    script = Path(sys.executable).with_name("dgrag")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "shared.cli"]
+    return dgrag_command()
 
 
 def _env() -> dict[str, str]:

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from edge_node.ingest_service import IngestService
-from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.ingest.service import IngestService
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator

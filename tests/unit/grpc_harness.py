@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cloud_server.server import CloudParts, build_cloud, serve_cloud
 from cloud_server.tokens import TokenBook
-from edge_node.api_token import API_TOKEN_FILE, read_api_token
-from edge_node.edge_runtime import EdgeRuntime
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.readers import RawDocument
-from edge_node.server import serve_edge
+from cloud_server.transport.server import CloudParts, build_cloud, serve_cloud
+from edge_node.ingest.readers import RawDocument
+from edge_node.runtime import EdgeRuntime
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
+from edge_node.transport.server import serve_edge
 from shared.config import (
     ChunkingConfig,
     CloudConfig,

@@ -104,7 +104,7 @@ def test_the_edge_api_wants_its_token_and_reads_only_under_its_ingest_roots(tmp_
 
 
 def test_ingest_roots_refuse_paths_and_symlinks_leading_out(tmp_path: Path) -> None:
-    from edge_node.edge_servicer import ingest_roots, under_roots
+    from edge_node.transport.servicer import ingest_roots, under_roots
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()

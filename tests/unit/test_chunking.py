@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from edge_node.chunking import TextChunk, chunk_text
+from edge_node.ingest.chunking import TextChunk, chunk_text
 from shared.tokenizer import RegexTokenizer
 
 TOK = RegexTokenizer()

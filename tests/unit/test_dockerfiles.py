@@ -184,7 +184,7 @@ def test_dockerignore_keeps_secrets_and_junk_out() -> None:
         "dgrag.egg-info/PKG-INFO",
     ):
         assert ignored(rules, path), f"{path} would be sent to the builder"
-    for path in ("pyproject.toml", "shared/cli.py", "docker/entrypoint.sh"):
+    for path in ("pyproject.toml", "dgrag/cli.py", "docker/entrypoint.sh"):
         assert not ignored(rules, path), f"{path} is needed by the build"
     git_ignored = (DOCKER / ".gitignore").read_text(encoding="utf-8").split()
     assert {".env", "tokens", "*.pem", "*.key"} <= set(git_ignored), "docker/.gitignore keeps secrets out of git"
@@ -326,7 +326,7 @@ def _placeholder_argv(parser: argparse.ArgumentParser) -> list[str]:
 
 def test_cli_accepts_what_the_entrypoint_and_healthchecks_run(run_entrypoint: Any) -> None:
     """Every `dgrag edge|cloud <command>` through the entry point, and every health check, parses."""
-    from shared.cli import build_parser
+    from dgrag.cli import build_parser
 
     parser = build_parser()
     (run_entrypoint.config_dir / "edge.toml").write_text("")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.api_token import API_TOKEN_FILE, read_api_token
-from edge_node.edge_api_client import ask_edge
-from edge_node.edge_runtime import EdgeRuntime
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.server import serve_edge
+from edge_node.runtime import EdgeRuntime
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.transport.api_client import ask_edge
+from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
+from edge_node.transport.server import serve_edge
 from shared.config import EdgeConfig, EdgeServerConfig
 from shared.errors import DgragError
 from shared.models.fakes import HashEmbedder, ScriptedGenerator

@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from edge_node.knowledge_base import DB_FILE, LOCK_FILE
-from edge_node.privacy import AUDIT_FILE, AuditLog
+from edge_node.policy.privacy import AUDIT_FILE, AuditLog
+from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE
 from tests.unit.fakes_edge import make_service
 from tests.unit.test_ingest_service import DOCS
 
@@ -45,7 +45,7 @@ def test_the_audit_log_is_owner_only_and_rotates(tmp_path: Path) -> None:
 
 
 def test_a_crash_between_a_write_and_its_summaries_is_repaired_at_start(tmp_path: Path) -> None:
-    from edge_node.edge_runtime import EdgeRuntime
+    from edge_node.runtime import EdgeRuntime
 
     service, gen = make_service(tmp_path / "edge")
     service.ingest(DOCS)

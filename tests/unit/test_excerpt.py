@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from edge_node.retrieval import excerpt
+from edge_node.query.retrieval import excerpt
 
 TEXT = (
     "The weather was mild. Acme Corp reported record sales in March. Analysts expected less. "

@@ -6,8 +6,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from edge_node.extraction import ORIGIN_SLM, REJECT, Extractor
-from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.ingest.extraction import ORIGIN_SLM, REJECT, Extractor
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import ExtractionConfig
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edge_node.gate import (
+from edge_node.query.gate import (
     DECISION_ESCALATE,
     DECISION_LOCAL,
     best_answer,

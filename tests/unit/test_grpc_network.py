@@ -10,9 +10,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.server import serve_cloud
 from cloud_server.tokens import TokenBook
-from edge_node.readers import RawDocument
+from cloud_server.transport.server import serve_cloud
+from edge_node.ingest.readers import RawDocument
 from shared.config import CloudConfig, CloudQueryConfig
 from shared.grpc_transport import auth_metadata
 from shared.health_cli import check
@@ -150,7 +150,7 @@ def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
     async def main() -> None:
         tokens = tmp_path / "tokens"
         tokens.write_text(f"edge edge-a {token_of('edge-a')}\n")
-        from cloud_server.server import build_cloud
+        from cloud_server.transport.server import build_cloud
         from shared.models.fakes import HashEmbedder, ScriptedGenerator
         from shared.tokenizer import RegexTokenizer
 
@@ -217,7 +217,7 @@ def test_cloud_down_means_a_local_answer_with_a_note_and_a_restarted_cloud_conve
             await net.runtimes["edge-b"].delete(["zeph-2"])
             expected = {c.id: c.version for c in await _edge_cards(net, "edge-b")}
 
-            from cloud_server.server import build_cloud
+            from cloud_server.transport.server import build_cloud
             from shared.models.fakes import HashEmbedder, ScriptedGenerator
             from shared.tokenizer import RegexTokenizer
             from tests.unit.grpc_harness import answer_from_context

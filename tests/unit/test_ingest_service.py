@@ -7,8 +7,8 @@ from pathlib import Path
 import faiss
 import pytest
 
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.readers import RawDocument
+from edge_node.ingest.readers import RawDocument
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.errors import DocumentNotFoundError, StoreError
 from shared.models.base import GenerationRequest
 from tests.unit.fakes_edge import make_service

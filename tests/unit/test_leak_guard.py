@@ -7,9 +7,9 @@ from pathlib import Path
 
 import grpc
 
-from edge_node.leak_guard import LeakGuard, ngrams
-from edge_node.privacy import guard_summaries, knowledge_for_cloud
-from edge_node.retrieval import Evidence, Retrieval, ScoredChunk, ScoredEntity
+from edge_node.policy.leak_guard import LeakGuard, ngrams
+from edge_node.policy.privacy import guard_summaries, knowledge_for_cloud
+from edge_node.query.retrieval import Evidence, Retrieval, ScoredChunk, ScoredEntity
 from shared.config import PrivacyConfig
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import SummaryCard, SummaryChanges
@@ -115,7 +115,7 @@ def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path:
 
 
 def test_document_ids_leave_without_the_devices_paths() -> None:
-    from edge_node.privacy import outbound_doc_id
+    from edge_node.policy.privacy import outbound_doc_id
 
     path = "/home/ana/clinic/patients/notes.txt"
     assert outbound_doc_id(path, PrivacyConfig(), "e") == "notes.txt"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from edge_node.partition import partition, project_entity_graph
+from edge_node.ingest.partition import partition, project_entity_graph
 from shared.config import PartitionConfig
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.query_service import NO_CLOUD_NOTE, QueryService
-from edge_node.readers import RawDocument
+from edge_node.ingest.readers import RawDocument
+from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import GateConfig
 from shared.errors import DgragError
 from shared.extractive import is_extractive

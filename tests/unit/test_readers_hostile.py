@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from edge_node.readers import RawDocument, read_paths
+from edge_node.ingest.readers import RawDocument, read_paths
 from shared.errors import InputDocumentError
 
 LIMIT = 1 << 20

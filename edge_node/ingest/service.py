@@ -10,13 +10,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from edge_node.chunking import chunk_text
-from edge_node.extraction import ChunkExtraction, Extractor
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.partition import partition, project_entity_graph
-from edge_node.readers import RawDocument, ReadResult
+from edge_node.ingest.chunking import chunk_text
+from edge_node.ingest.extraction import ChunkExtraction, Extractor
+from edge_node.ingest.partition import partition, project_entity_graph
+from edge_node.ingest.readers import RawDocument, ReadResult
+from edge_node.ingest.summaries import plan, render, summarise
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.records import ChunkInput, DocumentInput, SubgraphRecord
-from edge_node.summaries import plan, render, summarise
 from shared.config import EdgeConfig
 from shared.errors import DocumentNotFoundError, InputDocumentError
 from shared.models.base import Embedder, TextGenerator

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from edge_node.leak_guard import LeakGuard
-from edge_node.retrieval import Retrieval
+from edge_node.policy.leak_guard import LeakGuard
+from edge_node.query.retrieval import Retrieval
 from shared.config import PrivacyConfig
 from shared.knowledge import (
     EdgeKnowledge,

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from edge_node.candidates import find_candidates
 from shared import prompts
+from shared.candidates import find_candidates
 from shared.config import ExtractionConfig
 from shared.models.base import GenerationRequest, TextGenerator
 from shared.text import clean_text, first_json_value, normalise_name, occurs_in, sentences, truncate_chars

@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from edge_node.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.retrieval import Retrieval, Retriever
+from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
+from edge_node.query.retrieval import Retrieval, Retriever
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import EdgeConfig
 from shared.errors import DgragError

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from edge_node.candidates import find_candidates
-from edge_node.graph import KnowledgeGraph
-from edge_node.knowledge_base import EdgeKnowledgeBase
+from edge_node.store.graph import KnowledgeGraph
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared import prompts
+from shared.candidates import find_candidates
 from shared.config import RetrievalConfig
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.text import normalise_name, occurs_in, sentences, truncate_chars

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import grpc
 
-from cloud_server.auth_interceptor import TokenAuthInterceptor
-from cloud_server.cloud_servicer import CloudServicer
 from cloud_server.edge_registry import EdgeRegistry
 from cloud_server.global_query import GlobalQueryService
 from cloud_server.summary_index import SummaryIndex
 from cloud_server.tokens import TokenBook
+from cloud_server.transport.auth import TokenAuthInterceptor
+from cloud_server.transport.servicer import CloudServicer
 from shared import serde
 from shared.config import CloudConfig
 from shared.grpc_transport import add_health, bind, mark_serving, server_options

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import grpc
 
-from edge_node.cloud_client import CloudClient
-from edge_node.cloud_session import CloudSession
-from edge_node.edge_runtime import EdgeRuntime
-from edge_node.query_service import ABLATIONS
-from edge_node.readers import RawDocument, ReadResult, read_paths
+from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
+from edge_node.query.answering import ABLATIONS
+from edge_node.runtime import EdgeRuntime
+from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.cloud_session import CloudSession
 from shared import serde
 from shared.errors import DgragError
 from shared.grpc_status import status_for

@@ -16,12 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from edge_node import publication
-from edge_node.gate import DECISION_ESCALATE
-from edge_node.ingest_service import IngestReport, IngestService, SummaryRefresh
-from edge_node.knowledge_base import EdgeKnowledgeBase
-from edge_node.leak_guard import LeakGuard
-from edge_node.privacy import (
+from edge_node.ingest.readers import ReadResult
+from edge_node.ingest.service import IngestReport, IngestService, SummaryRefresh
+from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.privacy import (
     AuditLog,
     Outbound,
     forbids_raw_text,
@@ -29,8 +27,10 @@ from edge_node.privacy import (
     knowledge_for_cloud,
     knowledge_texts,
 )
-from edge_node.query_service import LocalAnswer, QueryService
-from edge_node.readers import ReadResult
+from edge_node.query.answering import LocalAnswer, QueryService
+from edge_node.query.gate import DECISION_ESCALATE
+from edge_node.store import publication
+from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared import serde
 from shared.config import EdgeConfig
 from shared.errors import CloudUnavailableError, InvalidRequestError

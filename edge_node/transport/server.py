@@ -12,11 +12,11 @@ from pathlib import Path
 
 import grpc
 
-from edge_node.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
-from edge_node.cloud_client import CloudClient
-from edge_node.cloud_session import CloudSession
-from edge_node.edge_runtime import EdgeRuntime
-from edge_node.edge_servicer import EdgeServicer
+from edge_node.runtime import EdgeRuntime
+from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
+from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.cloud_session import CloudSession
+from edge_node.transport.servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
 from shared.errors import ConfigError
 from shared.grpc_auth import ApiTokenInterceptor

@@ -6,20 +6,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from cloud_server.cli import register as register_cloud
+from edge_node.cli import register as register_edge
 from shared.errors import DgragError
-
-EXIT_OK = 0
-EXIT_PARTIAL = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+from shared.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from shared.health_cli import register as register_health
+from simulation.cli import register as register_sim
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from cloud_server.cli import register as register_cloud
-    from edge_node.cli import register as register_edge
-    from shared.health_cli import register as register_health
-    from simulation.cli import register as register_sim
-
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
     roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health}")
     register_edge(roles)

@@ -13,13 +13,13 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from cloud_server.auth_interceptor import caller_identity
 from cloud_server.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.global_query import GlobalQueryService
 from cloud_server.knowledge_intake import accept_knowledge
 from cloud_server.summary_index import SummaryIndex
 from cloud_server.summary_intake import check_capacity, check_publication
 from cloud_server.tokens import Role
+from cloud_server.transport.auth import caller_identity
 from shared import serde
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for

@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from edge_node.cloud_client import CloudClient
-from edge_node.edge_runtime import EdgeRuntime
+from edge_node.runtime import EdgeRuntime
+from edge_node.transport.cloud_client import CloudClient
 from shared import serde
 from shared.constants import SOFTWARE_VERSION
 from shared.knowledge import SummaryChanges

@@ -1,0 +1,1 @@
+"""dgrag: distributed graph-based retrieval-augmented generation for edge-cloud systems."""

@@ -1,0 +1,7 @@
+"""``python -m dgrag``: the same as the ``dgrag`` command."""
+
+import sys
+
+from dgrag.cli import main
+
+sys.exit(main())
