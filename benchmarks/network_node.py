@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 from benchmarks.scripted_models import scripted_generator
-from cloud_server.tokens import TokenBook
+from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import build_cloud, serve_cloud
 from edge_node.ingest.readers import read_paths
 from edge_node.runtime import EdgeRuntime

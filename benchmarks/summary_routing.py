@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from cloud_server.summary_index import SummaryIndex
+from cloud_server.services.summary_index import SummaryIndex
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.publication import summary_card
 from shared.config import EdgeConfig, load_config

@@ -11,7 +11,7 @@ from typing import Any
 
 import grpc
 
-from cloud_server.tokens import Role, TokenBook
+from cloud_server.services.tokens import Role, TokenBook
 from shared.constants import EDGE_ID_HEADER
 from shared.grpc_auth import OPEN_SERVICES, bearer_token, refusal, reject_malformed
 

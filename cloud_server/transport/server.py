@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import grpc
 
-from cloud_server.edge_registry import EdgeRegistry
-from cloud_server.global_query import GlobalQueryService
-from cloud_server.summary_index import SummaryIndex
-from cloud_server.tokens import TokenBook
+from cloud_server.services.edge_registry import EdgeRegistry
+from cloud_server.services.global_query import GlobalQueryService
+from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.servicer import CloudServicer
 from shared import serde

@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from cloud_server.edge_registry import EdgeRegistry, EdgeSession
-from cloud_server.global_query import GlobalQueryService
-from cloud_server.knowledge_intake import accept_knowledge
-from cloud_server.summary_index import SummaryIndex
-from cloud_server.summary_intake import check_capacity, check_publication
-from cloud_server.tokens import Role
+from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
+from cloud_server.services.global_query import GlobalQueryService
+from cloud_server.services.knowledge_intake import accept_knowledge
+from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.services.summary_intake import check_capacity, check_publication
+from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
 from shared import serde
 from shared.errors import DgragError, InvalidRequestError

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cloud_server.tokens import TokenBook
+from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import CloudParts, build_cloud, serve_cloud
 from edge_node.ingest.readers import RawDocument
 from edge_node.runtime import EdgeRuntime

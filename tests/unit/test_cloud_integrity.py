@@ -9,9 +9,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server import summary_index
-from cloud_server.summary_index import SummaryIndex
-from cloud_server.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
+from cloud_server.services import summary_index
+from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.services.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.errors import ResourceExhaustedError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import SummaryCard, SummaryTombstone

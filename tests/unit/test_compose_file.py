@@ -203,7 +203,7 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
 
 
 def test_tokens_example_loads_as_the_cloud_reads_it() -> None:
-    from cloud_server.tokens import TokenBook
+    from cloud_server.services.tokens import TokenBook
 
     assert TokenBook.load(TOKENS_EXAMPLE).tokens == tokens_file(TOKENS_EXAMPLE)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.tokens import TokenBook
+from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from edge_node.ingest.readers import RawDocument
 from shared.config import CloudConfig, CloudQueryConfig

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cloud_server.tokens import TokenBook
+from cloud_server.services.tokens import TokenBook
 from shared.errors import ConfigError
 
 

@@ -12,9 +12,9 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 
-from cloud_server.context_merge import MergedContext, merge_knowledge
-from cloud_server.edge_registry import EdgeRegistry, EdgeUnavailableError
-from cloud_server.summary_index import SummaryIndex
+from cloud_server.services.context_merge import MergedContext, merge_knowledge
+from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
+from cloud_server.services.summary_index import SummaryIndex
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError

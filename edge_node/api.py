@@ -1,0 +1,1 @@
+"""The public Python API of an edge."""
