@@ -29,7 +29,7 @@ import grpc
 
 from benchmarks.attacks import EDGE, Targets, run_attacks, start_targets
 from benchmarks.bad_inputs import make_bad_inputs
-from edge_node.cli import one_line
+from shared.console import one_line
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2
 from simulation.processes import dgrag_command

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import grpc
 
-from edge_node.transport.api_token import read_api_token
+from edge_node.api import read_api_token
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc

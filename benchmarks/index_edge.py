@@ -18,10 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_node.cli import TqdmProgress
-from edge_node.ingest.readers import read_paths
-from edge_node.ingest.service import IngestService
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.api import Edge, EdgeModels, TqdmProgress
 from shared.config import EdgeConfig, load_config
 from shared.machine import machine_facts
 from shared.models.base import MeteredGenerator
@@ -35,14 +32,12 @@ def run(bench: Path, edge: str, data_dir: Path, config: EdgeConfig) -> dict[str,
     generator = MeteredGenerator(build_generator(config.slm))
     embedder = build_embedder(config.embedder)
     load_s = time.perf_counter() - started
-    with EdgeKnowledgeBase(data_dir) as kb:
-        service = IngestService(kb, generator, embedder, WordPieceTokenizer(), config)
-        items = list(read_paths([bench / "docs.jsonl"], config.ingest.max_file_bytes, edge))
+    with Edge.open(data_dir, config, models=EdgeModels(generator, embedder, WordPieceTokenizer())) as built:
         t0 = time.perf_counter()
-        report = service.ingest(items, TqdmProgress())
+        report = built.ingest([bench / "docs.jsonl"], TqdmProgress(), bundle_edge=edge)
         index_s = time.perf_counter() - t0
-        counts = kb.store.counts()
-        origins = kb.store.mention_stats()
+        stats = built.stats(with_document_ids=False)
+    origins = stats.origins
     usage = generator.usage
     chunks = max(report.chunks, 1)
     entity_mentions = origins.get("entity_mentions.slm", 0) + origins.get("entity_mentions.heuristic", 0)
@@ -69,9 +64,9 @@ def run(bench: Path, edge: str, data_dir: Path, config: EdgeConfig) -> dict[str,
         "relations_per_chunk": round(relation_mentions / chunks, 2),
         "relations_per_chunk_slm": round(origins.get("relation_mentions.slm", 0) / chunks, 2),
         "zero_entity_chunk_share": round(report.chunks_without_entities / chunks, 3),
-        "unique_entities": counts.entities,
-        "unique_relations": counts.relations,
-        "subgraphs": counts.subgraphs,
+        "unique_entities": stats.entities,
+        "unique_relations": stats.relations,
+        "subgraphs": stats.subgraphs,
         "bytes_on_disk": sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file()),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "config": dataclasses.asdict(config),

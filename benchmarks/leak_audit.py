@@ -17,11 +17,8 @@ import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from edge_node.policy.leak_guard import LeakGuard
-from edge_node.policy.privacy import AUDIT_FILE
-from simulation.indexing import audit_entries
+from edge_node.api import AuditEntry, LeakGuard, read_audit
 
 
 def edge_documents(bench: Path) -> dict[str, list[str]]:
@@ -33,8 +30,8 @@ def edge_documents(bench: Path) -> dict[str, list[str]]:
     return docs
 
 
-def _sent_question(entry: dict[str, Any]) -> str:
-    return str(entry.get("question", "")) if entry.get("what") == "global_query" else ""
+def _sent_question(entry: AuditEntry) -> str:
+    return str(entry.detail.get("question", "")) if entry.what == "global_query" else ""
 
 
 def _texts_of(texts: list[str]) -> Callable[[], list[str]]:
@@ -51,13 +48,15 @@ def main() -> int:
     print("| edge | outbound messages | with content recorded | texts checked | texts quoting a document |")
     print("|---|---|---|---|---|")
     total_leaks, total_recorded = 0, 0
-    for audit in sorted((args.run / "edges").glob(f"*/{AUDIT_FILE}")):
-        edge = audit.parent.name
+    for data_dir in sorted(p for p in (args.run / "edges").iterdir() if p.is_dir()):
+        edge = data_dir.name
         guard = LeakGuard(_texts_of(docs.get(edge, [])), lambda: 0, args.words)
-        entries = audit_entries(audit)
-        recorded = [e for e in entries if "texts" in e or e.get("what") == "global_query"]
+        entries = read_audit(data_dir)
+        if not entries:
+            continue
+        recorded = [e for e in entries if "texts" in e.detail or e.what == "global_query"]
         # a global_query's question left this edge; a retrieval_reply's question came in from the cloud
-        checked = [t for e in recorded for t in [*e.get("texts", []), _sent_question(e)] if t]
+        checked = [t for e in recorded for t in [*e.detail.get("texts", []), _sent_question(e)] if t]
         leaks = [t for t in checked if guard.shared_run(t) is not None]
         total_leaks += len(leaks)
         total_recorded += len(recorded)

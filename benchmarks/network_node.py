@@ -14,12 +14,8 @@ import asyncio
 from pathlib import Path
 
 from benchmarks.scripted_models import scripted_generator
-from cloud_server.services.tokens import TokenBook
-from cloud_server.transport.server import build_cloud, serve_cloud
-from edge_node.ingest.readers import read_paths
-from edge_node.runtime import EdgeRuntime
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from edge_node.transport.server import serve_edge
+from cloud_server.api import TokenBook, build_cloud, serve_cloud
+from edge_node.api import Edge, EdgeModels, serve_edge
 from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig, EdgeConfig, EdgeServerConfig
 from shared.models.base import Embedder
 from shared.models.fakes import HashEmbedder
@@ -50,15 +46,11 @@ def run_edge(args: argparse.Namespace) -> None:
         server=EdgeServerConfig(port=0),
         cloud=CloudLinkConfig(address=args.cloud, token_file=str(args.token_file), publish_interval_s=0.2),
     )
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        runtime = EdgeRuntime(kb, scripted_generator(), embedder(args.embedder), WordPieceTokenizer(), config)
-
-        async def main() -> None:
-            if kb.store.counts().documents == 0:
-                await runtime.ingest(list(read_paths([args.docs], config.ingest.max_file_bytes, args.edge_id)))
-            await serve_edge(config, runtime, on_ready=lambda port: write_port_file(args.port_file, port))
-
-        asyncio.run(main())
+    models = EdgeModels(scripted_generator(), embedder(args.embedder), WordPieceTokenizer())
+    with Edge.open(args.data_dir, config, models=models) as edge:
+        if edge.stats(with_document_ids=False).documents == 0:
+            edge.ingest([args.docs], bundle_edge=args.edge_id)
+        asyncio.run(serve_edge(edge.config, edge.runtime, on_ready=lambda port: write_port_file(args.port_file, port)))
 
 
 def main() -> None:

@@ -18,9 +18,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from cloud_server.services.summary_index import SummaryIndex
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from edge_node.store.publication import summary_card
+from cloud_server.api import SummaryIndex
+from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
 from shared.errors import DgragError
 from shared.knowledge import SummaryCard, SummaryMatch
@@ -41,9 +40,8 @@ def edge_cards(bench: Path, cache_dir: Path, config: EdgeConfig) -> dict[str, li
             raise DgragError(
                 f"no finished index for edge {edge!r} at {where}; run `dgrag sim run --bench {bench}` first"
             )
-        with EdgeKnowledgeBase(where) as kb:
-            cards = [summary_card(r) for r in kb.store.subgraphs()]
-        out[edge] = cards
+        with Edge.open(where, config) as built:
+            out[edge] = built.summaries()
     return out
 
 

@@ -1,1 +1,124 @@
-"""The public Python API of the cloud."""
+"""The public Python API of the cloud: wire its services (``build_cloud``), serve them (``serve_cloud``), and
+talk to a running cloud with an application's credentials (:class:`CloudClient`).
+
+    async with CloudClient("127.0.0.1:50051", "ops", token) as cloud:
+        answer = await cloud.global_query("Which edges know about the Oslo lab?")
+        print(answer.answer, answer.edges_asked)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import grpc
+
+from cloud_server.services.edge_registry import EdgeRegistry
+from cloud_server.services.global_query import GlobalQueryService
+from cloud_server.services.parts import CloudParts
+from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.services.tokens import TokenBook
+from cloud_server.transport.server import serve_cloud
+from shared import serde
+from shared.config import CloudConfig
+from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.errors import DgragError
+from shared.grpc_transport import auth_metadata, open_channel
+from shared.knowledge import CloudAnswer, SummaryMatch
+from shared.models.base import Embedder, TextGenerator
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.tokenizer import Tokenizer
+
+__all__ = [
+    "CloudAnswer",
+    "CloudClient",
+    "CloudParts",
+    "EdgeStatus",
+    "SummaryIndex",
+    "SummaryMatch",
+    "TokenBook",
+    "build_cloud",
+    "serve_cloud",
+]
+
+
+def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerator, tokenizer: Tokenizer) -> CloudParts:
+    """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``)."""
+    registry = EdgeRegistry(config.heartbeat_interval_s)
+    index = SummaryIndex(embedder)
+    queries = GlobalQueryService(
+        index, registry, embedder, generator, tokenizer, config.query, knowledge_size=serde.knowledge_size
+    )
+    return CloudParts(registry, index, queries)
+
+
+@dataclass(frozen=True)
+class EdgeStatus:
+    """An edge as the cloud's registry sees it."""
+
+    edge_id: str
+    connected: bool
+    connected_since: float
+    summaries: int
+    last_heartbeat: float
+
+
+class CloudClient:
+    """Talks to a running cloud as an application or operator (``app``/``admin`` credentials of its tokens file).
+
+    ``user`` and ``token`` are one line of the cloud's tokens file; TLS when ``tls_ca`` names the CA."""
+
+    def __init__(
+        self,
+        address: str,
+        user: str,
+        token: str,
+        tls_ca: str = "",
+        timeout_s: float = 120.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
+        self.address = address
+        self.timeout_s = timeout_s
+        self._metadata = auth_metadata(user, token)
+        self._channel = open_channel(address, max_message_bytes, tls_ca)
+        self._stub = cloud_pb2_grpc.CloudStub(self._channel)
+
+    async def global_query(
+        self, question: str, top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0, asked_at: str = ""
+    ) -> CloudAnswer:
+        """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults)."""
+        request = cloud_pb2.GlobalQueryRequest(
+            question=question, asked_at=asked_at, top_m=top_m, top_k=top_k, deadline_s=deadline_s
+        )
+        return serde.cloud_answer_from_proto(await self._call(self._stub.GlobalQuery, request))
+
+    async def match_summaries(self, question: str, top_m: int = 5) -> list[SummaryMatch]:
+        """The ``top_m`` summaries closest to ``question``, best first (no edge is asked anything)."""
+        reply = await self._call(
+            self._stub.MatchSummaries, cloud_pb2.MatchSummariesRequest(question=question, top_m=top_m)
+        )
+        return [serde.summary_match_from_proto(m) for m in reply.summaries]
+
+    async def list_edges(self) -> list[EdgeStatus]:
+        reply = await self._call(self._stub.ListEdges, cloud_pb2.ListEdgesRequest())
+        return [
+            EdgeStatus(e.edge_id, e.connected, e.connected_since, e.summaries, e.last_heartbeat) for e in reply.edges
+        ]
+
+    async def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, metadata=self._metadata, timeout=self.timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise DgragError(f"the cloud at {self.address} answered {exc.code().name}: {exc.details()}") from exc
+
+    async def aclose(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> CloudClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

@@ -12,16 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_node.ingest.readers import read_paths
-from edge_node.ingest.service import IngestReport, IngestService, ProgressSink
-from edge_node.runtime import EdgeAnswer, EdgeRuntime
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.api import Edge, EdgeAnswer, IngestReport, TqdmProgress
 from edge_node.transport.api_token import API_TOKEN_FILE_ENV
-from edge_node.transport.cloud_client import CloudClient
 from edge_node.transport.server import edge_token
 from shared.config import EdgeConfig, load_config
-from shared.constants import DEFAULT_EDGE_ID
-from shared.errors import ConfigError, DocumentNotFoundError
+from shared.console import one_line
+from shared.errors import ConfigError
 from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
 from shared.port_file import write_port_file
 
@@ -29,11 +25,18 @@ from shared.port_file import write_port_file
 def register(roles: Any) -> None:
     edge = roles.add_parser("edge", help="run or manage an edge node")
     commands = edge.add_subparsers(dest="command", required=True)
+    _register_building(commands)
+    _register_answering(commands)
+    _register_reading(commands)
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data-dir", type=Path, required=True, help="this edge's data directory")
-        p.add_argument("--config", type=Path, help="TOML config file (DGRAG__* variables override it)")
 
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", type=Path, required=True, help="this edge's data directory")
+    p.add_argument("--config", type=Path, help="TOML config file (DGRAG__* variables override it)")
+
+
+def _register_building(commands: Any) -> None:
+    common = _common
     p = commands.add_parser("ingest", help="ingest files, directories or .jsonl bundles")
     common(p)
     p.add_argument("paths", type=Path, nargs="+", help=".txt/.md/.pdf files, directories, .jsonl bundles")
@@ -52,6 +55,9 @@ def register(roles: Any) -> None:
     common(p)
     p.set_defaults(func=cmd_summarize)
 
+
+def _register_answering(commands: Any) -> None:
+    common = _common
     p = commands.add_parser("query", help="answer a question from this edge's knowledge (local path + gate)")
     common(p)
     p.add_argument("question")
@@ -86,6 +92,9 @@ def register(roles: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the whole trace")
     p.set_defaults(func=cmd_ask)
 
+
+def _register_reading(commands: Any) -> None:
+    common = _common
     p = commands.add_parser("stats", help="sizes of the knowledge base")
     common(p)
     p.add_argument("--json", action="store_true")
@@ -103,49 +112,9 @@ def _config(args: argparse.Namespace) -> EdgeConfig:
     return dataclasses.replace(config, edge_id=edge_id) if edge_id else config
 
 
-def _with_stored_edge_id(kb: EdgeKnowledgeBase, config: EdgeConfig) -> EdgeConfig:
-    """An edge id left at its default takes the one the data directory was built with."""
-    stored = kb.store.get_meta("edge_id")
-    if stored and config.edge_id == DEFAULT_EDGE_ID:
-        return dataclasses.replace(config, edge_id=stored)
-    return config
-
-
-class TqdmProgress(ProgressSink):
-    """Progress bars on stderr."""
-
-    def __init__(self) -> None:
-        self._bars: dict[str, Any] = {}
-
-    def start(self, stage: str, total: int) -> None:
-        from tqdm import tqdm
-
-        self._bars[stage] = tqdm(
-            total=total, desc=stage, unit="doc" if stage == "documents" else "sg", file=sys.stderr, dynamic_ncols=True
-        )
-
-    def advance(self, stage: str, note: str = "") -> None:
-        bar = self._bars[stage]
-        bar.set_postfix_str(note[-50:], refresh=False)
-        bar.update(1)
-
-    def done(self, stage: str) -> None:
-        self._bars.pop(stage).close()
-
-
-def _service(kb: EdgeKnowledgeBase, config: EdgeConfig) -> IngestService:
-    from shared.models.factory import build_embedder, build_generator
-    from shared.tokenizer import WordPieceTokenizer
-
-    return IngestService(kb, build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer(), config)
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
-    config = _config(args)
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        service = _service(kb, config)
-        items = read_paths(list(args.paths), config.ingest.max_file_bytes, args.bundle_edge)
-        report = service.ingest(items, TqdmProgress(), summarise_after=not args.no_summaries)
+    with Edge.open(args.data_dir, _config(args)) as edge:
+        report = edge.ingest(args.paths, TqdmProgress(), summarise=not args.no_summaries, bundle_edge=args.bundle_edge)
     for path, reason in report.failed:
         print(f"dgrag: skipped {one_line(path)}: {one_line(reason)}", file=sys.stderr)
     if args.json:
@@ -153,11 +122,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     else:
         print(_report_text(report))
     return EXIT_PARTIAL if report.failed else EXIT_OK
-
-
-def one_line(text: str) -> str:
-    """``text`` with control characters escaped, so a file name holding a newline stays on its line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _report_dict(report: IngestReport) -> dict[str, Any]:
@@ -184,15 +148,8 @@ def _report_text(report: IngestReport) -> str:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    config = _config(args)
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        known = set(kb.store.document_ids())
-        missing = [d for d in args.doc_ids if d not in known]
-        if missing:  # say so before spending seconds loading models
-            raise DocumentNotFoundError(
-                f"no document(s) {', '.join(map(repr, missing))} in this edge; `dgrag edge stats --json` lists ids"
-            )
-        result = _service(kb, config).delete(args.doc_ids, TqdmProgress())
+    with Edge.open(args.data_dir, _config(args)) as edge:  # unknown ids fail before the models load
+        result = edge.delete(args.doc_ids, TqdmProgress())
     if result is not None:
         print(
             f"deleted {len(args.doc_ids)} document(s); summaries written {len(result.upserted)},"
@@ -202,21 +159,13 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    config = _config(args)
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        result = _service(kb, config).refresh_summaries(TqdmProgress())
+    with Edge.open(args.data_dir, _config(args)) as edge:
+        result = edge.summarise(TqdmProgress())
     print(
         f"subgraphs: {result.communities}; summaries written {len(result.upserted)}, deleted {len(result.deleted)},"
         f" unchanged {result.unchanged}"
     )
     return EXIT_OK
-
-
-def _runtime(kb: EdgeKnowledgeBase, config: EdgeConfig) -> EdgeRuntime:
-    from shared.models.factory import build_embedder, build_generator
-    from shared.tokenizer import WordPieceTokenizer
-
-    return EdgeRuntime(kb, build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer(), config)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -225,21 +174,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.mode == "full" and not config.cloud.address:
         raise ConfigError("--mode full needs a cloud: set cloud.address (and this edge's token) in the config")
 
-    async def ask(runtime: EdgeRuntime) -> EdgeAnswer:
-        client = None
-        if args.mode == "full":
-            token = edge_token(config.cloud)
-            client = CloudClient(config.edge_id, config.cloud, token, config.server.max_message_bytes)
-        try:
-            return await runtime.query(args.question, args.mode, ablations, client)
-        finally:
-            if client is not None:
-                await client.aclose()
-            await runtime.aclose()
-
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        config = _with_stored_edge_id(kb, config)
-        result = asyncio.run(ask(_runtime(kb, config)))
+    with Edge.open(args.data_dir, config) as edge:
+        result: EdgeAnswer = edge.query(args.question, args.mode, ablations)
     if args.json:
         print(json.dumps(result.trace(), indent=2))
         return EXIT_OK
@@ -264,16 +200,15 @@ def _print_answer(answer: str, decision: str, verified: bool, note: str, sources
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from edge_node.transport.server import serve_edge
+    from edge_node.api import serve_edge
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = _config(args)
     if config.cloud.address:
         edge_token(config.cloud)  # fail before loading models when the token is missing
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        config = _with_stored_edge_id(kb, config)
-        runtime = _runtime(kb, config)
-        asyncio.run(serve_edge(config, runtime, on_ready=lambda port: write_port_file(args.port_file, port)))
+    with Edge.open(args.data_dir, config) as edge:
+        ready = lambda port: write_port_file(args.port_file, port)  # noqa: E731
+        asyncio.run(serve_edge(edge.config, edge.runtime, on_ready=ready))
     return EXIT_OK
 
 
@@ -294,16 +229,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        counts = dataclasses.asdict(kb.store.counts())
-        stats: dict[str, Any] = {
-            "edge_id": kb.store.get_meta("edge_id"),
-            **counts,
-            "bytes_on_disk": kb.bytes_on_disk(),
-            "graph_dirty": kb.store.graph_dirty(),
-            "origins": kb.store.mention_stats(),
-            "document_ids": kb.store.document_ids() if args.json else None,
-        }
+    with Edge.open(args.data_dir) as edge:
+        stats = dataclasses.asdict(edge.stats(with_document_ids=args.json))
+    if not args.json:
+        stats.pop("document_ids")
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
@@ -314,8 +243,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_summaries(args: argparse.Namespace) -> int:
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        records = kb.store.subgraphs()
+    with Edge.open(args.data_dir) as edge:
+        records = edge.subgraphs()
     if args.json:
         print(json.dumps([dataclasses.asdict(r) for r in records], indent=2))
     else:

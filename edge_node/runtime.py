@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 from edge_node.ingest.readers import ReadResult
-from edge_node.ingest.service import IngestReport, IngestService, SummaryRefresh
+from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
+from edge_node.policy.audit import AuditLog
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.privacy import (
-    AuditLog,
     Outbound,
     forbids_raw_text,
     guard_summaries,
@@ -31,12 +31,12 @@ from edge_node.query.answering import LocalAnswer, QueryService
 from edge_node.query.gate import DECISION_ESCALATE
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from shared import serde
 from shared.config import EdgeConfig
 from shared.errors import CloudUnavailableError, InvalidRequestError
 from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
-from shared.tokenizer import Tokenizer
+from shared.models.factory import build_embedder, build_generator
+from shared.tokenizer import Tokenizer, WordPieceTokenizer
 
 T = TypeVar("T")
 EdgeQueryMode = Literal["naive", "local", "full"]
@@ -92,28 +92,48 @@ class EdgeAnswer:
         return out
 
 
+@dataclass(frozen=True)
+class EdgeModels:
+    """The models an edge runs: its SLM, its embedder and the tokenizer that budgets its contexts."""
+
+    generator: TextGenerator
+    embedder: Embedder
+    tokenizer: Tokenizer
+
+    @classmethod
+    def from_config(cls, config: EdgeConfig) -> EdgeModels:
+        """Load the models ``config`` names (the embedded SmolLM2 and MiniLM by default)."""
+        return cls(build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer())
+
+
 class EdgeRuntime:
-    """One edge's services, safe to call from the event loop."""
+    """One edge's services, safe to call from the event loop.
+
+    ``knowledge_size`` measures a retrieval reply as it is sent (the transport's encoding) for the audit log.
+    """
 
     def __init__(
         self,
         kb: EdgeKnowledgeBase,
-        generator: TextGenerator,
-        embedder: Embedder,
-        tokenizer: Tokenizer,
+        models: EdgeModels,
         config: EdgeConfig,
+        knowledge_size: Callable[[EdgeKnowledge], int],
     ) -> None:
         self.config = config
         self.edge_id = config.edge_id
         self._kb = kb
-        self._ingest = IngestService(kb, generator, embedder, tokenizer, config)
-        self._query = QueryService(kb, generator, embedder, tokenizer, config)
+        self._models = models
+        self._knowledge_size = knowledge_size
+        kb.bind_embedder(models.embedder.name, models.embedder.dim, config.edge_id)  # wrong data dir: fail now
+        self._ingest_service: IngestService | None = None  # made on the first write: a query never needs it
+        self._query = QueryService(kb, models.generator, models.embedder, models.tokenizer, config)
         self.data_dir = kb.data_dir
         self.audit = AuditLog(kb.data_dir)
         store = kb.store
         self._guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
         self._listeners: list[Callable[[], None]] = []
+        self._closed = False
 
     def on_summaries_changed(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` (on the event loop) after a write that may have changed summaries."""
@@ -122,14 +142,29 @@ class EdgeRuntime:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
 
-    async def ingest(self, items: Sequence[ReadResult]) -> IngestReport:
-        report = await self._run(self._ingest.ingest, list(items))
+    @property
+    def _ingest(self) -> IngestService:
+        if self._ingest_service is None:
+            m = self._models
+            self._ingest_service = IngestService(self._kb, m.generator, m.embedder, m.tokenizer, self.config)
+        return self._ingest_service
+
+    async def ingest(
+        self, items: Sequence[ReadResult], progress: ProgressSink | None = None, summarise: bool = True
+    ) -> IngestReport:
+        report = await self._run(lambda: self._ingest.ingest(list(items), progress, summarise))
         self._changed()
         return report
 
-    async def delete(self, doc_ids: Sequence[str]) -> SummaryRefresh | None:
+    async def delete(self, doc_ids: Sequence[str], progress: ProgressSink | None = None) -> SummaryRefresh | None:
         """Delete ``doc_ids`` (each once: naming one twice is the same as once)."""
-        result = await self._run(self._ingest.delete, list(dict.fromkeys(doc_ids)))
+        result = await self._run(lambda: self._ingest.delete(list(dict.fromkeys(doc_ids)), progress))
+        self._changed()
+        return result
+
+    async def refresh_summaries(self, progress: ProgressSink | None = None) -> SummaryRefresh:
+        """Re-partition and re-summarise what changed (``dgrag edge summarize``)."""
+        result = await self._run(lambda: self._ingest.refresh_summaries(progress))
         self._changed()
         return result
 
@@ -204,7 +239,7 @@ class EdgeRuntime:
         self.audit.record(
             "retrieval_reply",
             requester,
-            serde.knowledge_size(knowledge),
+            self._knowledge_size(knowledge),
             question=question[:200],
             chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
             entities=len(knowledge.entities),
@@ -240,6 +275,10 @@ class EdgeRuntime:
         await self._run(self._kb.store.mark_published, up_to_seq)
 
     async def aclose(self) -> None:
+        """Save the indexes and stop the worker; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         await self._run(self._kb.flush)
         self._worker.shutdown(wait=True)
 

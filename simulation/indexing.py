@@ -9,17 +9,13 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from edge_node.policy.privacy import AUDIT_FILE
+from edge_node.api import AUDIT_FILE, copy_edge, read_audit, write_audit
 from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import DgragError
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
-
-CONSTRUCTION_PREFIX = "summary_"
-"""Audit entries of summary publication (construction); the rest are answers to queries."""
 
 
 @dataclass(frozen=True)
@@ -125,29 +121,8 @@ def working_copy(index: BuiltIndex, run_dir: Path, keep_audit: bool = False) -> 
         audit.replace(kept)
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(index.data_dir, dest, ignore=shutil.ignore_patterns(".lock", AUDIT_FILE))
+    copy_edge(index.data_dir, dest)
     if kept.is_file():
-        queries = [e for e in audit_entries(kept) if not is_construction(e)]
-        audit.write_text("".join(json.dumps(e) + "\n" for e in queries), encoding="utf-8")
+        write_audit(dest, [e for e in read_audit(kept) if not e.is_construction])
         kept.unlink()
     return dest
-
-
-def audit_entries(audit: Path) -> list[dict[str, Any]]:
-    """The entries of an edge's audit log; a line an interruption cut short is skipped."""
-    if not audit.is_file():
-        return []
-    entries = []
-    for line in audit.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
-
-
-def is_construction(entry: dict[str, Any]) -> bool:
-    """Whether an audit entry is summary publication (construction) rather than an answer to a query."""
-    return str(entry.get("what", "")).startswith(CONSTRUCTION_PREFIX)

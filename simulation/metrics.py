@@ -8,13 +8,21 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from edge_node.query.gate import declares_missing, first_word
 from shared.text import sentences
 
 _NON_WORD = re.compile(r"[^a-z0-9 ]+")
 _SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9]+")
 YES_NO = ("yes", "no")
 UNANSWERABLE_PREFIX = "insufficient information"
+DECLINING = re.compile(
+    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
+    r"given|available|included|clear)|does not (?:say|mention|provide|contain|specify|state)|doesn't (?:say|mention|"
+    r"provide|contain)|cannot (?:be )?(?:determine|answer|find|tell)|can't (?:determine|answer|tell)|unable to|"
+    r"i (?:do not|don't) know|unknown|no mention|not sure|unclear|no (?:context|data|details)",
+    re.IGNORECASE,
+)
+"""The phrases by which an answer declines (the metric's own list: the gate has its own and may change)."""
 
 
 def normalise_answer(text: str) -> str:
@@ -44,11 +52,17 @@ def with_verdicts(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**row, "correct": is_correct(str(row.get("answer") or ""), str(row["gold"]))} for row in rows]
 
 
+def first_word(answer: str) -> str:
+    """The answer's first word, lower-cased, without surrounding whitespace and punctuation."""
+    words = _WORD.findall(answer.strip().casefold()[:40])
+    return words[0] if words else ""
+
+
 def declines(answer: str) -> bool:
     """A non-empty answer whose first sentence says the information is missing ("... is unknown" later in an
     answer that first asserts something does not count, nor does an empty answer)."""
     first = next((s for s in sentences(answer) if s.strip()), "")
-    return bool(first.strip()) and declares_missing(first)
+    return bool(first.strip()) and bool(DECLINING.search(first))
 
 
 FUNCTION_WORDS = frozenset(

@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 from tqdm import tqdm
 
-from edge_node.policy.privacy import AUDIT_FILE
+from edge_node.api import read_audit
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
@@ -34,10 +34,8 @@ from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
-    audit_entries,
     build_index,
     docs_by_edge,
-    is_construction,
     working_copy,
 )
 from simulation.processes import Server, stop_all
@@ -297,14 +295,14 @@ def _run_info(
             stats = edge_pb2_grpc.EdgeStub(channel).Stats(
                 edge_pb2.StatsRequest(), metadata=bearer_metadata(api_tokens[edge_id]), timeout=30
             )
-        entries = audit_entries(opts.out / "edges" / edge_id / AUDIT_FILE)
+        entries = read_audit(opts.out / "edges" / edge_id)
         return {
             "index_seconds": round(index.index_seconds, 2),
             "index_cached": index.cached,
             "index_peak_rss_bytes": index.peak_rss_bytes,
             "storage_bytes": stats.bytes_on_disk,
-            "construction_bytes": sum(e["bytes"] for e in entries if is_construction(e)),
-            "query_bytes": sum(e["bytes"] for e in entries if not is_construction(e)),
+            "construction_bytes": sum(e.bytes for e in entries if e.is_construction),
+            "query_bytes": sum(e.bytes for e in entries if not e.is_construction),
             "peak_rss_bytes": servers[edge_id].peak_rss_bytes(),
             "documents": stats.documents,
             "chunks": stats.chunks,

@@ -5,45 +5,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import grpc
 
-from cloud_server.services.edge_registry import EdgeRegistry
-from cloud_server.services.global_query import GlobalQueryService
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.servicer import CloudServicer
-from shared import serde
 from shared.config import CloudConfig
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
-from shared.models.base import Embedder, TextGenerator
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
-from shared.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 CLOUD_SERVICE = "dgrag.v1.Cloud"
 GRACE_S = 2.0
-
-
-@dataclass
-class CloudParts:
-    """The cloud's services, built once; tests and the simulation inject fakes for the models."""
-
-    registry: EdgeRegistry
-    index: SummaryIndex
-    queries: GlobalQueryService
-
-
-def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerator, tokenizer: Tokenizer) -> CloudParts:
-    registry = EdgeRegistry(config.heartbeat_interval_s)
-    index = SummaryIndex(embedder)
-    queries = GlobalQueryService(
-        index, registry, embedder, generator, tokenizer, config.query, knowledge_size=serde.knowledge_size
-    )
-    return CloudParts(registry, index, queries)
 
 
 async def serve_cloud(

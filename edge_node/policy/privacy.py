@@ -11,13 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
-import os
-import threading
-import time
 from dataclasses import dataclass
-from pathlib import Path, PurePath
-from typing import Any
+from pathlib import PurePath
 
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.retrieval import Retrieval
@@ -30,10 +25,6 @@ from shared.knowledge import (
     SummaryCard,
     SummaryChanges,
 )
-
-AUDIT_FILE = "audit.jsonl"
-AUDIT_MAX_BYTES = 64 * 1024 * 1024
-KEPT_ROTATIONS = 5
 
 
 def forbids_raw_text(policy: PrivacyConfig) -> bool:
@@ -138,43 +129,3 @@ def guard_summaries(changes: SummaryChanges, policy: PrivacyConfig, guard: LeakG
             replaced += 1
         cards.append(card)
     return dataclasses.replace(changes, upserts=tuple(cards)), replaced
-
-
-class AuditLog:
-    """Append-only record of what left this edge (owner-only file, rotated at ``max_bytes``: the last
-    ``KEPT_ROTATIONS`` files are kept as audit.jsonl.1, .2, ...)."""
-
-    def __init__(self, data_dir: Path, max_bytes: int = AUDIT_MAX_BYTES) -> None:
-        self.path = data_dir / AUDIT_FILE
-        self._max_bytes = max_bytes
-        self._lock = threading.Lock()
-
-    def record(self, what: str, to: str, n_bytes: int, **detail: Any) -> None:
-        line = json.dumps({"ts": round(time.time(), 3), "what": what, "to": to, "bytes": n_bytes, **detail})
-        with self._lock:
-            self._rotate_if_full()
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as f:
-                f.write(line + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-
-    def _rotate_if_full(self) -> None:
-        try:
-            if self.path.stat().st_size < self._max_bytes:
-                return
-        except FileNotFoundError:
-            return
-        for n in range(KEPT_ROTATIONS - 1, 0, -1):
-            older = self.path.with_name(f"{AUDIT_FILE}.{n}")
-            if older.exists():
-                os.replace(older, self.path.with_name(f"{AUDIT_FILE}.{n + 1}"))
-        os.replace(self.path, self.path.with_name(f"{AUDIT_FILE}.1"))
-
-    def entries(self) -> list[dict[str, Any]]:
-        if not self.path.exists():
-            return []
-        return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-    def bytes_sent(self) -> int:
-        return sum(int(e.get("bytes", 0)) for e in self.entries())

@@ -1,6 +1,19 @@
-"""A small client of a running edge's gRPC API (what `dgrag edge ask` and the simulation use)."""
+"""A client of a running edge's gRPC API (``dgrag edge ask``, the simulation and applications use it).
+
+    async with EdgeClient("127.0.0.1:50061", token) as edge:
+        reply = await edge.query("Who runs the Oslo lab?")
+
+Every call carries the edge's API token and a deadline; a refusal or failure raises DgragError with the
+server's reason.
+"""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
 
 import grpc
 
@@ -11,17 +24,109 @@ from shared.grpc_transport import open_channel
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 
 
+@dataclass(frozen=True)
+class ReplySource:
+    """A chunk an answer was made from: which edge, which document, which chunk."""
+
+    edge_id: str
+    doc_id: str
+    chunk_id: int
+    score: float
+
+
+@dataclass(frozen=True)
+class EdgeReply:
+    """An edge's answer as its API returns it; ``trace`` is the whole trace (gate signals, provenance)."""
+
+    answer: str
+    decision: str
+    verified: bool
+    note: str
+    sources: tuple[ReplySource, ...]
+    trace_json: str
+
+    @property
+    def trace(self) -> dict[str, Any]:
+        parsed: dict[str, Any] = json.loads(self.trace_json) if self.trace_json else {}
+        return parsed
+
+    @classmethod
+    def from_proto(cls, reply: edge_pb2.QueryReply) -> EdgeReply:
+        sources = tuple(ReplySource(s.edge_id, s.doc_id, s.chunk_id, s.score) for s in reply.sources)
+        return cls(reply.answer, reply.decision, reply.verified, reply.note, sources, reply.trace_json)
+
+
+@dataclass(frozen=True)
+class RemoteStats:
+    edge_id: str
+    documents: int
+    chunks: int
+    entities: int
+    relations: int
+    subgraphs: int
+    summaries: int
+    bytes_on_disk: int
+    cloud_connected: bool
+    pending_publications: int
+
+
+class EdgeClient:
+    """Talks to one running edge with its API token (TLS when ``tls_ca`` names the CA of its certificate)."""
+
+    def __init__(
+        self,
+        address: str,
+        token: str,
+        tls_ca: str = "",
+        timeout_s: float = 300.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
+        self.address = address
+        self.timeout_s = timeout_s
+        self._metadata = bearer_metadata(token)
+        self._channel = open_channel(address, max_message_bytes, tls_ca)
+        self._stub = edge_pb2_grpc.EdgeStub(self._channel)
+
+    async def query(
+        self, question: str, mode: str = "full", ablations: Sequence[str] = (), timeout_s: float | None = None
+    ) -> EdgeReply:
+        request = edge_pb2.QueryRequest(question=question, mode=mode, ablations=list(ablations))
+        reply: edge_pb2.QueryReply = await self._call(self._stub.Query, request, timeout_s)
+        return EdgeReply.from_proto(reply)
+
+    async def stats(self, timeout_s: float | None = None) -> RemoteStats:
+        reply: edge_pb2.StatsReply = await self._call(self._stub.Stats, edge_pb2.StatsRequest(), timeout_s)
+        return RemoteStats(reply.edge_id, reply.documents, reply.chunks, reply.entities, reply.relations,
+                           reply.subgraphs, reply.summaries, reply.bytes_on_disk, reply.cloud_connected,
+                           reply.pending_publications)  # fmt: skip
+
+    async def delete(self, doc_ids: Sequence[str], timeout_s: float | None = None) -> list[str]:
+        reply: edge_pb2.DeleteReply = await self._call(
+            self._stub.Delete, edge_pb2.DeleteRequest(doc_ids=list(doc_ids)), timeout_s
+        )
+        return list(reply.deleted)
+
+    async def _call(self, method: Any, request: Any, timeout_s: float | None) -> Any:
+        try:
+            return await method(request, metadata=self._metadata, timeout=timeout_s or self.timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise DgragError(f"the edge at {self.address} answered {exc.code().name}: {exc.details()}") from exc
+
+    async def aclose(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> EdgeClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
 async def ask_edge(
     address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0, tls_ca: str = ""
-) -> edge_pb2.QueryReply:
-    """Ask the edge at ``address`` (TLS when ``tls_ca`` names the CA of its certificate); raises DgragError
-    with the server's reason on failure."""
-    async with open_channel(address, DEFAULT_MAX_MESSAGE_BYTES, tls_ca) as channel:
-        stub = edge_pb2_grpc.EdgeStub(channel)
-        try:
-            reply: edge_pb2.QueryReply = await stub.Query(
-                edge_pb2.QueryRequest(question=question, mode=mode), metadata=bearer_metadata(token), timeout=timeout_s
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise DgragError(f"the edge at {address} answered {exc.code().name}: {exc.details()}") from exc
-    return reply
+) -> EdgeReply:
+    """Ask the edge at ``address`` once."""
+    async with EdgeClient(address, token, tls_ca, timeout_s) as client:
+        return await client.query(question, mode)

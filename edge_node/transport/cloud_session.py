@@ -18,8 +18,9 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC
 from edge_node.runtime import EdgeRuntime
-from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.cloud_link import CloudLink
 from shared import serde
 from shared.constants import SOFTWARE_VERSION
 from shared.knowledge import SummaryChanges
@@ -37,7 +38,7 @@ MIN_HEARTBEAT_S, MAX_HEARTBEAT_S = 0.2, 300.0
 class CloudSession:
     """Keeps this edge connected to the cloud and asks it questions."""
 
-    def __init__(self, runtime: EdgeRuntime, client: CloudClient) -> None:
+    def __init__(self, runtime: EdgeRuntime, client: CloudLink) -> None:
         self._runtime = runtime
         self._client = client
         self._link = client.link
@@ -122,7 +123,7 @@ class CloudSession:
             )
         content = {"texts": [c.text for c in changes.upserts]} if self._runtime.config.privacy.audit_content else {}
         self._runtime.audit.record(
-            "summary_sync" if changes.full else "summary_delta",
+            SUMMARY_SYNC if changes.full else SUMMARY_DELTA,
             "cloud",
             message.ByteSize(),
             upserts=[c.id for c in changes.upserts],

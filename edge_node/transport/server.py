@@ -14,7 +14,7 @@ import grpc
 
 from edge_node.runtime import EdgeRuntime
 from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
-from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
@@ -59,7 +59,7 @@ async def serve_edge(
                  len(repaired.upserted), len(repaired.deleted))  # fmt: skip
     session, client = None, None
     if config.cloud.address:
-        client = CloudClient(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
+        client = CloudLink(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
         session = CloudSession(runtime, client)
     api_token = ensure_api_token(api_token_path(runtime.data_dir, config.server.token_file))
     server = grpc.aio.server(

@@ -10,7 +10,7 @@ import grpc
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.query.answering import ABLATIONS
 from edge_node.runtime import EdgeRuntime
-from edge_node.transport.cloud_client import CloudClient
+from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from shared import serde
 from shared.errors import DgragError
@@ -35,7 +35,7 @@ def under_roots(path: Path, roots: tuple[Path, ...]) -> bool:
 
 
 class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
-    def __init__(self, runtime: EdgeRuntime, client: CloudClient | None, session: CloudSession | None) -> None:
+    def __init__(self, runtime: EdgeRuntime, client: CloudLink | None, session: CloudSession | None) -> None:
         self._runtime = runtime
         self._client = client
         self._session = session

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cloud_server.api import CloudParts, build_cloud, serve_cloud
 from cloud_server.services.tokens import TokenBook
-from cloud_server.transport.server import CloudParts, build_cloud, serve_cloud
+from edge_node.api import EdgeModels, EdgeRuntime, build_edge
 from edge_node.ingest.readers import RawDocument
-from edge_node.runtime import EdgeRuntime
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.server import serve_edge
@@ -143,9 +143,7 @@ async def start_network(
     return net
 
 
-async def start_edge(
-    net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool | str
-) -> None:
+async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool | str) -> None:
     token_file = tmp / f"{edge_id}.token"
     token_file.write_text(token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
@@ -153,7 +151,9 @@ async def start_edge(
         config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
     kb = EdgeKnowledgeBase(tmp / edge_id)
     net.data_dirs[edge_id] = tmp / edge_id
-    runtime = EdgeRuntime(kb, ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer(), config)
+    runtime = build_edge(
+        kb, config, EdgeModels(ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer())
+    )
     if docs:
         await runtime.ingest(list(docs))
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.runtime import EdgeRuntime
+from edge_node.api import EdgeModels, build_edge
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.transport.api_client import ask_edge
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
@@ -41,7 +41,9 @@ def test_the_edge_api_serves_tls_to_apps_holding_the_ca(tmp_path: Path) -> None:
 
     async def main() -> None:
         kb = EdgeKnowledgeBase(tmp_path / "edge-a")
-        runtime = EdgeRuntime(kb, ScriptedGenerator(answer_from_context), HashEmbedder(64), RegexTokenizer(), config)
+        runtime = build_edge(
+            kb, config, EdgeModels(ScriptedGenerator(answer_from_context), HashEmbedder(64), RegexTokenizer())
+        )
         await runtime.ingest(ACME)
         ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()

@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from edge_node.policy.privacy import AUDIT_FILE, AuditLog
+from edge_node.policy.audit import AUDIT_FILE, AuditLog
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE
 from tests.unit.fakes_edge import make_service
 from tests.unit.test_ingest_service import DOCS
@@ -45,13 +45,13 @@ def test_the_audit_log_is_owner_only_and_rotates(tmp_path: Path) -> None:
 
 
 def test_a_crash_between_a_write_and_its_summaries_is_repaired_at_start(tmp_path: Path) -> None:
-    from edge_node.runtime import EdgeRuntime
+    from edge_node.api import EdgeModels, build_edge
 
     service, gen = make_service(tmp_path / "edge")
     service.ingest(DOCS)
     kb = service._kb
     kb.store.set_meta("graph_dirty", "1")  # as a process killed after a delete, before its summaries
-    runtime = EdgeRuntime(kb, gen, service._embedder, service._tokenizer, service._config)
+    runtime = build_edge(kb, service._config, EdgeModels(gen, service._embedder, service._tokenizer))
 
     async def main() -> None:
         first = await runtime.repair()

@@ -69,7 +69,7 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
             assert {s.doc_id for s in reply.sources} <= {"zeph-1", "zeph-2"}
             local = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
             assert local.decision == "local" and "Jane Doe" in local.answer
-            audit = net.runtimes["edge-b"].audit.entries()
+            audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
             assert any(e["what"] == "retrieval_reply" and e["bytes"] > 0 for e in audit)
             assert any(e["what"] == "summary_sync" for e in audit)
         finally:
@@ -150,7 +150,7 @@ def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
     async def main() -> None:
         tokens = tmp_path / "tokens"
         tokens.write_text(f"edge edge-a {token_of('edge-a')}\n")
-        from cloud_server.transport.server import build_cloud
+        from cloud_server.api import build_cloud
         from shared.models.fakes import HashEmbedder, ScriptedGenerator
         from shared.tokenizer import RegexTokenizer
 
@@ -194,7 +194,7 @@ def test_a_changed_document_reaches_the_cloud_as_a_delta(tmp_path: Path) -> None
                 return after != before
 
             await net.wait_for(moved)
-            audit = net.runtimes["edge-b"].audit.entries()
+            audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
             assert any(e["what"] == "summary_delta" for e in audit)
             texts = " ".join(c.text for c in net.cloud.index.cards("edge-b"))
             assert "Nordic Care" in texts or "Faro" in texts
@@ -217,7 +217,7 @@ def test_cloud_down_means_a_local_answer_with_a_note_and_a_restarted_cloud_conve
             await net.runtimes["edge-b"].delete(["zeph-2"])
             expected = {c.id: c.version for c in await _edge_cards(net, "edge-b")}
 
-            from cloud_server.transport.server import build_cloud
+            from cloud_server.api import build_cloud
             from shared.models.fakes import HashEmbedder, ScriptedGenerator
             from shared.tokenizer import RegexTokenizer
             from tests.unit.grpc_harness import answer_from_context
@@ -250,7 +250,7 @@ def test_privacy_policy_keeps_raw_chunks_home(tmp_path: Path) -> None:
             answer = await net.cloud.queries.answer("Who founded Zephyr Medical?")
             assert answer.edges_replied == ["edge-b"]
             assert answer.context == []
-            replies = [e for e in net.runtimes["edge-b"].audit.entries() if e["what"] == "retrieval_reply"]
+            replies = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries() if e.what == "retrieval_reply"]
             assert replies and replies[-1]["chunks"] == []
         finally:
             await net.close()

@@ -69,7 +69,7 @@ def test_unpaired_surrogates_and_a_broken_pdf_stream_are_input_errors(tmp_path: 
 
 
 def test_error_lines_escape_control_characters_in_file_names() -> None:
-    from edge_node.cli import one_line
+    from shared.console import one_line
 
     assert one_line("/in/new\nline.txt") == "/in/new\\nline.txt"
     assert one_line("/in/tab\there\x1b[31m.txt") == "/in/tab\\there\\x1b[31m.txt"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from edge_node.policy.privacy import AUDIT_FILE
+from edge_node.policy.audit import AUDIT_FILE
 from simulation.indexing import BuiltIndex, working_copy
 
 

@@ -1,4 +1,4 @@
-"""A channel to the cloud with this edge's credentials, and the escalation call (GlobalQuery)."""
+"""The link from this edge to the cloud: a channel with this edge's credentials and the escalation call."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from shared.knowledge import CloudAnswer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 
 
-class CloudClient:
+class CloudLink:
     """Talks to the cloud as one edge."""
 
     def __init__(self, edge_id: str, link: CloudLinkConfig, token: str, max_message_bytes: int) -> None:
