@@ -90,6 +90,7 @@ class EdgeStats:
     relations: int
     subgraphs: int
     summaries: int
+    pending_publications: int
     bytes_on_disk: int
     graph_dirty: bool
     origins: dict[str, Any]
