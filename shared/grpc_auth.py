@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -26,12 +27,21 @@ def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
     return ((AUTHORIZATION_HEADER, f"Bearer {token}"),)
 
 
-class ApiTokenInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Admits a call only with the one API token (the edge's local API: apps on the device hold the token)."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why a call is refused: its status code and a message that says what to do."""
 
-    def __init__(self, token: str, what: str) -> None:
-        self._token = token.encode()
-        self._what = what
+    code: grpc.StatusCode
+    message: str
+
+
+class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Admits a call when :meth:`check` finds its credentials good; health checks are open; an admitted
+    unary request that does not parse is refused as INVALID_ARGUMENT. Subclasses say what a good credential is."""
+
+    def check(self, method: str, metadata: Any) -> Refusal | None:
+        """None to admit a call to ``method`` with ``metadata``, else why it is refused."""
+        raise NotImplementedError
 
     async def intercept_service(
         self,
@@ -41,12 +51,26 @@ class ApiTokenInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler = await continuation(details)
         if handler is None or details.method.startswith(OPEN_SERVICES):
             return handler
-        token = bearer_token(details.invocation_metadata)
+        refused = self.check(details.method, details.invocation_metadata)
+        if refused is not None:
+            return refusal(handler, refused.code, refused.message)
+        return reject_malformed(handler)
+
+
+class ApiTokenInterceptor(CredentialInterceptor):
+    """Admits a call only with the one API token (the edge's local API: apps on the device hold the token)."""
+
+    def __init__(self, token: str, what: str) -> None:
+        self._token = token.encode()
+        self._what = what
+
+    def check(self, method: str, metadata: Any) -> Refusal | None:
+        token = bearer_token(metadata)
         if token and hmac.compare_digest(token.encode(), self._token):
-            return reject_malformed(handler)
+            return None
         why = "no authorization metadata" if not token else "a wrong token"
-        return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
-                       f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}")
+        return Refusal(grpc.StatusCode.UNAUTHENTICATED,
+                       f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}")  # fmt: skip
 
 
 class _Malformed:

@@ -6,14 +6,13 @@ PERMISSION_DENIED (an edge cannot list edges or match summaries; an app cannot o
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 
 from cloud_server.services.tokens import Role, TokenBook
 from shared.constants import EDGE_ID_HEADER
-from shared.grpc_auth import OPEN_SERVICES, bearer_token, refusal, reject_malformed
+from shared.grpc_auth import CredentialInterceptor, Refusal, bearer_token
 
 CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/Session": frozenset({"edge"}),
@@ -30,33 +29,26 @@ def caller_identity(metadata: Any) -> tuple[str, str]:
     return values.get(EDGE_ID_HEADER, "").strip(), bearer_token(metadata)
 
 
-class TokenAuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class TokenAuthInterceptor(CredentialInterceptor):
     """Refuses calls without a valid (id, token) pair, or from a role the method does not admit."""
 
     def __init__(self, tokens: TokenBook, methods: dict[str, frozenset[Role]] | None = None) -> None:
         self._tokens = tokens
         self._methods = CLOUD_METHODS if methods is None else methods
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None or details.method.startswith(OPEN_SERVICES):
-            return handler
-        caller_id, token = caller_identity(details.invocation_metadata)
+    def check(self, method: str, metadata: Any) -> Refusal | None:
+        caller_id, token = caller_identity(metadata)
         if not (caller_id and token):
-            return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
+            return Refusal(grpc.StatusCode.UNAUTHENTICATED,
                            "unauthenticated: missing x-dgrag-edge-id or authorization metadata; configure a token")
         credential = self._tokens.check(caller_id, token)
         if credential is None:
-            return refusal(handler, grpc.StatusCode.UNAUTHENTICATED,
+            return Refusal(grpc.StatusCode.UNAUTHENTICATED,
                            f"unauthenticated: the token is not valid for {caller_id!r}; check the tokens file")
-        allowed = self._methods.get(details.method, frozenset())
+        allowed = self._methods.get(method, frozenset())
         if credential.role not in allowed:
             who = ", ".join(sorted(allowed)) or "nobody"
-            return refusal(handler, grpc.StatusCode.PERMISSION_DENIED,
+            return Refusal(grpc.StatusCode.PERMISSION_DENIED,
                            f"permission denied: {caller_id!r} is an {credential.role} credential; "
-                           f"{details.method} is for: {who}")
-        return reject_malformed(handler)
+                           f"{method} is for: {who}")
+        return None
