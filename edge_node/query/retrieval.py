@@ -27,73 +27,14 @@ from shared.tokenizer import Tokenizer
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 _QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")
-_COMMON = {
-    "what",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "when",
-    "where",
-    "why",
-    "how",
-    "does",
-    "did",
-    "do",
-    "is",
-    "are",
-    "was",
-    "were",
-    "the",
-    "and",
-    "that",
-    "this",
-    "these",
-    "those",
-    "with",
-    "from",
-    "about",
-    "article",
-    "articles",
-    "report",
-    "reported",
-    "according",
-    "between",
-    "both",
-    "after",
-    "before",
-    "while",
-    "their",
-    "there",
-    "have",
-    "has",
-    "had",
-    "been",
-    "being",
-    "into",
-    "than",
-    "then",
-    "them",
-    "they",
-    "would",
-    "could",
-    "should",
-    "also",
-    "more",
-    "most",
-    "same",
-    "other",
-    "such",
-    "only",
-    "over",
-    "under",
-    "published",
-    "news",
-    "suggest",
-    "mentioned",
-    "mention",
-    "yes",
-}
+_COMMON = frozenset(
+    """
+    what which who whom whose when where why how does did do is are was were the and that this these those with
+    from about article articles report reported according between both after before while their there have has
+    had been being into than then them they would could should also more most same other such only over under
+    published news suggest mentioned mention yes
+    """.split()
+)
 
 
 @dataclass(frozen=True)
@@ -235,7 +176,6 @@ class Retriever:
 
     def retrieve(self, question: str, use_graph: bool = True, slm_keywords: list[str] | None = None) -> Retrieval:
         """Entities, relations and chunks for ``question`` and the context built from them."""
-        cfg = self._config
         started = time.perf_counter()
         names, keywords = question_terms(question)
         keywording = time.perf_counter() - started
@@ -243,71 +183,72 @@ class Retriever:
         for word in slm_keywords or []:
             if word not in keywords:
                 keywords.append(word)
+        found = self._match(question, names, keywords, graph)
+        seeds = {
+            e: s for e, s in found.entity_scores.items() if s >= self._config.min_entity_score and e in graph.entities
+        }
+        graph_scores = _graph_scores(graph, seeds, found.relation_hits) if use_graph and seeds else {}
+        scored = self._rank_chunks(found, graph_scores, use_graph)
+        chunks, used = self._pack(scored, keywords)
+        context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
+        entities, relations = self._described(found, graph)
+        evidence = _evidence(found, chunks)
+        timings = {"keywording": keywording, "retrieval": time.perf_counter() - started - keywording}
+        return Retrieval(question, keywords, names, entities, relations, chunks, context, used, evidence, timings)
+
+    def _match(self, question: str, names: list[str], keywords: list[str], graph: KnowledgeGraph) -> _Matches:
+        """The entities, relations and chunks the question's vector, names and keywords reach."""
+        cfg = self._config
         # Only the question and its names are embedded (other keywords match entities by exact name):
         # embedding is most of retrieval's time on a CPU.
         embedded_names = [w for w in keywords if w in names]
         vectors = self._embedder.embed([question, *embedded_names])
         qv = vectors[0]
         spaces = self._kb.vectors
-
-        entity_scores: dict[int, float] = {}
-        exact: set[int] = set()
+        found = _Matches(qv, len(embedded_names))
         for word in keywords:
             eid = graph.entity_by_key.get(normalise_name(word))
             if eid is not None:
-                exact.add(eid)
-                entity_scores[eid] = 1.0
+                found.exact.add(eid)
+                found.entity_scores[eid] = EXACT_NAME_SCORE
         for hit in spaces.entities.search(qv, cfg.top_entities):
-            entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
-        name_vectors = {w: vectors[1 + i] for i, w in enumerate(embedded_names)}
-        matched_names = 0
-        for name, vec in name_vectors.items():
-            hits = spaces.entities.search(vec, 3)
+            found.raise_entity(hit.id, hit.score)
+        for i, name in enumerate(embedded_names):
+            hits = spaces.entities.search(vectors[1 + i], ENTITIES_PER_NAME)
             best = hits[0].score if hits else 0.0
-            found = graph.entity_by_key.get(normalise_name(name)) is not None or best >= cfg.name_match_cosine
-            matched_names += int(found)
+            known = graph.entity_by_key.get(normalise_name(name)) is not None or best >= cfg.name_match_cosine
+            found.matched_names += int(known)
             for hit in hits:
-                entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
-        relation_hits = spaces.relations.search(qv, cfg.top_relations)
-        chunk_hits = {h.id: h.score for h in spaces.chunks.search(qv, cfg.top_chunks * 2)}
+                found.raise_entity(hit.id, hit.score)
+        found.relation_hits = spaces.relations.search(qv, cfg.top_relations)
+        found.chunk_hits = {h.id: h.score for h in spaces.chunks.search(qv, cfg.top_chunks * VECTOR_CHUNKS_FACTOR)}
+        return found
 
-        graph_scores: dict[int, float] = defaultdict(float)
-        seeds = {e: s for e, s in entity_scores.items() if s >= cfg.min_entity_score and e in graph.entities}
-        if use_graph and seeds:
-            expanded = dict(seeds)
-            # Neighbours adjacent to two or more matched entities lie on a path between them: keep them.
-            reach: dict[int, list[float]] = defaultdict(list)
-            for eid, score in seeds.items():
-                for nb in graph.neighbours.get(eid, {}):
-                    if nb not in seeds:
-                        reach[nb].append(score)
-            for nb, scores in reach.items():
-                expanded[nb] = (sum(scores) / len(scores)) * (0.8 if len(scores) >= 2 else 0.4)
-            for rel in relation_hits:
-                r = graph.relations.get(rel.id)
-                if r is not None:
-                    for eid in (r.src_id, r.tgt_id):
-                        expanded[eid] = max(expanded.get(eid, 0.0), rel.score * 0.8)
-            for eid, score in expanded.items():
-                for cid in graph.entity_chunks.get(eid, ()):
-                    graph_scores[cid] += score
-            for cid in list(graph_scores):
-                linked_seeds = len(graph.chunk_entities.get(cid, set()) & seeds.keys())
-                graph_scores[cid] = (1 - math.exp(-graph_scores[cid])) + 0.15 * max(0, linked_seeds - 1)
-
-        candidates = set(chunk_hits) | set(sorted(graph_scores, key=lambda c: -graph_scores[c])[: cfg.top_chunks * 3])
+    def _rank_chunks(
+        self, found: _Matches, graph_scores: dict[int, float], use_graph: bool
+    ) -> list[tuple[float, float, float, int]]:
+        """(total, vector score, graph score, chunk id) of every candidate chunk, best first."""
+        cfg = self._config
+        by_graph = sorted(graph_scores, key=lambda c: -graph_scores[c])[: cfg.top_chunks * GRAPH_CHUNKS_FACTOR]
         scored: list[tuple[float, float, float, int]] = []
-        for cid in candidates:
-            vscore = chunk_hits.get(cid)
+        for cid in set(found.chunk_hits) | set(by_graph):
+            vscore = found.chunk_hits.get(cid)
             if vscore is None:
-                vscore = float(np.dot(spaces.chunks.vector(cid), qv))
+                vscore = float(np.dot(self._kb.vectors.chunks.vector(cid), found.question_vector))
             gscore = graph_scores.get(cid, 0.0)
             total = vscore
             if use_graph:
                 total = cfg.vector_weight * vscore + (1 - cfg.vector_weight) * min(gscore, 1.0)
             scored.append((total, vscore, gscore, cid))
         scored.sort(key=lambda t: (-t[0], t[3]))
-        rows = self._kb.store.chunks_by_id([cid for *_, cid in scored[: cfg.top_chunks * 2]])
+        return scored
+
+    def _pack(
+        self, scored: list[tuple[float, float, float, int]], keywords: list[str]
+    ) -> tuple[list[ScoredChunk], int]:
+        """The best chunks (as excerpts) that fit the context's token budget, and the tokens they use."""
+        cfg = self._config
+        rows = self._kb.store.chunks_by_id([cid for *_, cid in scored[: cfg.top_chunks * VECTOR_CHUNKS_FACTOR]])
         chunks: list[ScoredChunk] = []
         used = 0
         for total, vscore, gscore, cid in scored:
@@ -320,25 +261,93 @@ class Retriever:
                 continue
             used += tokens
             chunks.append(ScoredChunk(cid, row.doc_id, text, total, vscore, gscore, tokens))
-        context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
+        return chunks, used
 
+    def _described(self, found: _Matches, graph: KnowledgeGraph) -> tuple[list[ScoredEntity], list[ScoredRelation]]:
+        """The matched entities (best first) and relations, with their names and descriptions."""
+        top = sorted(found.entity_scores.items(), key=lambda t: -t[1])[: self._config.top_entities]
         entities = [
             ScoredEntity(
-                e, graph.entities[e].name, graph.entities[e].type, graph.entities[e].description, s, e in exact
+                e, graph.entities[e].name, graph.entities[e].type, graph.entities[e].description, s, e in found.exact
             )
-            for e, s in sorted(entity_scores.items(), key=lambda t: -t[1])[: cfg.top_entities]
+            for e, s in top
             if e in graph.entities
         ]
         relations = []
-        for hit in relation_hits:
+        for hit in found.relation_hits:
             r = graph.relations.get(hit.id)
             if r is not None:
                 src, tgt = graph.entities[r.src_id].name, graph.entities[r.tgt_id].name
                 relations.append(ScoredRelation(r.id, src, tgt, r.description, hit.score))
-        coverage = matched_names / len(name_vectors) if name_vectors else 0.0
-        best_entity = max(entity_scores.values(), default=0.0)
-        best_chunk = max((c.vector_score for c in chunks), default=0.0)
-        evidence_score = (coverage + max(best_chunk, 0.0)) / 2 if name_vectors else max(best_chunk, 0.0)
-        evidence = Evidence(coverage, best_entity, best_chunk, evidence_score)
-        timings = {"keywording": keywording, "retrieval": time.perf_counter() - started - keywording}
-        return Retrieval(question, keywords, names, entities, relations, chunks, context, used, evidence, timings)
+        return entities, relations
+
+
+EXACT_NAME_SCORE = 1.0
+"""An entity named exactly in the question scores as a perfect match."""
+ENTITIES_PER_NAME = 3
+"""Nearest entities looked up for each name in the question."""
+VECTOR_CHUNKS_FACTOR = 2
+"""Chunks taken by vector search (and read from the store): this many times ``top_chunks``."""
+GRAPH_CHUNKS_FACTOR = 3
+"""Chunks taken from the graph walk: this many times ``top_chunks``."""
+PATH_NEIGHBOUR_WEIGHT = 0.8
+"""A neighbour of two or more matched entities lies on a path between them: most of their mean score."""
+LONE_NEIGHBOUR_WEIGHT = 0.4
+"""A neighbour of one matched entity: less."""
+RELATION_END_WEIGHT = 0.8
+"""The two ends of a matched relation: most of the relation's score."""
+EXTRA_SEED_BONUS = 0.15
+"""A chunk linked to several matched entities gains this much per entity past the first."""
+
+
+@dataclass
+class _Matches:
+    """What one question matched in the vector indexes and the graph."""
+
+    question_vector: Any
+    names_embedded: int
+    entity_scores: dict[int, float] = field(default_factory=dict)
+    exact: set[int] = field(default_factory=set)
+    matched_names: int = 0
+    relation_hits: list[Any] = field(default_factory=list)
+    chunk_hits: dict[int, float] = field(default_factory=dict)
+
+    def raise_entity(self, eid: int, score: float) -> None:
+        self.entity_scores[eid] = max(self.entity_scores.get(eid, 0.0), score)
+
+
+def _graph_scores(graph: KnowledgeGraph, seeds: dict[int, float], relation_hits: list[Any]) -> dict[int, float]:
+    """Chunk scores from the graph: the matched entities, their neighbours and the ends of matched relations
+    vote for the chunks they came from; a chunk of several matched entities gains a bonus."""
+    expanded = dict(seeds)
+    reach: dict[int, list[float]] = defaultdict(list)
+    for eid, score in seeds.items():
+        for nb in graph.neighbours.get(eid, {}):
+            if nb not in seeds:
+                reach[nb].append(score)
+    for nb, reached in reach.items():
+        weight = PATH_NEIGHBOUR_WEIGHT if len(reached) >= 2 else LONE_NEIGHBOUR_WEIGHT
+        expanded[nb] = (sum(reached) / len(reached)) * weight
+    for rel in relation_hits:
+        r = graph.relations.get(rel.id)
+        if r is not None:
+            for eid in (r.src_id, r.tgt_id):
+                expanded[eid] = max(expanded.get(eid, 0.0), rel.score * RELATION_END_WEIGHT)
+    scores: dict[int, float] = defaultdict(float)
+    for eid, score in expanded.items():
+        for cid in graph.entity_chunks.get(eid, ()):
+            scores[cid] += score
+    for cid in list(scores):
+        linked_seeds = len(graph.chunk_entities.get(cid, set()) & seeds.keys())
+        scores[cid] = (1 - math.exp(-scores[cid])) + EXTRA_SEED_BONUS * max(0, linked_seeds - 1)
+    return scores
+
+
+def _evidence(found: _Matches, chunks: list[ScoredChunk]) -> Evidence:
+    """How strongly the knowledge base supports the question (a gate signal): the share of its names that
+    matched an entity, with the best chunk's similarity."""
+    coverage = found.matched_names / found.names_embedded if found.names_embedded else 0.0
+    best_entity = max(found.entity_scores.values(), default=0.0)
+    best_chunk = max((c.vector_score for c in chunks), default=0.0)
+    score = (coverage + max(best_chunk, 0.0)) / 2 if found.names_embedded else max(best_chunk, 0.0)
+    return Evidence(coverage, best_entity, best_chunk, score)
