@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +59,21 @@ def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[B
         (inbox / name).write_bytes(data)
         bad.append(BadInput(kind, str(inbox / name)))
 
+    _encodings(file)
+    given = _unsupported(root, bad)
+    _odd_files(root, inbox, outside, max_file_bytes, file, bad)
+    _pdfs(file)
+    _bundle_rows(inbox, max_file_bytes, bad)
+    empty_bundle = inbox / "nothing.jsonl"
+    empty_bundle.write_bytes(b"")
+    (root / "empty-dir.txt").mkdir()
+    bad.append(BadInput("directory without documents", str(root / "empty-dir.txt")))
+    bad.append(BadInput("missing path", str(root / "missing.txt")))
+    return [inbox, *given, root / "empty-dir.txt", root / "missing.txt"], bad
+
+
+def _encodings(file: Callable[[str, bytes, str], None]) -> None:
+    """Empty, blank, binary and wrongly encoded text files."""
     for i in range(3):
         file(f"empty-{i}.txt", b"", "empty file")
     file("blank.md", b" \n\t\n  ", "whitespace only")
@@ -67,12 +83,24 @@ def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[B
     file("utf16.txt", "hello world".encode("utf-16"), "UTF-16")
     file("mixed.md", b"ok line\n" + "caf\xe9".encode("cp1252") + b"\n", "mixed encodings")
     file("cp1252.markdown", "\u201cquoted\u201d".encode("cp1252"), "cp1252")
-    given: list[Path] = []  # files named directly (a directory walk skips unsupported types silently)
+
+
+def _unsupported(root: Path, bad: list[BadInput]) -> list[Path]:
+    """Files of types ingest does not read, named directly (a directory walk skips them silently)."""
+    given: list[Path] = []
     for suffix in (".docx", ".exe", ".png", ".html", ".csv", ""):
         path = root / f"unsupported{suffix or '-no-suffix'}"
         path.write_bytes(b"PK\x03\x04 not text")
         given.append(path)
         bad.append(BadInput(f"unsupported type {suffix or 'none'}", str(path)))
+    return given
+
+
+def _odd_files(
+    root: Path, inbox: Path, outside: Path, max_file_bytes: int, file: Callable[[str, bytes, str], None],
+    bad: list[BadInput],
+) -> None:
+    """Other encodings, sizes, special files, links and names."""
     for codec in ("utf-32", "shift_jis", "gb2312", "koi8-r"):
         file(f"{codec}.txt", "日本 中文 рус".encode(codec, "ignore") + b"\xff", codec)
     file("bom-only.txt", b"\xef\xbb\xbf", "a byte-order mark and nothing else")
@@ -96,7 +124,10 @@ def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[B
     (inbox / "dir-out").symlink_to(outside, target_is_directory=True)  # never entered
     file("new\nline.txt", b"", "newline in the file name")
     file("x" * 200 + ".txt", b"", "long file name")
-    # PDFs
+
+
+def _pdfs(file: Callable[[str, bytes, str], None]) -> None:
+    """Broken, empty, hostile and huge PDFs."""
     file("not-a.pdf", b"just text pretending", "not a PDF")
     file("truncated.pdf", _page_pdf(zlib.compress(b"BT (Hi) Tj ET"))[:120], "truncated PDF")
     file("broken-zlib.pdf", _page_pdf(b"this is not zlib data"), "broken zlib stream")
@@ -112,7 +143,10 @@ def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[B
     file("encrypted.pdf", _pdf([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"]).replace(
         b"/Root 1 0 R", b"/Root 1 0 R/Encrypt<</Filter/Standard/V 1/R 2/O (x)/U (y)/P -4>>"), "encrypted PDF")
     file("gzip.txt", zlib.compress(b"A" * 1_000_000), "compressed bytes named .txt")
-    # a bundle whose every row but one is bad
+
+
+def _bundle_rows(inbox: Path, max_file_bytes: int, bad: list[BadInput]) -> None:
+    """A bundle whose every row but one is bad."""
     rows = [
         b'{"doc_id": "good-row", "text": "' + GOOD_TEXT.encode() + b'"}',
         b"{not json",
@@ -138,9 +172,3 @@ def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[B
     bundle = inbox / "rows.jsonl"
     bundle.write_bytes(b"\n".join(rows) + b"\n")
     bad += [BadInput("bad bundle row", f"{bundle}:{n}") for n in range(2, len(rows) + 1)]
-    empty_bundle = inbox / "nothing.jsonl"
-    empty_bundle.write_bytes(b"")
-    (root / "empty-dir.txt").mkdir()
-    bad.append(BadInput("directory without documents", str(root / "empty-dir.txt")))
-    bad.append(BadInput("missing path", str(root / "missing.txt")))
-    return [inbox, *given, root / "empty-dir.txt", root / "missing.txt"], bad

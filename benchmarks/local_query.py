@@ -24,16 +24,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from edge_node.ingest.readers import read_paths
-from edge_node.ingest.service import IngestService
-from edge_node.query.answering import QueryService
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
 from shared.machine import machine_facts
 from shared.models.cpu import resolve_threads
-from shared.models.factory import build_embedder, build_generator
-from shared.tokenizer import WordPieceTokenizer
-from simulation.bundle import asked_at, load_edges, load_questions
+from simulation.bundle import Asked, asked_at, load_edges, load_questions
 from simulation.metrics import evidence_recall, is_correct, majority_baseline, percentile
 
 PHASES = ("keywording", "retrieval", "generation", "gate")
@@ -54,54 +49,57 @@ def main(argv: list[str] | None = None) -> int:
     asked = [a for a in asked_at(load_questions(args.bench), edges) if a.edge == args.edge]
     if args.limit and args.limit < len(asked):
         asked = sorted(random.Random(0).sample(asked, args.limit), key=lambda a: (a.kind, a.question.qid))
-    generator, embedder, tokenizer = build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer()
-    rows: list[dict[str, Any]] = []
-    with EdgeKnowledgeBase(args.data_dir) as kb:
-        if kb.store.counts().documents == 0:
-            items = read_paths([args.bench / "docs.jsonl"], config.ingest.max_file_bytes, args.edge)
-            IngestService(kb, generator, embedder, tokenizer, config).ingest(items)
-        service = QueryService(kb, generator, embedder, tokenizer, config)
-        for a in tqdm(asked, desc="questions", file=sys.stderr):
-            result = service.query(a.question.question)
-            gate = result.gate
-            assert gate is not None
-            docs = [s["doc_id"] for s in result.retrieval.sources]
-            rows.append(
-                {
-                    "qid": a.question.qid,
-                    "kind": a.kind,
-                    "gold": a.question.answer,
-                    "answer": result.answer,
-                    "decision": result.decision,
-                    "correct": is_correct(result.answer, a.question.answer),
-                    "evidence_recall": evidence_recall(a.question.evidence_doc_ids, docs),
-                    "signals": {
-                        "cosine": gate.cosine,
-                        "jaccard": gate.jaccard,
-                        "claims": gate.claims,
-                        "evidence": gate.evidence,
-                        "refusal_share": gate.refusal_share,
-                        "name_coverage": result.retrieval.evidence.name_coverage,
-                        "best_chunk": result.retrieval.evidence.best_chunk,
-                    },
-                    "score": gate.score,
-                    "timings": result.timings,
-                    "answers": result.answers,
-                }
-            )
-        single: list[float] = []
-        batch: list[float] = []
-        for a in asked[: args.single_sample]:
-            t = time.perf_counter()
-            service.query(a.question.question, ablations=frozenset({"bq", "se"}))
-            single.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            service.query(a.question.question)
-            batch.append(time.perf_counter() - t)
+    with Edge.open(args.data_dir, config) as edge:
+        if edge.stats(with_document_ids=False).documents == 0:
+            edge.ingest([args.bench / "docs.jsonl"], bundle_edge=args.edge)
+        rows = [_row(edge, a) for a in tqdm(asked, desc="questions", file=sys.stderr)]
+        single, batch = _batch_cost(edge, asked[: args.single_sample])
     out = args.out or args.data_dir / "local_query.jsonl"
     out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     print_report(rows, config, single, batch, out)
     return 0
+
+
+def _row(edge: Edge, a: Asked) -> dict[str, Any]:
+    result = edge.query(a.question.question, mode="local").local
+    gate = result.gate
+    assert gate is not None
+    docs = [s["doc_id"] for s in result.retrieval.sources]
+    return {
+        "qid": a.question.qid,
+        "kind": a.kind,
+        "gold": a.question.answer,
+        "answer": result.answer,
+        "decision": result.decision,
+        "correct": is_correct(result.answer, a.question.answer),
+        "evidence_recall": evidence_recall(a.question.evidence_doc_ids, docs),
+        "signals": {
+            "cosine": gate.cosine,
+            "jaccard": gate.jaccard,
+            "claims": gate.claims,
+            "evidence": gate.evidence,
+            "refusal_share": gate.refusal_share,
+            "name_coverage": result.retrieval.evidence.name_coverage,
+            "best_chunk": result.retrieval.evidence.best_chunk,
+        },
+        "score": gate.score,
+        "timings": result.timings,
+        "answers": result.answers,
+    }
+
+
+def _batch_cost(edge: Edge, asked: list[Asked]) -> tuple[list[float], list[float]]:
+    """Seconds per question with one answer (no sampling, no gate) and with the n-answer batch."""
+    single: list[float] = []
+    batch: list[float] = []
+    for a in asked:
+        t = time.perf_counter()
+        edge.query(a.question.question, mode="local", ablations=frozenset({"bq", "se"}))
+        single.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        edge.query(a.question.question, mode="local")
+        batch.append(time.perf_counter() - t)
+    return single, batch
 
 
 def print_report(
