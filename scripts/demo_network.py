@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -104,28 +105,10 @@ def main() -> int:
     )  # fmt: skip
     servers: list[Server] = []
     try:
-        (work / "cloud.toml").write_text(
-            f'tokens_file = "{work / "tokens"}"\nport = 0\n'
-            f'[llm]\nbackend = "openai"\nbase_url = "http://127.0.0.1:{llm_port}/v1"\nmodel = "smollm2"\n'
-            'json_mode = "json_object"\n'
-        )
-        cloud = Server("cloud", ["cloud", "serve", "--config", str(work / "cloud.toml")], work, env)
-        servers.append(cloud)
-        cloud.wait_ready()
-        print(f"== cloud on {cloud.address}; cloud LLM: OpenAI-compatible server on port {llm_port}", flush=True)
-        edges: dict[str, Server] = {}
-        for edge in EDGES:
-            edge_env = env | {
-                "DGRAG__EDGE_ID": edge,
-                "DGRAG__SERVER__PORT": "0",
-                "DGRAG__CLOUD__ADDRESS": cloud.address,
-                "DGRAG_EDGE_TOKEN": tokens[edge],
-                "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge)),
-            }
-            edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(data_dirs[edge])], work, edge_env)
-            servers.append(edges[edge])
+        edges = _serve(work, env, data_dirs, tokens, llm_port, servers)
+        if edges is None:
+            return 1
         for edge, server in edges.items():
-            server.wait_ready()
             documents = edge_documents(server.address, api_tokens[edge])
             print(f"== the {edge} edge serves {documents} documents on {server.address}", flush=True)
             if documents == 0:
@@ -133,30 +116,68 @@ def main() -> int:
                       file=sys.stderr)  # fmt: skip
                 return 1
         time.sleep(3)  # the edges' first summary sync
-        for about, question in QUESTIONS.items():
-            print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
-            done = subprocess.run(
-                [*dgrag_command(), "edge", "ask", "--server", edges["business"].address,
-                 "--token-file", str(api_token_file(work, "business")), "--json", question],
-                capture_output=True, text=True, env=env, check=False,
-            )  # fmt: skip
-            if done.returncode != 0:
-                print(done.stderr, file=sys.stderr)
-                return 1
-            trace = json.loads(done.stdout)
-            cloud_part = trace.get("cloud") or {}
-            print(f"answer:   {trace['answer']}")
-            print(f"decision: {trace['decision']} (gate score {trace['gate']['score']:.2f}, "
-                  f"threshold {trace['gate']['threshold']:.2f})")  # fmt: skip
-            if cloud_part:
-                print(f"routed to: {cloud_part['edges_asked']} (replied: {cloud_part['edges_replied']})")
-            print("sources:  " + ", ".join(f"{s.get('edge_id', 'business')}:{s['doc_id']}" for s in trace["sources"]))
-        return 0
+        return _ask_questions(work, env, edges["business"].address)
     finally:
         for server in servers:
             server.stop()
         llm.terminate()
         llm.wait(timeout=20)
+
+
+def _serve(
+    work: Path, env: dict[str, str], data_dirs: dict[str, Path], tokens: dict[str, str], llm_port: int,
+    servers: list[Server],
+) -> dict[str, Server] | None:
+    """Start the cloud (its LLM behind the OpenAI-compatible server) and one process per edge, ready."""
+    (work / "cloud.toml").write_text(
+        f'tokens_file = "{work / "tokens"}"\nport = 0\n'
+        f'[llm]\nbackend = "openai"\nbase_url = "http://127.0.0.1:{llm_port}/v1"\nmodel = "smollm2"\n'
+        'json_mode = "json_object"\n'
+    )
+    cloud = Server("cloud", ["cloud", "serve", "--config", str(work / "cloud.toml")], work, env)
+    servers.append(cloud)
+    cloud.wait_ready()
+    print(f"== cloud on {cloud.address}; cloud LLM: OpenAI-compatible server on port {llm_port}", flush=True)
+    edges: dict[str, Server] = {}
+    for edge in EDGES:
+        edge_env = env | {
+            "DGRAG__EDGE_ID": edge,
+            "DGRAG__SERVER__PORT": "0",
+            "DGRAG__CLOUD__ADDRESS": cloud.address,
+            "DGRAG_EDGE_TOKEN": tokens[edge],
+            "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge)),
+        }
+        edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(data_dirs[edge])], work, edge_env)
+        servers.append(edges[edge])
+    for server in edges.values():
+        server.wait_ready()
+    return edges
+
+
+def _ask_questions(work: Path, env: dict[str, str], business: str) -> int:
+    """Ask the business edge each demo question with `dgrag edge ask` and show what happened."""
+    for about, question in QUESTIONS.items():
+        print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
+        done = subprocess.run(
+            [*dgrag_command(), "edge", "ask", "--server", business,
+             "--token-file", str(api_token_file(work, "business")), "--json", question],
+            capture_output=True, text=True, env=env, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            print(done.stderr, file=sys.stderr)
+            return 1
+        _show(json.loads(done.stdout))
+    return 0
+
+
+def _show(trace: dict[str, Any]) -> None:
+    cloud_part = trace.get("cloud") or {}
+    print(f"answer:   {trace['answer']}")
+    print(f"decision: {trace['decision']} (gate score {trace['gate']['score']:.2f}, "
+          f"threshold {trace['gate']['threshold']:.2f})")  # fmt: skip
+    if cloud_part:
+        print(f"routed to: {cloud_part['edges_asked']} (replied: {cloud_part['edges_replied']})")
+    print("sources:  " + ", ".join(f"{s.get('edge_id', 'business')}:{s['doc_id']}" for s in trace["sources"]))
 
 
 if __name__ == "__main__":

@@ -95,82 +95,13 @@ def _start(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[s
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp = tmp_path_factory.mktemp("network")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DGRAG__SUMMARY__MAX_TOKENS": "64"}
-    (tmp / "tokens").write_text("".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
-    (tmp / "cloud.toml").write_text(
-        f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
-        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
-    )
-    for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
-        (tmp / f"{edge_id}.txt").write_text(text)
-        done = subprocess.run(
-            [
-                *dgrag_command(),
-                "edge",
-                "ingest",
-                "--data-dir",
-                str(tmp / edge_id),
-                "--edge-id",
-                edge_id,
-                str(tmp / f"{edge_id}.txt"),
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=START_TIMEOUT_S,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+    _ingest_edges(tmp, env)
     procs: dict[str, subprocess.Popen[str]] = {}
     try:
-        procs["cloud"] = _start(
-            [
-                *dgrag_command(),
-                "cloud",
-                "serve",
-                "--config",
-                str(tmp / "cloud.toml"),
-                "--port-file",
-                str(tmp / "cloud.port"),
-            ],
-            tmp / "cloud.log",
-            {k: v for k, v in env.items() if not k.startswith("DGRAG__")},  # edge-only settings
-        )
-        cloud_port = _wait_port(tmp / "cloud.port", procs["cloud"], tmp / "cloud.log")
-        ports = {}
-        for edge_id in EDGES:
-            (tmp / f"{edge_id}.toml").write_text(
-                f'edge_id = "{edge_id}"\n[server]\nport = 0\ningest_roots = "{tmp}"\n'
-                f'[cloud]\naddress = "127.0.0.1:{cloud_port}"\npublish_interval_s = 0.5\nheartbeat_interval_s = 1.0\n'
-            )
-            procs[edge_id] = _start(
-                [
-                    *dgrag_command(),
-                    "edge",
-                    "serve",
-                    "--data-dir",
-                    str(tmp / edge_id),
-                    "--config",
-                    str(tmp / f"{edge_id}.toml"),
-                    "--port-file",
-                    str(tmp / f"{edge_id}.port"),
-                ],
-                tmp / f"{edge_id}.log",
-                {**env, "DGRAG_EDGE_TOKEN": token(edge_id)},
-            )
-        for edge_id in EDGES:
-            ports[edge_id] = _wait_port(tmp / f"{edge_id}.port", procs[edge_id], tmp / f"{edge_id}.log")
+        cloud_port = _start_cloud(tmp, env, procs)
+        ports = _start_edges(tmp, env, cloud_port, procs)
         c = Cluster(tmp, cloud_port, ports, procs)
-
-        async def synced() -> None:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while time.monotonic() < deadline:
-                edges = await c.edges()
-                if all(e in edges and edges[e].connected and edges[e].summaries > 0 for e in EDGES):
-                    return
-                await asyncio.sleep(0.5)
-            raise AssertionError(f"edges did not sync: {(tmp / 'cloud.log').read_text()[-3000:]}")
-
-        asyncio.run(synced())
+        asyncio.run(_synced(c, tmp))
         yield c
     finally:
         for p in procs.values():
@@ -181,6 +112,59 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def _ingest_edges(tmp: Path, env: dict[str, str]) -> None:
+    for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
+        (tmp / f"{edge_id}.txt").write_text(text)
+        done = subprocess.run(
+            [*dgrag_command(), "edge", "ingest", "--data-dir", str(tmp / edge_id), "--edge-id", edge_id,
+             str(tmp / f"{edge_id}.txt")],
+            capture_output=True, text=True, env=env, timeout=START_TIMEOUT_S, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+
+def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Popen[str]]) -> int:
+    (tmp / "tokens").write_text("".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
+    (tmp / "cloud.toml").write_text(
+        f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
+        f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
+    )
+    procs["cloud"] = _start(
+        [*dgrag_command(), "cloud", "serve", "--config", str(tmp / "cloud.toml"), "--port-file",
+         str(tmp / "cloud.port")],
+        tmp / "cloud.log",
+        {k: v for k, v in env.items() if not k.startswith("DGRAG__")},  # edge-only settings
+    )  # fmt: skip
+    return _wait_port(tmp / "cloud.port", procs["cloud"], tmp / "cloud.log")
+
+
+def _start_edges(
+    tmp: Path, env: dict[str, str], cloud_port: int, procs: dict[str, subprocess.Popen[str]]
+) -> dict[str, int]:
+    for edge_id in EDGES:
+        (tmp / f"{edge_id}.toml").write_text(
+            f'edge_id = "{edge_id}"\n[server]\nport = 0\ningest_roots = "{tmp}"\n'
+            f'[cloud]\naddress = "127.0.0.1:{cloud_port}"\npublish_interval_s = 0.5\nheartbeat_interval_s = 1.0\n'
+        )
+        procs[edge_id] = _start(
+            [*dgrag_command(), "edge", "serve", "--data-dir", str(tmp / edge_id), "--config",
+             str(tmp / f"{edge_id}.toml"), "--port-file", str(tmp / f"{edge_id}.port")],
+            tmp / f"{edge_id}.log",
+            {**env, "DGRAG_EDGE_TOKEN": token(edge_id)},
+        )  # fmt: skip
+    return {e: _wait_port(tmp / f"{e}.port", procs[e], tmp / f"{e}.log") for e in EDGES}
+
+
+async def _synced(c: Cluster, tmp: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        edges = await c.edges()
+        if all(e in edges and edges[e].connected and edges[e].summaries > 0 for e in EDGES):
+            return
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"edges did not sync: {(tmp / 'cloud.log').read_text()[-3000:]}")
 
 
 def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_from_b(cluster: Cluster) -> None:
