@@ -31,7 +31,7 @@ from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.runtime import EdgeAnswer, EdgeModels, EdgeRuntime, Escalator
-from edge_node.store.knowledge_base import LOCK_FILE, EdgeKnowledgeBase
+from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
 from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord
 from edge_node.transport.api_client import EdgeClient, EdgeReply
@@ -65,6 +65,7 @@ __all__ = [
     "copy_edge",
     "read_api_token",
     "read_audit",
+    "seed_model_answers",
     "serve_edge",
     "write_audit",
 ]
@@ -123,6 +124,14 @@ def copy_edge(source: Path, dest: Path) -> None:
     """Copy an edge's data directory to ``dest`` (which must not exist) without its lock or audit log: the
     copy is a new edge with the same knowledge, and its record of what it sends starts empty."""
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(LOCK_FILE, f"{AUDIT_FILE}*"))
+
+
+def seed_model_answers(data_dir: Path, sources: Sequence[Path]) -> None:
+    """Give the edge at ``data_dir`` the model answers cached by the edges at ``sources`` (the same prompt to the
+    same model gives the same answer): an edge built from the same chunks then needs no model call for them."""
+    with EdgeKnowledgeBase(data_dir) as kb:
+        for source in sources:
+            kb.store.copy_llm_cache_from(source / DB_FILE)
 
 
 def build_edge(kb: EdgeKnowledgeBase, config: EdgeConfig, models: EdgeModels | None = None) -> EdgeRuntime:

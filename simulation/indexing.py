@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from edge_node.api import AUDIT_FILE, copy_edge, read_audit, write_audit
-from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase
+from edge_node.api import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
 from shared.config import EdgeConfig
 from shared.errors import DgragError
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info
@@ -93,17 +91,7 @@ def central_docs(bench: Path, rows: list[dict[str, object]], target: Path) -> Pa
 def _seed_answers(target: Path, sources: list[Path]) -> None:
     """Give the new store the SLM answers the edges already computed (same prompt, same model, same answer):
     the central store's chunks are the edges' chunks, so their extraction needs no model call."""
-    with EdgeKnowledgeBase(target):
-        pass  # creates the schema
-    db = sqlite3.connect(str(target / DB_FILE))
-    try:
-        for i, source in enumerate(sources):
-            db.execute(f"ATTACH DATABASE ? AS src{i}", (str(source / DB_FILE),))
-            db.execute(f"INSERT OR IGNORE INTO llm_cache(key, value) SELECT key, value FROM src{i}.llm_cache")
-            db.commit()
-            db.execute(f"DETACH DATABASE src{i}")
-    finally:
-        db.close()
+    seed_model_answers(target, sources)
 
 
 def working_copy(index: BuiltIndex, run_dir: Path, keep_audit: bool = False) -> Path:

@@ -103,24 +103,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
     servers: dict[str, Server] = {}
     resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
     try:
-        servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
-        servers["cloud"].wait_ready()  # the edges need its port
-        for e in edges:
-            servers[e] = _start_edge(
-                work,
-                e,
-                working_copy(built[e], opts.out, resuming),
-                servers["cloud"].address,
-                tokens[e],
-                opts.edge_config,
-                env,
-            )
-        if central is not None:
-            servers[CENTRAL] = _start_edge(
-                work, CENTRAL, working_copy(central, opts.out, resuming), "", "", opts.edge_config, env
-            )
-        for server in servers.values():
-            server.wait_ready()
+        _start_servers(opts, work, env, servers, built, central, tokens, resuming)
         _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
         setup = _setup(opts, edges, [*built.values(), *([central] if central else [])], edge_config, cloud_config)
         rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
@@ -130,6 +113,30 @@ def run(opts: SimOptions) -> dict[str, Any]:
         stop_all(servers.values())
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
+
+
+def _start_servers(
+    opts: SimOptions,
+    work: Path,
+    env: dict[str, str],
+    servers: dict[str, Server],
+    built: dict[str, BuiltIndex],
+    central: BuiltIndex | None,
+    tokens: dict[str, str],
+    resuming: bool,
+) -> None:
+    """The cloud, then every edge (on a private copy of its index) and the central store; all ready."""
+    servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
+    servers["cloud"].wait_ready()  # the edges need its port
+    for e, index in built.items():
+        data_dir = working_copy(index, opts.out, resuming)
+        servers[e] = _start_edge(work, e, data_dir, servers["cloud"].address, tokens[e], opts.edge_config, env)
+    if central is not None:
+        servers[CENTRAL] = _start_edge(
+            work, CENTRAL, working_copy(central, opts.out, resuming), "", "", opts.edge_config, env
+        )
+    for server in servers.values():
+        server.wait_ready()
 
 
 def _load(cls: Any, path: Path | None) -> Any:

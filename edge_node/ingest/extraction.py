@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edge_node.store.records import ExtractedEntity, ExtractedRelation
 from shared import prompts
 from shared.candidates import find_candidates
 from shared.config import ExtractionConfig
@@ -35,28 +36,6 @@ ORIGIN_COOCCURRENCE = "cooccurrence"
 REJECT = "none"
 MAX_ENTITIES_PER_SENTENCE = 6
 _CONTENT_WORD = re.compile(r"[a-z0-9]{4,}")
-
-
-@dataclass(frozen=True)
-class ExtractedEntity:
-    """An entity found in a chunk; ``name`` occurs in the chunk."""
-
-    name: str
-    type: str
-    description: str
-    origin: str
-
-
-@dataclass(frozen=True)
-class ExtractedRelation:
-    """A relation between two entities of the same chunk (by name)."""
-
-    source: str
-    target: str
-    description: str
-    keywords: str
-    weight: float
-    origin: str
 
 
 @dataclass

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from edge_node.ingest.chunking import chunk_text
 from edge_node.ingest.extraction import ChunkExtraction, Extractor
+from edge_node.ingest.merge_policy import delete_document, write_document
 from edge_node.ingest.partition import partition, project_entity_graph
 from edge_node.ingest.readers import RawDocument, ReadResult
 from edge_node.ingest.summaries import plan, render, summarise
@@ -144,11 +145,14 @@ class IngestService:
         report.extraction_seconds += self._clock() - start
         _count(report, extractions)
         chunks = tuple(
-            ChunkInput(p.index, p.start, p.end, p.tokens, p.text, vectors[i], extractions[i])
+            ChunkInput(
+                p.index, p.start, p.end, p.tokens, p.text, vectors[i], extractions[i].entities,
+                extractions[i].relations,
+            )
             for i, p in enumerate(pieces)
         )
         record = DocumentInput(doc.doc_id, doc.title, doc.source, digest, len(doc.text), chunks)
-        delta = self._kb.store.write_document(record, self._embedder.embed, cfg.extraction.max_description_chars)
+        delta = write_document(self._kb.store, record, self._embedder.embed, cfg.extraction.max_description_chars)
         self._kb.apply(delta)
         return "added" if old is None else "updated"
 
@@ -163,7 +167,7 @@ class IngestService:
                 f"no document(s) {', '.join(map(repr, missing))} in this edge; `dgrag edge stats --json` lists ids"
             )
         for doc_id in doc_ids:
-            delta = store.delete_document(doc_id, self._embedder.embed, self._config.extraction.max_description_chars)
+            delta = delete_document(store, doc_id, self._embedder.embed, self._config.extraction.max_description_chars)
             self._kb.apply(delta)
         result = self.refresh_summaries(progress or ProgressSink())
         self._kb.flush()

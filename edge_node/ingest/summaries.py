@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from edge_node.ingest.merge_policy import DESCRIPTION_SEPARATOR
 from edge_node.store.records import EntityRow, RelationRow, SubgraphRecord
-from edge_node.store.sqlite_store import DESCRIPTION_SEPARATOR
 from shared import prompts
 from shared.config import SummaryConfig
 from shared.models.base import GenerationRequest, TextGenerator

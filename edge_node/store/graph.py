@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import EntityRow, RelationRow
-from edge_node.store.sqlite_store import SqliteStore
 
 
 @dataclass
@@ -26,7 +26,7 @@ class KnowledgeGraph:
     chunk_doc: dict[int, str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, store: SqliteStore) -> KnowledgeGraph:
+    def load(cls, store: EdgeStore) -> KnowledgeGraph:
         entities = {e.id: e for e in store.entities()}
         relations = {r.id: r for r in store.relations()}
         neighbours: dict[int, dict[int, int]] = defaultdict(dict)

@@ -38,7 +38,7 @@ class EdgeKnowledgeBase:
             raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
         if not (data_dir / DB_FILE).exists():  # SQLite gives its -wal and -shm files the same mode
             os.close(os.open(data_dir / DB_FILE, os.O_CREAT | os.O_WRONLY, 0o600))
-        self.store = SqliteStore(data_dir / DB_FILE)
+        self.store: SqliteStore = SqliteStore(data_dir / DB_FILE)
         self._vectors: VectorIndexes | None = None
 
     def bind_embedder(self, name: str, dim: int, edge_id: str) -> None:

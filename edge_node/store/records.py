@@ -7,14 +7,34 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from edge_node.ingest.extraction import ChunkExtraction
-
 Vector = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)
+class ExtractedEntity:
+    """An entity found in a chunk; ``name`` occurs in the chunk."""
+
+    name: str
+    type: str
+    description: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    """A relation between two entities of the same chunk (by name)."""
+
+    source: str
+    target: str
+    description: str
+    keywords: str
+    weight: float
+    origin: str
+
+
+@dataclass(frozen=True)
 class ChunkInput:
-    """A chunk to store, with its embedding and what was extracted from it."""
+    """A chunk to store, with its embedding and the entities and relations found in it."""
 
     idx: int
     start: int
@@ -22,7 +42,8 @@ class ChunkInput:
     tokens: int
     text: str
     vector: Vector
-    extraction: ChunkExtraction
+    entities: tuple[ExtractedEntity, ...]
+    relations: tuple[ExtractedRelation, ...]
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,24 @@ class DocumentInput:
     content_hash: str
     n_chars: int
     chunks: tuple[ChunkInput, ...]
+
+
+@dataclass
+class InsertedDocument:
+    """What storing a document created or touched: its chunks' vectors, the entities and relations it mentions."""
+
+    chunk_vectors: dict[int, Vector] = field(default_factory=dict)
+    entities: set[int] = field(default_factory=set)
+    relations: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class RemovedDocument:
+    """What deleting a document removed (chunks) or touched (the entities and relations it mentioned)."""
+
+    chunk_ids: list[int]
+    entities: set[int]
+    relations: set[int]
 
 
 @dataclass
