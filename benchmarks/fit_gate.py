@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edge_node.api import gate_score
 from shared.config import GateConfig
 from simulation.answer_rows import read_rows
 
@@ -36,9 +37,7 @@ class OperatingPoint:
 
 
 def _score(signals: dict[str, Any], weights: dict[str, float]) -> float:
-    used = {k: w for k, w in weights.items() if signals.get(k) is not None and w > 0}
-    total = sum(used.values())
-    return sum(w * float(signals[k]) for k, w in used.items()) / total if total else 0.0
+    return gate_score({k: signals.get(k) for k in weights}, weights)  # the gate's own formula
 
 
 def fit(

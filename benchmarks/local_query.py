@@ -64,7 +64,7 @@ def _row(edge: Edge, a: Asked) -> dict[str, Any]:
     result = edge.query(a.question.question, mode="local").local
     gate = result.gate
     assert gate is not None
-    docs = [s["doc_id"] for s in result.retrieval.sources]
+    docs = [s.doc_id for s in result.retrieval.sources]
     return {
         "qid": a.question.qid,
         "kind": a.kind,

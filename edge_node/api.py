@@ -30,6 +30,7 @@ from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
 from edge_node.policy.leak_guard import LeakGuard
+from edge_node.query.gate import combined_score as gate_score
 from edge_node.runtime import EdgeAnswer, EdgeModels, EdgeRuntime, Escalator
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
 from edge_node.store.publication import summary_card
@@ -63,6 +64,7 @@ __all__ = [
     "TqdmProgress",
     "build_edge",
     "copy_edge",
+    "gate_score",
     "read_api_token",
     "read_audit",
     "seed_model_answers",

@@ -9,10 +9,12 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from edge_node.api import Edge, EdgeAnswer, IngestReport, TqdmProgress
+from edge_node.transport.api_client import ReplySource
 from edge_node.transport.api_token import API_TOKEN_FILE_ENV
 from edge_node.transport.server import edge_token
 from shared.config import EdgeConfig, load_config
@@ -20,6 +22,7 @@ from shared.console import one_line
 from shared.errors import ConfigError
 from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
 from shared.port_file import write_port_file
+from shared.trace import Source
 
 
 def register(roles: Any) -> None:
@@ -177,7 +180,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     with Edge.open(args.data_dir, config) as edge:
         result: EdgeAnswer = edge.query(args.question, args.mode, ablations)
     if args.json:
-        print(json.dumps(result.trace(), indent=2))
+        print(result.trace().to_json(indent=2))
         return EXIT_OK
     _print_answer(result.answer, result.decision, result.verified, result.note, result.sources)
     gate = result.local.gate
@@ -186,17 +189,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_answer(answer: str, decision: str, verified: bool, note: str, sources: list[dict[str, Any]]) -> None:
+def _print_answer(
+    answer: str, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource]
+) -> None:
     print(answer)
     print(f"\ndecision: {decision}" + ("" if verified else " (unverified)"))
     if note:
         print(f"note: {note}")
-    print(
-        "sources: "
-        + ", ".join(
-            f"{s.get('edge_id', '') + ':' if s.get('edge_id') else ''}{s['doc_id']}#{s['chunk_id']}" for s in sources
-        )
-    )
+    print("sources: " + ", ".join(f"{s.edge_id + ':' if s.edge_id else ''}{s.doc_id}#{s.chunk_id}" for s in sources))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -223,8 +223,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK
-    sources = [{"edge_id": s.edge_id, "doc_id": s.doc_id, "chunk_id": s.chunk_id} for s in reply.sources]
-    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, sources)
+    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, reply.sources)
     return EXIT_OK
 
 

@@ -28,7 +28,6 @@ from edge_node.policy.privacy import (
     knowledge_texts,
 )
 from edge_node.query.answering import LocalAnswer, QueryService
-from edge_node.query.gate import DECISION_ESCALATE
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
@@ -37,11 +36,11 @@ from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
+from shared.trace import AnswerTrace, Decision, Source
 
 T = TypeVar("T")
 EdgeQueryMode = Literal["naive", "local", "full"]
 QUERY_MODES: tuple[str, ...] = ("naive", "local", "full")
-DECISION_CLOUD = "cloud"
 QUOTES_DOCUMENTS_NOTE = (
     "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
     "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
@@ -73,23 +72,24 @@ class EdgeAnswer:
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
-    def sources(self) -> list[dict[str, Any]]:
+    def sources(self) -> list[Source]:
         if self.cloud is not None:
-            return [
-                {"edge_id": c.edge_id, "doc_id": c.chunk.doc_id, "chunk_id": c.chunk.chunk_id, "score": c.chunk.score}
-                for c in self.cloud.context
-            ]
+            return [Source(c.chunk.doc_id, c.chunk.chunk_id, c.chunk.score, c.edge_id) for c in self.cloud.context]
         return self.local.retrieval.sources
 
-    def trace(self) -> dict[str, Any]:
-        out = self.local.trace()
-        out.update(answer=self.answer, decision=self.decision, verified=self.verified, note=self.note)
-        out["local_answer"] = self.local.answer
-        out["local_sources"] = self.local.retrieval.sources
-        out["timings"] = {k: round(v, 4) for k, v in self.timings.items()}
-        out["cloud"] = dataclasses.asdict(self.cloud) if self.cloud is not None else None
-        out["sources"] = self.sources
-        return out
+    def trace(self) -> AnswerTrace:
+        return dataclasses.replace(
+            self.local.trace(),
+            answer=self.answer,
+            decision=self.decision,
+            verified=self.verified,
+            note=self.note,
+            sources=self.sources,
+            timings={k: round(v, 4) for k, v in self.timings.items()},
+            local_answer=self.local.answer,
+            local_sources=self.local.retrieval.sources,
+            cloud=self.cloud,
+        )
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ class EdgeRuntime:
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         timings = dict(local.timings)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
-        if mode != "full" or local.decision != DECISION_ESCALATE or escalator is None:
+        if mode != "full" or local.decision != Decision.ESCALATE or escalator is None:
             return out
         started = time.perf_counter()
         if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
@@ -219,7 +219,7 @@ class EdgeRuntime:
         note = ""
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
-        return EdgeAnswer(cloud.answer, DECISION_CLOUD, True, note, local, cloud, timings)
+        return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, timings)
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""

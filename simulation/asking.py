@@ -10,7 +10,7 @@ change its answer and each question is put to it once (the second ask reuses the
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from shared.extractive import is_extractive
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.trace import AnswerTrace, Decision
 from simulation.bundle import Asked
 from simulation.metrics import evidence_recall, is_correct
 
@@ -71,7 +72,7 @@ class Asker:
         self._cloud_channel = grpc.insecure_channel(cloud)
         self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
         self._metadata = auth_metadata(user, token)
-        self._central_traces: dict[str, dict[str, Any]] = {}
+        self._central_traces: dict[str, AnswerTrace] = {}
 
     def close(self) -> None:
         for channel in [*self._channels.values(), self._central_channel, self._cloud_channel]:
@@ -107,20 +108,19 @@ class Asker:
                 metadata=self._central_metadata,
                 timeout=QUERY_TIMEOUT_S,
             )
-            trace = json.loads(reply.trace_json)
-            trace["decision"] = "local"  # the upper bound keeps its own answer whatever its gate says
-            self._central_traces[qid] = trace
+            trace = AnswerTrace.from_json(reply.trace_json)
+            # the upper bound keeps its own answer whatever its gate says
+            self._central_traces[qid] = dataclasses.replace(trace, decision=Decision.LOCAL)
         row = row_from_trace(asked, "central", self._central_traces[qid], [])
         return row | {"escalated": False, "reused": reused}
 
-    def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> dict[str, Any]:
+    def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> AnswerTrace:
         reply = self._edges[edge].Query(
             edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
             metadata=self._edge_metadata[edge],
             timeout=QUERY_TIMEOUT_S,
         )
-        trace: dict[str, Any] = json.loads(reply.trace_json)
-        return trace
+        return AnswerTrace.from_json(reply.trace_json)
 
     def _summaries(self, question: str) -> list[dict[str, Any]]:
         reply = self._cloud.MatchSummaries(
@@ -129,28 +129,24 @@ class Asker:
         return [{"summary_id": s.summary_id, "edge_id": s.edge_id, "score": round(s.score, 4)} for s in reply.summaries]
 
 
-def local_view(trace: dict[str, Any]) -> dict[str, Any]:
+def local_view(trace: AnswerTrace) -> AnswerTrace:
     """The local path's part of a full-pipeline trace (what LocalRAG would have answered)."""
-    gate = trace.get("gate") or {}
-    return {
-        **trace,
-        "answer": trace.get("local_answer", trace.get("answer", "")),
-        "decision": gate.get("decision", "local"),
-        "sources": trace.get("local_sources", trace.get("sources", [])),
-        "cloud": None,
-        "timings": {k: v for k, v in trace.get("timings", {}).items() if k in LOCAL_PHASES},
-    }
+    return dataclasses.replace(
+        trace,
+        answer=trace.local_answer if trace.local_answer is not None else trace.answer,
+        decision=trace.gate.decision if trace.gate else Decision.LOCAL,
+        sources=trace.local_sources if trace.local_sources is not None else trace.sources,
+        cloud=None,
+        timings={k: v for k, v in trace.timings.items() if k in LOCAL_PHASES},
+    )
 
 
-def row_from_trace(asked: Asked, mode: str, trace: dict[str, Any], summaries: list[dict[str, Any]]) -> dict[str, Any]:
+def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """One answers.jsonl row from an edge's query trace."""
     q = asked.question
-    cloud = trace.get("cloud") or {}
-    gate = trace.get("gate")
-    escalated = bool(gate and gate.get("decision") == "escalate")
-    sources = trace.get("sources", [])
+    cloud = trace.cloud
     answerable = asked.kind != "unanswerable"
-    question_bytes = len(q.question.encode()) if cloud else 0
+    question_bytes = len(q.question.encode()) if cloud is not None else 0
     return {
         "qid": q.qid,
         "question": q.question,
@@ -161,33 +157,30 @@ def row_from_trace(asked: Asked, mode: str, trace: dict[str, Any], summaries: li
         "home_edges": list(q.home_edges),
         "evidence_doc_ids": list(q.evidence_doc_ids),
         "mode": mode,
-        "answer": trace.get("answer", ""),
-        "decision": trace.get("decision", ""),
-        "escalated": escalated,
-        "correct": is_correct(trace.get("answer", ""), q.answer),
-        "gate": gate,
-        "sources": sources,
+        "answer": trace.answer,
+        "decision": str(trace.decision),
+        "escalated": trace.escalated,
+        "correct": is_correct(trace.answer, q.answer),
+        "gate": trace.gate.to_dict() if trace.gate else None,
+        "sources": [s.to_dict() for s in trace.sources],
         "evidence_recall": (
-            evidence_recall(list(q.evidence_doc_ids), [s["doc_id"] for s in sources]) if answerable else None
+            evidence_recall(list(q.evidence_doc_ids), [s.doc_id for s in trace.sources]) if answerable else None
         ),
         "summaries": summaries,
-        "edges_asked": cloud.get("edges_asked", []),
-        "edges_replied": cloud.get("edges_replied", []),
-        "edges_failed": cloud.get("edges_failed", []),
-        "timings": trace.get("timings", {}),
-        "bytes_left_edges": int(cloud.get("bytes_received", 0)) + question_bytes,
+        "edges_asked": cloud.edges_asked if cloud else [],
+        "edges_replied": cloud.edges_replied if cloud else [],
+        "edges_failed": cloud.edges_failed if cloud else [],
+        "timings": trace.timings,
+        "bytes_left_edges": (cloud.bytes_received if cloud else 0) + question_bytes,
         **generation_quality(trace),
-        "model_speed": trace.get("model_speed") or {},
+        "model_speed": trace.model_speed or {},
     }
 
 
-def generation_quality(trace: dict[str, Any]) -> dict[str, Any]:
+def generation_quality(trace: AnswerTrace) -> dict[str, Any]:
     """How many texts the models generated for this answer, how many were rejected as degenerate (a cloud
     answer replaced by an extract counts as one), and whether the answer shown is an extract."""
-    flags = trace.get("degenerate") or []
-    cloud = trace.get("cloud") or {}
-    cloud_answer = str(cloud.get("answer", "")) if cloud else ""
-    generations = len(trace.get("answers") or []) + (1 if cloud else 0)
-    degenerate = sum(1 for f in flags if f) + (1 if cloud and is_extractive(cloud_answer) else 0)
-    return {"generations": generations, "degenerate_generations": degenerate,
-            "extractive": is_extractive(str(trace.get("answer", "")))}  # fmt: skip
+    cloud = trace.cloud
+    generations = len(trace.answers) + (1 if cloud else 0)
+    degenerate = sum(1 for f in trace.degenerate if f) + (1 if cloud and is_extractive(cloud.answer) else 0)
+    return {"generations": generations, "degenerate_generations": degenerate, "extractive": is_extractive(trace.answer)}

@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
@@ -25,6 +25,7 @@ from shared.errors import DgragError
 from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.tokenizer import Tokenizer
+from shared.trace import AnswerTrace
 
 QueryMode = Literal["naive", "local"]
 ABLATIONS = frozenset({"cd", "se", "bq", "kg"})
@@ -58,31 +59,31 @@ class LocalAnswer:
     model_speed: dict[str, float] = field(default_factory=dict)
     """Prompt tokens read and written by the answer call and the seconds each took (where the runtime tells)."""
 
-    def trace(self) -> dict[str, Any]:
-        """Everything about this answer as plain data (for --json and logs)."""
+    def trace(self) -> AnswerTrace:
+        """Everything about this answer (for --json, the edge API and the simulation)."""
         r = self.retrieval
-        return {
-            "question": self.question,
-            "answer": self.answer,
-            "decision": self.decision,
-            "verified": self.verified,
-            "mode": self.mode,
-            "note": self.note,
-            "answers": self.answers,
-            "degenerate": self.degenerate,
-            "best_generated": self.best_generated,
-            "sampling": self.sampling,
-            "model_speed": self.model_speed,
-            "gate": dataclasses.asdict(self.gate) if self.gate else None,
-            "evidence": dataclasses.asdict(r.evidence),
-            "keywords": r.keywords,
-            "names": r.names,
-            "entities": [dataclasses.asdict(e) | {"description": e.description[:160]} for e in r.entities],
-            "relations": [dataclasses.asdict(x) | {"description": x.description[:160]} for x in r.relations],
-            "sources": r.sources,
-            "context_tokens": r.context_tokens,
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
-        }
+        return AnswerTrace(
+            question=self.question,
+            answer=self.answer,
+            decision=self.decision,
+            verified=self.verified,
+            mode=self.mode,
+            note=self.note,
+            answers=self.answers,
+            degenerate=self.degenerate,
+            best_generated=self.best_generated,
+            sampling=self.sampling,
+            model_speed=self.model_speed,
+            gate=self.gate,
+            evidence=dataclasses.asdict(r.evidence),
+            keywords=r.keywords,
+            names=r.names,
+            entities=[dataclasses.asdict(e) | {"description": e.description[:160]} for e in r.entities],
+            relations=[dataclasses.asdict(x) | {"description": x.description[:160]} for x in r.relations],
+            sources=r.sources,
+            context_tokens=r.context_tokens,
+            timings={k: round(v, 4) for k, v in self.timings.items()},
+        )
 
 
 class QueryService:

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from shared.config import GateConfig
 from shared.models.base import FloatMatrix
+from shared.trace import Decision, GateTrace
 
-DECISION_LOCAL = "local"
-DECISION_ESCALATE = "escalate"
+DECISION_LOCAL = Decision.LOCAL
+DECISION_ESCALATE = Decision.ESCALATE
+GateResult = GateTrace
+"""The gate's outcome is the record the trace carries (:class:`shared.trace.GateTrace`)."""
 
 _REFUSAL = re.compile(
     r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
@@ -72,25 +74,12 @@ def claim_consistency(answers: list[str]) -> float:
     return agree / len(pairs)
 
 
-@dataclass(frozen=True)
-class GateResult:
-    """Every signal, weight and the decision."""
-
-    decision: str
-    score: float
-    threshold: float
-    best_index: int
-    refusals: int
-    """Answers that declare missing information or are degenerate (a degenerate answer counts as a refusal)."""
-    refusal_share: float
-    cosine: float | None
-    jaccard: float | None
-    claims: float | None
-    evidence: float
-    weights: dict[str, float] = field(default_factory=dict)
-    reasons: tuple[str, ...] = ()
-    degenerate: int = 0
-    """Answers the degeneracy checks rejected (shared.degeneracy)."""
+def combined_score(values: Mapping[str, float | None], weights: Mapping[str, float]) -> float:
+    """The gate's score: the weighted mean of the signals it has (a signal that is None, e.g. agreement with
+    one answer only, is left out together with its weight); 0.0 when no weight remains."""
+    used = {k: w for k, w in weights.items() if values.get(k) is not None}
+    total = sum(used.values()) or 1.0
+    return sum(w * float(values[k] or 0.0) for k, w in used.items()) / total
 
 
 def evaluate(
@@ -121,7 +110,7 @@ def evaluate(
         weights.update(cosine=config.weight_cosine, jaccard=config.weight_jaccard, claims=config.weight_claims)
         values.update(cosine=cosine, jaccard=jaccard, claims=claims)
     total_weight = sum(weights.values()) or 1.0
-    score = sum(weights[k] * values[k] for k in weights) / total_weight
+    score = combined_score(values, weights)
     reasons: list[str] = []
     if (config.confidence_detection or any(bad)) and refusal_share >= config.refusal_share:
         reasons.append(f"{refusals}/{n} answers declare missing information or are degenerate")

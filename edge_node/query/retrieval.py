@@ -24,6 +24,7 @@ from shared.config import RetrievalConfig
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.text import normalise_name, occurs_in, sentences, truncate_chars
 from shared.tokenizer import Tokenizer
+from shared.trace import Source
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 _QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")
@@ -94,8 +95,8 @@ class Retrieval:
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
-    def sources(self) -> list[dict[str, Any]]:
-        return [{"doc_id": c.doc_id, "chunk_id": c.id, "score": round(c.score, 4)} for c in self.chunks]
+    def sources(self) -> list[Source]:
+        return [Source(c.doc_id, c.id, round(c.score, 4)) for c in self.chunks]
 
 
 def question_terms(question: str) -> tuple[list[str], list[str]]:

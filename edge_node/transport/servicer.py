@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import grpc
@@ -90,14 +89,11 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             note=result.note,
             sources=[
                 edge_pb2.Source(
-                    edge_id=s.get("edge_id", self._runtime.edge_id),
-                    doc_id=s["doc_id"],
-                    chunk_id=s["chunk_id"],
-                    score=s["score"],
+                    edge_id=s.edge_id or self._runtime.edge_id, doc_id=s.doc_id, chunk_id=s.chunk_id, score=s.score
                 )
                 for s in result.sources
             ],
-            trace_json=json.dumps(result.trace()),
+            trace_json=result.trace().to_json(),
             timings=serde.timings_to_proto(result.timings),
         )
 

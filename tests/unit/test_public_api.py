@@ -43,7 +43,7 @@ def test_insert_query_stats_summaries_delete(tmp_path: Path) -> None:
         assert cards and all(c.text for c in cards), "every subgraph is summarised"
         answer = edge.query("Who leads Acme Robotics?", mode="local")
         assert answer.decision in ("local", "escalate") and answer.local.retrieval.sources
-        assert {s["doc_id"] for s in answer.sources} <= {"acme-1", "acme-2"}
+        assert {s.doc_id for s in answer.sources} <= {"acme-1", "acme-2"}
         with pytest.raises(DocumentNotFoundError, match="no document"):
             edge.delete(["nope"])
         edge.delete(["acme-2"])

@@ -53,7 +53,7 @@ def test_retrieval_finds_the_document_naming_the_entities(service: QueryService)
 def test_local_query_batches_answers_and_records_the_trace(service: QueryService) -> None:
     result = service.query("Who leads Acme Robotics, according to Jane Doe?")
     assert len(result.answers) == 4
-    trace = result.trace()
+    trace = result.trace().to_dict()
     assert trace["decision"] in ("local", "escalate")
     assert set(trace["timings"]) == {"keywording", "retrieval", "generation", "gate"}
     assert trace["gate"]["weights"] and trace["sources"][0]["doc_id"] == "acme"
@@ -65,7 +65,7 @@ def test_question_about_unknown_things_escalates_with_a_note(service: QueryServi
     assert result.note == NO_CLOUD_NOTE
     assert is_extractive(result.answer)  # not an unverified generation
     assert result.best_generated in result.answers
-    trace = result.trace()
+    trace = result.trace().to_dict()
     assert trace["sampling"]["temperature"] == 0.7 and trace["sampling"]["top_k"] == 40
     assert len(trace["degenerate"]) == len(result.answers)
 

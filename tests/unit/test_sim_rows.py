@@ -9,7 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from shared.config import EdgeConfig
+from shared.trace import AnswerTrace, TraceError
 from simulation.asking import Asker, EdgeEndpoint, Plan, local_view, row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.index_cache import index_key
@@ -17,16 +20,40 @@ from simulation.report import latency
 from simulation.runner import sample_questions
 
 Q = Question("q1", "Does Acme build robots?", "Yes", "comparison", ("a",), ("d1", "d2"))
-FULL_TRACE = {
+GATE = {"decision": "escalate", "score": 0.2, "threshold": 0.5, "best_index": 0, "refusals": 1, "refusal_share": 0.25,
+        "cosine": 0.5, "jaccard": 0.4, "claims": 0.3, "evidence": 0.2}  # fmt: skip
+LOCAL_TRACE = {
+    "question": Q.question, "answer": "Yes.", "decision": "escalate", "verified": False, "mode": "local", "note": "",
+    "answers": ["Yes."], "degenerate": [None], "best_generated": "Yes.", "sampling": {}, "model_speed": {},
+    "gate": GATE, "evidence": {}, "keywords": [], "names": [], "entities": [], "relations": [], "sources": [],
+    "context_tokens": 10, "timings": {"generation": 1.0},
+}  # fmt: skip
+FULL_TRACE = AnswerTrace.from_dict({
+    **LOCAL_TRACE,
     "answer": "Yes. The cloud says so.",
     "decision": "cloud",
     "local_answer": "Insufficient information.",
-    "gate": {"decision": "escalate", "score": 0.2},
     "sources": [{"edge_id": "a", "doc_id": "d1", "chunk_id": 3, "score": 0.9}],
     "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
-    "cloud": {"edges_asked": ["a"], "edges_replied": ["a"], "edges_failed": [], "bytes_received": 1000},
+    "cloud": {"answer": "Yes. The cloud says so.", "edges_asked": ["a"], "edges_replied": ["a"], "edges_failed": [],
+              "bytes_received": 1000},
     "timings": {"retrieval": 0.1, "generation": 2.0, "escalation": 3.0, "cloud.fan_out": 0.2},
-}
+})  # fmt: skip
+
+
+def test_a_trace_round_trips_and_keeps_its_json_shape() -> None:
+    again = AnswerTrace.from_json(FULL_TRACE.to_json())
+    assert again == FULL_TRACE
+    assert list(FULL_TRACE.to_dict())[-3:] == ["local_answer", "local_sources", "cloud"]
+    assert "cloud" not in AnswerTrace.from_dict(LOCAL_TRACE).to_dict(), "a local trace has no cloud part"
+    assert FULL_TRACE.to_dict()["local_sources"] == [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}]
+
+
+def test_a_trace_of_another_shape_is_refused_by_name() -> None:
+    with pytest.raises(TraceError, match="unknown fields \\['colour'\\]"):
+        AnswerTrace.from_dict({**LOCAL_TRACE, "colour": "red"})
+    with pytest.raises(TraceError, match="lacks \\['answer'\\]"):
+        AnswerTrace.from_dict({k: v for k, v in LOCAL_TRACE.items() if k != "answer"})
 
 
 def test_a_cloud_answered_row_is_judged_on_the_final_answer_and_counts_the_bytes() -> None:
@@ -74,8 +101,7 @@ class _CentralStub:
     def Query(self, request: Any, metadata: Any, timeout: float) -> Any:
         assert dict(metadata)["authorization"] == "Bearer api-token"
         self.asked.append(request.question)
-        trace = {"answer": "Yes.", "gate": {"decision": "escalate"}, "sources": [], "timings": {"generation": 1.0}}
-        return SimpleNamespace(trace_json=json.dumps(trace))
+        return SimpleNamespace(trace_json=json.dumps(LOCAL_TRACE))
 
 
 def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> None:

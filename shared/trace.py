@@ -1,0 +1,175 @@
+"""The trace of an answer, typed once: built by the edge, sent as ``QueryReply.trace_json``, read by the CLI,
+the simulation and the benchmarks. One serde (:meth:`AnswerTrace.to_dict` / :meth:`AnswerTrace.from_dict`):
+unknown or missing fields are errors, so a renamed field fails where it is read, not as a silent default.
+
+The JSON keeps the shape it has always had (stored answers.jsonl rows and reports stay comparable).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from shared.errors import DgragError
+from shared.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, SummaryMatch
+
+
+class Decision(StrEnum):
+    """What became of a question: answered at the edge, escalated by the gate, answered by the cloud."""
+
+    LOCAL = "local"
+    ESCALATE = "escalate"
+    CLOUD = "cloud"
+
+
+class TraceError(DgragError):
+    """A trace that does not have the shape of this version's traces."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A chunk an answer was made from; ``edge_id`` is None for the asking edge's own chunks."""
+
+    doc_id: str
+    chunk_id: int
+    score: float
+    edge_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        own = {"doc_id": self.doc_id, "chunk_id": self.chunk_id, "score": self.score}
+        return own if self.edge_id is None else {"edge_id": self.edge_id, **own}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Source:
+        _check_keys(raw, {"doc_id", "chunk_id", "score"}, {"edge_id"}, "source")
+        return cls(str(raw["doc_id"]), int(raw["chunk_id"]), float(raw["score"]), raw.get("edge_id"))
+
+
+@dataclass(frozen=True)
+class GateTrace:
+    """Every signal, weight and the decision of the gate."""
+
+    decision: str
+    score: float
+    threshold: float
+    best_index: int
+    refusals: int
+    refusal_share: float
+    cosine: float | None
+    jaccard: float | None
+    claims: float | None
+    evidence: float
+    weights: dict[str, float] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    degenerate: int = 0
+
+    @property
+    def escalated(self) -> bool:
+        return self.decision == Decision.ESCALATE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "reasons": list(self.reasons)}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> GateTrace:
+        names = {f.name for f in dataclasses.fields(cls)}
+        _check_keys(raw, names - {"weights", "reasons", "degenerate"}, {"weights", "reasons", "degenerate"}, "gate")
+        return cls(**{**raw, "reasons": tuple(raw.get("reasons", ()))})
+
+
+@dataclass(frozen=True)
+class AnswerTrace:
+    """Everything about one answer: the local path (retrieval, sampled answers, gate) and, when the question
+    was escalated, the cloud's answer and provenance."""
+
+    question: str
+    answer: str
+    decision: str
+    verified: bool
+    mode: str
+    note: str
+    answers: list[str]
+    degenerate: list[str | None]
+    best_generated: str
+    sampling: dict[str, float | int | None]
+    model_speed: dict[str, float]
+    gate: GateTrace | None
+    evidence: dict[str, float]
+    keywords: list[str]
+    names: list[str]
+    entities: list[dict[str, Any]]
+    relations: list[dict[str, Any]]
+    sources: list[Source]
+    context_tokens: int
+    timings: dict[str, float]
+    local_answer: str | None = None
+    """The full pipeline only (these three): what the local path answered before any escalation."""
+    local_sources: list[Source] | None = None
+    cloud: CloudAnswer | None = None
+
+    @property
+    def escalated(self) -> bool:
+        return self.gate is not None and self.gate.escalated
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["gate"] = self.gate.to_dict() if self.gate else None
+        out["sources"] = [s.to_dict() for s in self.sources]
+        if self.local_answer is None and self.local_sources is None and self.cloud is None:
+            for key in ("local_answer", "local_sources", "cloud"):
+                del out[key]  # a local-path trace has no such part
+            return out
+        out["local_sources"] = [s.to_dict() for s in self.local_sources or []]
+        out["cloud"] = dataclasses.asdict(self.cloud) if self.cloud is not None else None
+        return out
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> AnswerTrace:
+        optional = {"local_answer", "local_sources", "cloud"}
+        _check_keys(raw, {f.name for f in dataclasses.fields(cls)} - optional, optional, "trace")
+        local_sources = raw.get("local_sources")
+        return cls(**{
+            **raw,
+            "gate": GateTrace.from_dict(raw["gate"]) if raw["gate"] else None,
+            "sources": [Source.from_dict(s) for s in raw["sources"]],
+            "local_sources": None if local_sources is None else [Source.from_dict(s) for s in local_sources],
+            "cloud": _cloud_from_dict(raw["cloud"]) if raw.get("cloud") else None,
+        })  # fmt: skip
+
+    @classmethod
+    def from_json(cls, text: str) -> AnswerTrace:
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise TraceError(f"a trace is not JSON ({exc})") from exc
+        if not isinstance(raw, dict):
+            raise TraceError("a trace must be a JSON object")
+        return cls.from_dict(raw)
+
+
+def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
+    return CloudAnswer(
+        answer=raw["answer"],
+        summaries=[SummaryMatch(**s) for s in raw.get("summaries", [])],
+        edges_asked=list(raw.get("edges_asked", [])),
+        edges_replied=list(raw.get("edges_replied", [])),
+        edges_failed=list(raw.get("edges_failed", [])),
+        context=[ContextChunk(c["edge_id"], KnowledgeChunk(**c["chunk"])) for c in raw.get("context", [])],
+        timings=dict(raw.get("timings", {})),
+        bytes_received=int(raw.get("bytes_received", 0)),
+    )
+
+
+def _check_keys(raw: dict[str, Any], required: set[str], optional: set[str], what: str) -> None:
+    if not isinstance(raw, dict):
+        raise TraceError(f"a {what} must be a JSON object, not {type(raw).__name__}")
+    if missing := sorted(required - raw.keys()):
+        raise TraceError(f"a {what} lacks {missing}: the edge runs another dgrag version")
+    if unknown := sorted(raw.keys() - required - optional):
+        raise TraceError(f"a {what} has unknown fields {unknown}: the edge runs another dgrag version")
