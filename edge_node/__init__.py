@@ -1,1 +1,2 @@
-"""The edge node: ingest, knowledge graph, partition + summaries (and, later, local query and the cloud session)."""
+"""The edge node, in layers: ingest (documents to a knowledge graph and summaries), query (retrieval, answers,
+the gate), policy (privacy, leak guard, audit), store (SQLite + faiss), runtime, transport, and the public API."""

@@ -23,6 +23,7 @@ from shared.errors import ConfigError
 from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
 from shared.port_file import write_port_file
 from shared.trace import Source
+from shared.vocabulary import EDGE_MODES
 
 
 def register(roles: Any) -> None:
@@ -66,7 +67,7 @@ def _register_answering(commands: Any) -> None:
     p.add_argument("question")
     p.add_argument(
         "--mode",
-        choices=["naive", "local", "full"],
+        choices=EDGE_MODES,
         default="local",
         help="naive: chunk vectors, one answer; local: DGRAG's local path; full: escalate to the configured cloud",
     )
@@ -90,7 +91,7 @@ def _register_answering(commands: Any) -> None:
     )
     p.add_argument("--tls-ca", default="", help="PEM of the CA of the edge API's certificate (server.tls_cert)")
     p.add_argument("question")
-    p.add_argument("--mode", choices=["naive", "local", "full"], default="full")
+    p.add_argument("--mode", choices=EDGE_MODES, default="full")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer")
     p.add_argument("--json", action="store_true", help="print the whole trace")
     p.set_defaults(func=cmd_ask)

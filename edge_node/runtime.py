@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from edge_node.ingest.readers import ReadResult
 from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
@@ -37,10 +37,9 @@ from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.trace import AnswerTrace, Decision, Source
+from shared.vocabulary import EDGE_MODES
 
 T = TypeVar("T")
-EdgeQueryMode = Literal["naive", "local", "full"]
-QUERY_MODES: tuple[str, ...] = ("naive", "local", "full")
 QUOTES_DOCUMENTS_NOTE = (
     "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
     "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
@@ -184,8 +183,8 @@ class EdgeRuntime:
         ablations: frozenset[str] = frozenset(),
         escalator: Escalator | None = None,
     ) -> EdgeAnswer:
-        if mode not in QUERY_MODES:
-            raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(QUERY_MODES)}")
+        if mode not in EDGE_MODES:
+            raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(EDGE_MODES)}")
         begun = time.perf_counter()
         answer = await self._answer(question, mode, ablations, escalator)
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included

@@ -8,8 +8,6 @@ SCHEMA_VERSION = 1
 MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 """Default largest file accepted for ingestion (bytes)."""
 
-EMBEDDING_DIM_MINILM = 384
-"""Dimension of all-MiniLM-L6-v2 embeddings."""
 
 DEFAULT_EDGE_ID = "edge-0"
 """Edge id used when neither the config nor the command line names one."""

@@ -21,6 +21,7 @@ from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.trace import AnswerTrace, Decision
+from shared.vocabulary import EDGE_MODE_OF
 from simulation.bundle import Asked
 from simulation.metrics import evidence_recall, is_correct
 
@@ -83,16 +84,24 @@ class Asker:
         rows: list[dict[str, Any]] = []
         summaries = self._summaries(asked.question.question) if plan.dgrag or plan.ablations else []
         if plan.naive:
-            rows.append(row_from_trace(asked, "naive", self._query(asked.edge, asked.question.question, "naive"), []))
+            rows.append(
+                row_from_trace(
+                    asked, "naive", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["naive"]), []
+                )
+            )
         if plan.dgrag:
-            trace = self._query(asked.edge, asked.question.question, "full")
+            trace = self._query(asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"])
             rows.append(row_from_trace(asked, "dgrag", trace, summaries))
             if plan.local:
                 rows.append(row_from_trace(asked, "local", local_view(trace), []))
         elif plan.local:
-            rows.append(row_from_trace(asked, "local", self._query(asked.edge, asked.question.question, "local"), []))
+            rows.append(
+                row_from_trace(
+                    asked, "local", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["local"]), []
+                )
+            )
         for ablation in plan.ablations:
-            trace = self._query(asked.edge, asked.question.question, "full", [ablation])
+            trace = self._query(asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"], [ablation])
             rows.append(row_from_trace(asked, ablation_mode(ablation), trace, summaries))
         if plan.central and self._central is not None:
             rows.append(self._ask_central(asked))
@@ -104,7 +113,7 @@ class Asker:
         reused = qid in self._central_traces
         if not reused:
             reply = self._central.Query(
-                edge_pb2.QueryRequest(question=asked.question.question, mode="local"),
+                edge_pb2.QueryRequest(question=asked.question.question, mode=EDGE_MODE_OF["central"]),
                 metadata=self._central_metadata,
                 timeout=QUERY_TIMEOUT_S,
             )

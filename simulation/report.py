@@ -28,7 +28,6 @@ GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE)
 RATIO_KEY = "dgrag_out_accuracy_vs_central"
 DECISION_LOCAL = "local"
 DECISION_CLOUD = "cloud"
-LATENCY_SPLITS = ("all", "local", "escalated")
 
 PHASES = (
     "keywording",

@@ -28,6 +28,7 @@ from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.vocabulary import ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.credentials import api_token_file, write_api_tokens
@@ -41,8 +42,7 @@ from simulation.indexing import (
 from simulation.processes import Server, stop_all
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 
-MODES = ("naive", "local", "dgrag", "central")
-ABLATIONS = ("cd", "se", "bq", "kg")
+MODES = SIM_MODES
 SIM_USER = "sim-client"
 SYNC_TIMEOUT_S = 600.0
 

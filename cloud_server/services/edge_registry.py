@@ -77,9 +77,6 @@ class EdgeRegistry:
         if self._sessions.get(session.edge_id) is session:
             del self._sessions[session.edge_id]
 
-    def is_current(self, session: EdgeSession) -> bool:
-        return self._sessions.get(session.edge_id) is session
-
     def heartbeat(self, session: EdgeSession) -> None:
         session.last_heartbeat = time.time()
 

@@ -22,8 +22,8 @@ from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
+from shared.vocabulary import MAX_QUESTION_CHARS
 
-MAX_QUESTION_CHARS = 4000
 MAX_FANOUT = 64
 RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""

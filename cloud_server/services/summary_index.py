@@ -80,10 +80,6 @@ class SummaryIndex:
             if fresh:
                 self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
 
-    def drop_edge(self, edge_id: str) -> None:
-        with self._lock:
-            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id])
-
     def search(self, question_vector: np.ndarray, m: int, edge_pool: int = 1) -> list[SummaryMatch]:
         """The ``m`` best summaries for the question, best first.
 

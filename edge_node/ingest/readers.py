@@ -19,7 +19,6 @@ from typing import BinaryIO
 from shared.constants import SUPPORTED_SUFFIXES
 from shared.errors import InputDocumentError
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 BINARY_SNIFF_BYTES = 8192
 MAX_DOC_ID_CHARS = 512
 MAX_PDF_PAGES = 2000

@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Literal
 
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
@@ -26,9 +25,8 @@ from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
+from shared.vocabulary import ABLATIONS, MAX_QUESTION_CHARS, LocalMode
 
-QueryMode = Literal["naive", "local"]
-ABLATIONS = frozenset({"cd", "se", "bq", "kg"})
 NO_CLOUD_NOTE = (
     "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "
     "that best support the question, with their sources."
@@ -107,9 +105,9 @@ class QueryService:
         _check_question(question)
         return self._retriever.retrieve(question, use_graph=use_graph)
 
-    def query(self, question: str, mode: QueryMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
+    def query(self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
         _check_question(question)
-        unknown = ablations - ABLATIONS
+        unknown = ablations - set(ABLATIONS)
         if unknown:
             raise DgragError(f"unknown ablation(s) {sorted(unknown)}; use some of {sorted(ABLATIONS)}")
         timings: dict[str, float] = {}
@@ -170,5 +168,5 @@ def _extract(question: str, retrieval: Retrieval) -> str:
 def _check_question(question: str) -> None:
     if not question.strip():
         raise DgragError("the question is empty; ask something")
-    if len(question) > 4000:
-        raise DgragError(f"the question is {len(question)} characters long; keep it under 4000")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise DgragError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")

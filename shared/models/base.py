@@ -146,11 +146,3 @@ class MeteredGenerator:
 
     def close(self) -> None:
         self.inner.close()
-
-
-def normalise_rows(matrix: FloatMatrix) -> FloatMatrix:
-    """L2-normalise each row; zero rows stay zero."""
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    out: FloatMatrix = (matrix / norms).astype(np.float32)
-    return out

@@ -1,0 +1,31 @@
+"""The words every part of dgrag uses for the same things, defined once: query modes, ablations, limits.
+
+Edge query modes (what ``dgrag edge query --mode`` and the edge API take):
+
+- ``naive``: chunk vector search and one answer, no gate (the NaiveRAG baseline);
+- ``local``: DGRAG's local path: graph retrieval, n sampled answers and the gate, no cloud (LocalRAG);
+- ``full``: the local path, then the cloud when the gate escalates (DGRAG).
+
+Simulation modes name the systems compared: ``naive`` and ``local`` as above, ``dgrag`` (the edge's ``full``
+mode) and ``central`` (every document in one store, asked in ``local`` mode: the upper bound).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+EdgeMode = Literal["naive", "local", "full"]
+EDGE_MODES: tuple[EdgeMode, ...] = ("naive", "local", "full")
+LocalMode = Literal["naive", "local"]
+"""The modes the local path itself answers (``full`` is ``local`` plus the cloud)."""
+
+SIM_MODES = ("naive", "local", "dgrag", "central")
+EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
+"""The edge mode each simulation mode asks in."""
+
+ABLATIONS = ("cd", "se", "bq", "kg")
+"""The paper's ablations of DGRAG: no confidence detection, no similarity evaluation, no batched (sampled)
+answers, no knowledge graph (chunk vectors only)."""
+
+MAX_QUESTION_CHARS = 4000
+"""The longest question the edges and the cloud accept."""
