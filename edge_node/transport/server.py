@@ -53,7 +53,9 @@ async def serve_edge(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
-    repaired = await runtime.repair()
+    # Summaries only matter to a cloud: an edge without one (e.g. the simulation's all-documents store) leaves a
+    # pending refresh for when it has one, instead of spending minutes of SLM time at every start.
+    repaired = await runtime.repair() if config.cloud.address else None
     if repaired is not None:
         log.info("finished an interrupted summary refresh: %d upserted, %d deleted",
                  len(repaired.upserted), len(repaired.deleted))  # fmt: skip

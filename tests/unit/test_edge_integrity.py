@@ -61,3 +61,31 @@ def test_a_crash_between_a_write_and_its_summaries_is_repaired_at_start(tmp_path
 
     asyncio.run(main())
     kb.close()
+
+
+def test_an_edge_without_a_cloud_starts_without_summarising(tmp_path: Path) -> None:
+    """Summaries only matter to a cloud: an edge serving without one leaves a pending refresh pending."""
+    import dataclasses
+
+    from edge_node.api import EdgeModels, build_edge, serve_edge
+    from shared.config import EdgeServerConfig
+
+    service, gen = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    kb = service._kb
+    kb.store.set_meta("graph_dirty", "1")
+    config = dataclasses.replace(service._config, server=EdgeServerConfig(port=0))
+    runtime = build_edge(kb, config, EdgeModels(gen, service._embedder, service._tokenizer))
+    calls_before = len(gen.requests)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(serve_edge(config, runtime, ready.set_result, stop))
+        await ready
+        stop.set()
+        await task
+
+    asyncio.run(main())
+    assert kb.store.graph_dirty() and len(gen.requests) == calls_before, "no summary refresh without a cloud"
+    kb.close()
