@@ -19,7 +19,7 @@ role=$1
 command=${2:-}
 case "$role:$command" in
     edge:-*|edge:|cloud:-*|cloud:) exec dgrag "$@" ;;   # `edge --help` and the like
-    edge:ask) exec dgrag "$@" ;;                      # a client of a running edge: no data directory
+    edge:ask|edge:host) exec dgrag "$@" ;;            # a client of a running edge, or a host of many (its spec)
     edge:*|cloud:serve) ;;                            # gets --data-dir / --config below
     cloud:*|health:*|-*) exec dgrag "$@" ;;           # e.g. `health cloud:50051`, `--help`
     *) exec "$@" ;;

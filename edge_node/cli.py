@@ -82,8 +82,9 @@ def _register_answering(commands: Any) -> None:
     p.set_defaults(func=cmd_serve)
 
     p = commands.add_parser("host", help="serve many edges in one process sharing one SLM and embedder (simulations)")
-    p.add_argument("--spec", type=Path, required=True, help="host spec JSON: the edges, their configs and settings")
+    p.add_argument("spec", type=Path, help="host spec JSON: the edges, their configs and settings")
     p.add_argument("--max-waiting", type=int, default=64, help="model calls one edge may have queued")
+    p.add_argument("--port-file", type=Path, help="written (first edge's port) once every edge listens")
     p.set_defaults(func=cmd_host)
 
     p = commands.add_parser("ask", help="ask a running edge (dgrag edge serve) a question over its gRPC API")
@@ -219,13 +220,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from edge_node.host import host_pool, read_host_spec, serve_host
+    from edge_node.host import HostedEdge, host_pool, read_host_spec, serve_host
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     edges = read_host_spec(args.spec)  # every mistake in the spec fails here, before the models load
     pool = host_pool(edges, args.max_waiting)
+    listening: dict[str, int] = {}
+
+    def ready(edge: HostedEdge, port: int) -> None:
+        listening[edge.config.edge_id] = port
+        if len(listening) == len(edges):
+            write_port_file(args.port_file, next(iter(listening.values())))
+
     try:
-        asyncio.run(serve_host(edges, pool))
+        asyncio.run(serve_host(edges, pool, on_ready=ready))
     finally:
         pool.close()
     return EXIT_OK

@@ -1,4 +1,4 @@
-"""An edge host: many edges in one process, sharing one loaded SLM and one embedder (``dgrag edge host``).
+"""An edge host: many edges in one process, sharing one loaded SLM and one embedder (``dgrag edge host SPEC``).
 
 Each hosted edge keeps what makes it an edge: its own data directory (store, indexes, audit log), its own
 configuration and privacy policy, its own gRPC API (own port, own API token) and its own session to the cloud.

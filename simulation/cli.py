@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from shared.exit_codes import EXIT_INTERRUPTED
 from shared.lifecycle import sigterm_as_interrupt
+from simulation.split import SPLIT_KEYS, split_bundle
 
 if TYPE_CHECKING:
     from shared.config import JudgeConfig
@@ -35,6 +36,17 @@ def register(roles: Any) -> None:
     p.add_argument("--cloud-config", type=Path, help="cloud config TOML (cloud LLM, top-m, top-k, deadline)")
     p.add_argument("--judge-config", type=Path, help="judge config TOML: when given, judge the answers after the run")
     p.add_argument("--judge-pairs", default="", help="mode pairs to judge, e.g. dgrag:naive (default: dgrag vs each)")
+    p.add_argument(
+        "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
+    )
+
+    s = commands.add_parser("split", help="derive an N-edge bundle from a bundle (by source, time, topic or random)")
+    s.add_argument("--bench", type=Path, required=True, help="the bundle to split")
+    s.add_argument("--edges", type=int, required=True, help="how many edges the new bundle has")
+    s.add_argument("--by", choices=SPLIT_KEYS, default="source", help="what keeps documents together on an edge")
+    s.add_argument("--out", type=Path, required=True, help="a new directory for the bundle")
+    s.add_argument("--seed", type=int, default=0, help="orders documents within one key")
+    s.set_defaults(func=cmd_split)
     p.set_defaults(func=cmd_run)
     r = commands.add_parser(
         "report", help="recompute a finished run's report.json, report.md and plots from its answers.jsonl"
@@ -51,6 +63,15 @@ def register(roles: Any) -> None:
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+def cmd_split(args: argparse.Namespace) -> int:
+    report = split_bundle(args.bench, args.edges, args.by, args.out, args.seed)
+    print(
+        f"wrote {report.out}: {report.edges} edges, {report.documents} documents, {report.questions} questions"
+        f" ({report.answerable} answerable, {report.cross_edge} with evidence on several edges)"
+    )
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -76,6 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir,
         edge_config=args.config,
         cloud_config=args.cloud_config,
+        edges_per_host=args.edges_per_host,
     )
     try:
         with sigterm_as_interrupt():

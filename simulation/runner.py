@@ -32,6 +32,7 @@ from shared.vocabulary import ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.credentials import api_token_file, write_api_tokens
+from simulation.hosts import EdgeLaunch, start_hosts
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
@@ -59,6 +60,8 @@ class SimOptions:
     cache_dir: Path = Path(".dgrag/sim-cache")
     edge_config: Path | None = None
     cloud_config: Path | None = None
+    edges_per_host: int = 1
+    """Edges served by one ``dgrag edge host`` process (one SLM and embedder shared by them)."""
 
 
 def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
@@ -100,7 +103,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
         "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
     )
     api_tokens = write_api_tokens(work, [*edges, CENTRAL])
-    servers: dict[str, Server] = {}
+    servers: dict[str, Any] = {}
     resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
     try:
         _start_servers(opts, work, env, servers, built, central, tokens, resuming)
@@ -119,22 +122,28 @@ def _start_servers(
     opts: SimOptions,
     work: Path,
     env: dict[str, str],
-    servers: dict[str, Server],
+    servers: dict[str, Any],
     built: dict[str, BuiltIndex],
     central: BuiltIndex | None,
     tokens: dict[str, str],
     resuming: bool,
 ) -> None:
-    """The cloud, then every edge (on a private copy of its index) and the central store; all ready."""
+    """The cloud, then the edges (each on a private copy of its index) in hosts of ``opts.edges_per_host``, and
+    the central store in a host of its own; all ready."""
     servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
     servers["cloud"].wait_ready()  # the edges need its port
-    for e, index in built.items():
-        data_dir = working_copy(index, opts.out, resuming)
-        servers[e] = _start_edge(work, e, data_dir, servers["cloud"].address, tokens[e], opts.edge_config, env)
-    if central is not None:
-        servers[CENTRAL] = _start_edge(
-            work, CENTRAL, working_copy(central, opts.out, resuming), "", "", opts.edge_config, env
-        )
+    launches = [
+        _launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
+        for e, index in built.items()
+    ]
+    hosts, endpoints = start_hosts(work, launches, opts.edges_per_host, opts.edge_config, env, "host")
+    if central is not None:  # the all-documents baseline: a host of its own
+        only = [_launch(work, CENTRAL, working_copy(central, opts.out, resuming), "", "")]
+        central_hosts, central_endpoint = start_hosts(work, only, 1, opts.edge_config, env, "central")
+        hosts += central_hosts
+        endpoints.update(central_endpoint)
+    servers.update({f"host:{h.name}": h for h in hosts})
+    servers.update(endpoints)
     for server in servers.values():
         server.wait_ready()
 
@@ -151,21 +160,21 @@ def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str]) -> S
     return Server("cloud", args, work, cloud_env)
 
 
-def _start_edge(
-    work: Path, edge_id: str, data_dir: Path, cloud: str, token: str, config_file: Path | None, env: dict[str, str]
-) -> Server:
-    edge_env = {
-        **env,
+def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) -> EdgeLaunch:
+    settings = {
         "DGRAG__EDGE_ID": edge_id,
         "DGRAG__SERVER__PORT": "0",
         "DGRAG__SERVER__HOST": "127.0.0.1",
         "DGRAG__CLOUD__ADDRESS": cloud,
         "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",
-        "DGRAG_EDGE_TOKEN": token,
         "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge_id)),
     }
-    args = ["edge", "serve", "--data-dir", str(data_dir)] + (["--config", str(config_file)] if config_file else [])
-    return Server(edge_id, args, work, edge_env)
+    if token:  # each edge's cloud token in a file of its own (the edges of a host share one environment)
+        token_file = work / f"{edge_id}.cloud-token"
+        token_file.touch(mode=0o600)
+        token_file.write_text(token, encoding="utf-8")
+        settings["DGRAG__CLOUD__TOKEN_FILE"] = str(token_file)
+    return EdgeLaunch(edge_id, data_dir, settings)
 
 
 def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
@@ -241,7 +250,7 @@ def _setup(
 def _ask_all(
     opts: SimOptions,
     asked: list[Any],
-    servers: dict[str, Server],
+    servers: dict[str, Any],
     edges: list[str],
     token: str,
     api_tokens: dict[str, str],
@@ -289,7 +298,7 @@ def _ask_all(
 
 def _run_info(
     opts: SimOptions,
-    servers: dict[str, Server],
+    servers: dict[str, Any],
     api_tokens: dict[str, str],
     built: dict[str, BuiltIndex],
     central: BuiltIndex | None,
@@ -328,6 +337,10 @@ def _run_info(
         "edges": {e: edge_info(e, built[e]) for e in edges},
         "central": edge_info(CENTRAL, central) if central is not None else None,
         "cloud": {"peak_rss_bytes": servers["cloud"].peak_rss_bytes()},
+        "hosts": {
+            s.name: {"peak_rss_bytes": s.peak_rss_bytes()} for k, s in servers.items() if k.startswith("host:")
+        },
+        "edges_per_host": opts.edges_per_host,
         "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},
         "machine": machine_facts({"slm_threads": str(edge_config.slm.n_threads or "all cores")}).as_dict(),
     }
