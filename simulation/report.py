@@ -98,13 +98,15 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     return {
         "run": {
             key: run_info.get(key)
-            for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds", "resumed_asks")
+            for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds", "resumed_asks",
+                        "edges_per_host")
         },
         "machine": run_info.get("machine"),
         "modes": modes,
         "edges": {str(e): _edge_costs(info) for e, info in sorted(run_info.get("edges", {}).items())},
         "central": _edge_costs(central) if central else None,
         "cloud": dict(run_info.get("cloud") or {}),
+        "hosts": dict(run_info.get("hosts") or {}),
         "config": run_info.get("config"),
         "paper_targets": dict(PAPER_TARGETS),
         "goals": dict(GOALS),
