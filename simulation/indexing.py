@@ -55,8 +55,11 @@ def build_index(
     if target.exists():
         shutil.rmtree(target)  # an interrupted build: start over
     target.mkdir(parents=True)
-    if seed_from:
-        _seed_answers(target, seed_from)
+    # The same chunk gives the same greedy prompt: any finished index (e.g. of the bundle an N-edge bundle was
+    # split from) may already hold the SLM's answers for this one.
+    seeds = seed_from if seed_from is not None else [p for p in sorted(cache_root.iterdir()) if is_complete(p)]
+    if seeds:
+        _seed_answers(target, [p for p in seeds if p != target])
     print(f"dgrag sim: indexing {edge_id} ({len(rows)} documents) into {target}", file=sys.stderr)
     docs = bench / "docs.jsonl" if edge_id != CENTRAL else central_docs(bench, rows, target)
     args = ["edge", "ingest", "--data-dir", str(target), "--edge-id", edge_id, str(docs)]
