@@ -47,6 +47,20 @@ def register(roles: Any) -> None:
     s.add_argument("--out", type=Path, required=True, help="a new directory for the bundle")
     s.add_argument("--seed", type=int, default=0, help="orders documents within one key")
     s.set_defaults(func=cmd_split)
+
+    c = commands.add_parser("scale", help="one bundle split to several edge counts, run, and one report against N")
+    c.add_argument("--bench", type=Path, required=True, help="the bundle to split")
+    c.add_argument("--edges", required=True, help="comma-separated edge counts, e.g. 4,16,64")
+    c.add_argument("--by", choices=SPLIT_KEYS, default="source", help="what keeps documents together on an edge")
+    c.add_argument("--out", type=Path, required=True, help="bundles/N, runs/N and scale.json/.md/.png go here")
+    c.add_argument("--modes", default="dgrag", help="comma-separated modes of every run (default dgrag)")
+    c.add_argument("--limit", type=int, default=0, help="a deterministic sample of N questions per run (0 = all)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the split and the sample")
+    c.add_argument("--edges-per-host", type=int, default=16, help="edges per host process (default 16)")
+    c.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"), help="where indexes are cached")
+    c.add_argument("--config", type=Path, help="edge config TOML")
+    c.add_argument("--cloud-config", type=Path, help="cloud config TOML")
+    c.set_defaults(func=cmd_scale)
     p.set_defaults(func=cmd_run)
     r = commands.add_parser(
         "report", help="recompute a finished run's report.json, report.md and plots from its answers.jsonl"
@@ -71,6 +85,26 @@ def cmd_split(args: argparse.Namespace) -> int:
         f"wrote {report.out}: {report.edges} edges, {report.documents} documents, {report.questions} questions"
         f" ({report.answerable} answerable, {report.cross_edge} with evidence on several edges)"
     )
+    return 0
+
+
+def cmd_scale(args: argparse.Namespace) -> int:
+    from shared.errors import DgragError
+    from simulation.runner import SimOptions
+    from simulation.scale import SCALE_MD, scale
+
+    try:
+        counts = [int(x) for x in _split(args.edges)]
+    except ValueError as exc:
+        raise DgragError(f"--edges {args.edges!r}: give comma-separated edge counts, e.g. 4,16,64") from exc
+    options = SimOptions(
+        bench=args.bench, out=args.out, modes=_split(args.modes), limit=args.limit, seed=args.seed,
+        cache_dir=args.cache_dir, edge_config=args.config, cloud_config=args.cloud_config,
+        edges_per_host=args.edges_per_host,
+    )  # fmt: skip
+    with sigterm_as_interrupt():
+        scale(args.bench, counts, args.by, args.out, options, args.seed)
+    print((args.out / SCALE_MD).read_text(encoding="utf-8"))
     return 0
 
 
