@@ -22,9 +22,9 @@ from shared.errors import InputDocumentError
 BINARY_SNIFF_BYTES = 8192
 MAX_DOC_ID_CHARS = 512
 MAX_PDF_PAGES = 2000
+"""PDFs with more pages are refused (split them); their text may also not exceed ingest.max_file_bytes."""
 MAX_PDF_PAGE_CONTENT_BYTES = 8 * 1024 * 1024
 """A page whose content stream unpacks to more than this is refused before its text is parsed."""
-"""PDFs with more pages are refused (split them); their text may also not exceed ingest.max_file_bytes."""
 
 
 @dataclass(frozen=True)

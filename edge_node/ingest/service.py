@@ -1,5 +1,5 @@
 """Knowledge construction at an edge (DESIGN steps 1 and 2): ingest documents, delete them, and keep the
-partition and its summaries up to date. Transport-free: the CLI and (later) the gRPC servicer call it.
+partition and its summaries up to date. Transport-free: the edge's runtime calls it.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ class KnowledgeGraph:
     """entity id -> {neighbour entity id: relation id}"""
     entity_chunks: dict[int, set[int]] = field(default_factory=dict)
     chunk_entities: dict[int, set[int]] = field(default_factory=dict)
-    chunk_doc: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: EdgeStore) -> KnowledgeGraph:
@@ -46,5 +45,4 @@ class KnowledgeGraph:
             neighbours=dict(neighbours),
             entity_chunks=dict(entity_chunks),
             chunk_entities=dict(chunk_entities),
-            chunk_doc={cid: doc for cid, doc, _ in store.chunk_rows()},
         )
