@@ -17,6 +17,7 @@ asynchronous :class:`EdgeRuntime` themselves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import shutil
 import sys
@@ -42,7 +43,7 @@ from edge_node.transport.server import edge_token, serve_edge
 from shared import serde
 from shared.config import EdgeConfig, load_config
 from shared.constants import DEFAULT_EDGE_ID
-from shared.errors import ConfigError, DocumentNotFoundError
+from shared.errors import ConfigError, DocumentNotFoundError, StoreError
 from shared.knowledge import SummaryCard
 
 __all__ = [
@@ -133,7 +134,8 @@ def seed_model_answers(data_dir: Path, sources: Sequence[Path]) -> None:
     same model gives the same answer): an edge built from the same chunks then needs no model call for them."""
     with EdgeKnowledgeBase(data_dir) as kb:
         for source in sources:
-            kb.store.copy_llm_cache_from(source / DB_FILE)
+            with contextlib.suppress(StoreError):  # a source that is not a usable store only seeds nothing
+                kb.store.copy_llm_cache_from(source / DB_FILE)
 
 
 def build_edge(kb: EdgeKnowledgeBase, config: EdgeConfig, models: EdgeModels | None = None) -> EdgeRuntime:

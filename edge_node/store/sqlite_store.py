@@ -148,9 +148,14 @@ class SqliteStore(DocumentRows, GraphReads, PublicationLog):
     def copy_llm_cache_from(self, other: Path) -> None:
         """Add the model answers cached in the store at ``other`` (the same prompt to the same model gives the
         same answer: a store built from the same chunks needs no model call for them)."""
-        self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+        try:
+            self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{other} cannot be read as an edge database: {exc}") from exc
         try:
             self._db.execute("INSERT OR IGNORE INTO llm_cache(key, value) SELECT key, value FROM other.llm_cache")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{other} holds no usable model-answer cache: {exc}") from exc
         finally:
             self._db.execute("DETACH DATABASE other")
 
