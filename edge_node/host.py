@@ -53,40 +53,46 @@ def read_host_spec(path: Path, environ: dict[str, str] | None = None) -> list[Ho
     """The edges of a host spec; relative paths are relative to the spec file. Every mistake names the entry."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        entries = raw["edges"]
-        if not isinstance(entries, list) or not entries:
-            raise TypeError("'edges' must be a non-empty list")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"host spec {path}: {exc}; it needs {{\"edges\": [{{\"data_dir\": ...}}, ...]}}") from exc
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f'host spec {path}: {exc}; it needs {{"edges": [{{"data_dir": ...}}, ...]}}') from exc
+    return parse_host_spec(raw, path.parent, f"host spec {path}", environ)
+
+
+def parse_host_spec(raw: Any, base_dir: Path, source: str, environ: dict[str, str] | None = None) -> list[HostedEdge]:
+    """The edges of an already-parsed host spec (``source`` names it in errors); relative paths are relative to
+    ``base_dir``; ``DGRAG__`` variables of ``environ`` (default: this process's) apply to every edge."""
+    entries = raw.get("edges") if isinstance(raw, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f'{source}: \'edges\' must be a non-empty list: {{"edges": [{{"data_dir": ...}}, ...]}}')
     base = {k: v for k, v in (os.environ if environ is None else environ).items() if k.startswith("DGRAG__")}
-    edges = [_entry(path, i, e, base) for i, e in enumerate(entries)]
-    _check_unique(path, edges)
+    edges = [_entry(source, base_dir, i, e, base) for i, e in enumerate(entries)]
+    _check_unique(source, edges)
     return edges
 
 
-def _entry(spec: Path, index: int, entry: Any, base: dict[str, str]) -> HostedEdge:
-    where = f"host spec {spec}, edge #{index}"
+def _entry(source: str, base_dir: Path, index: int, entry: Any, base: dict[str, str]) -> HostedEdge:
+    where = f"{source}, edge #{index}"
     if not isinstance(entry, dict) or not isinstance(entry.get("data_dir"), str):
-        raise ConfigError(f"{where}: each edge needs a \"data_dir\" string")
+        raise ConfigError(f'{where}: each edge needs a "data_dir" string')
     settings = entry.get("settings") or {}
     if not isinstance(settings, dict) or not all(isinstance(v, str) for v in settings.values()):
-        raise ConfigError(f"{where}: \"settings\" must map DGRAG__ names to strings")
-    config_file = spec.parent / entry["config"] if entry.get("config") else None
+        raise ConfigError(f'{where}: "settings" must map DGRAG__ names to strings')
+    config_file = base_dir / entry["config"] if entry.get("config") else None
     config = load_config(EdgeConfig, config_file, environ={**base, **settings})
-    port_file = spec.parent / entry["port_file"] if entry.get("port_file") else None
-    return HostedEdge(spec.parent / entry["data_dir"], config, port_file, settings)
+    port_file = base_dir / entry["port_file"] if entry.get("port_file") else None
+    return HostedEdge(base_dir / entry["data_dir"], config, port_file, settings)
 
 
-def _check_unique(spec: Path, edges: Sequence[HostedEdge]) -> None:
+def _check_unique(source: str, edges: Sequence[HostedEdge]) -> None:
     ids = [e.config.edge_id for e in edges]
     if dup := sorted({i for i in ids if ids.count(i) > 1}):
-        raise ConfigError(f"host spec {spec}: edge id(s) {dup} appear twice; give each edge its own DGRAG__EDGE_ID")
+        raise ConfigError(f"{source}: edge id(s) {dup} appear twice; give each edge its own DGRAG__EDGE_ID")
     dirs = [e.data_dir.resolve() for e in edges]
     if len(set(dirs)) != len(dirs):
-        raise ConfigError(f"host spec {spec}: two edges share a data_dir; each edge needs its own")
+        raise ConfigError(f"{source}: two edges share a data_dir; each edge needs its own")
     models = {(e.config.slm, e.config.embedder) for e in edges}
     if len(models) > 1:
-        raise ConfigError(f"host spec {spec}: the edges of one host share one SLM and one embedder; their slm and "
+        raise ConfigError(f"{source}: the edges of one host share one SLM and one embedder; their slm and "
                           "embedder settings must agree (host edges with other models in another host)")  # fmt: skip
 
 

@@ -39,6 +39,7 @@ def register(roles: Any) -> None:
     p.add_argument(
         "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
     )
+    _backend_arguments(p)
 
     s = commands.add_parser("split", help="derive an N-edge bundle from a bundle (by source, time, topic or random)")
     s.add_argument("--bench", type=Path, required=True, help="the bundle to split")
@@ -60,6 +61,7 @@ def register(roles: Any) -> None:
     c.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"), help="where indexes are cached")
     c.add_argument("--config", type=Path, help="edge config TOML")
     c.add_argument("--cloud-config", type=Path, help="cloud config TOML")
+    _backend_arguments(c)
     c.set_defaults(func=cmd_scale)
     p.set_defaults(func=cmd_run)
     r = commands.add_parser(
@@ -73,6 +75,32 @@ def register(roles: Any) -> None:
     j.add_argument("--pairs", default="", help="mode pairs, e.g. dgrag:naive,dgrag:central (default: dgrag vs each)")
     j.add_argument("--limit", type=int, default=0, help="judge only the first N asks of each pair (0 = all)")
     j.set_defaults(func=cmd_judge)
+
+
+def _backend_arguments(p: argparse.ArgumentParser) -> None:
+    from simulation.backends import BACKENDS
+    from simulation.ray_backend import RayOptions
+
+    default = RayOptions()
+    p.add_argument("--backend", choices=BACKENDS, default="local", help="hosts as local processes or Ray actors")
+    p.add_argument("--ray-address", default="", help="join this Ray cluster (HEAD:PORT or auto; default: start one)")
+    p.add_argument(
+        "--ray-edge-cpus", type=float, default=default.edge_cpus, help="CPUs each edge declares to Ray (default 1/32)"
+    )
+    p.add_argument(
+        "--ray-edge-memory-mb", type=int, default=default.edge_memory_mb, help="memory each edge declares to Ray"
+    )
+    p.add_argument(
+        "--ray-host-memory-mb", type=int, default=default.host_memory_mb, help="memory each host declares (models)"
+    )
+
+
+def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The SimOptions fields of the backend arguments."""
+    from simulation.ray_backend import RayOptions
+
+    ray = RayOptions(args.ray_address, args.ray_edge_cpus, args.ray_edge_memory_mb, args.ray_host_memory_mb)
+    return {"backend": args.backend, "ray": ray}
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -100,7 +128,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
     options = SimOptions(
         bench=args.bench, out=args.out, modes=_split(args.modes), limit=args.limit, seed=args.seed,
         cache_dir=args.cache_dir, edge_config=args.config, cloud_config=args.cloud_config,
-        edges_per_host=args.edges_per_host,
+        edges_per_host=args.edges_per_host, **_backend_options(args),
     )  # fmt: skip
     with sigterm_as_interrupt():
         scale(args.bench, counts, args.by, args.out, options, args.seed)
@@ -132,6 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         edge_config=args.config,
         cloud_config=args.cloud_config,
         edges_per_host=args.edges_per_host,
+        **_backend_options(args),
     )
     try:
         with sigterm_as_interrupt():

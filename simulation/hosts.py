@@ -10,6 +10,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from shared.errors import DgragError
 from simulation.processes import START_TIMEOUT_S, Server
@@ -69,6 +70,19 @@ def host_groups(edge_ids: list[str], per_host: int) -> list[list[str]]:
     return groups
 
 
+def host_spec(launches: list[EdgeLaunch], config_file: Path | None, port_files: dict[str, Path]) -> dict[str, Any]:
+    """The host spec (see edge_node.host) of ``launches``; an edge writes its port to ``port_files[edge_id]``."""
+    entries = []
+    for launch in launches:
+        entry: dict[str, Any] = {"data_dir": str(launch.data_dir.resolve()), "settings": dict(launch.settings)}
+        if launch.edge_id in port_files:
+            entry["port_file"] = str(port_files[launch.edge_id].resolve())
+        if config_file:
+            entry["config"] = str(config_file.resolve())
+        entries.append(entry)
+    return {"edges": entries}
+
+
 def start_hosts(
     work: Path, launches: list[EdgeLaunch], per_host: int, config_file: Path | None, env: dict[str, str], prefix: str
 ) -> tuple[list[Server], dict[str, HostedEndpoint]]:
@@ -79,17 +93,13 @@ def start_hosts(
     for index, group in enumerate(host_groups(list(by_id), per_host)):
         name = f"{prefix}-{index}"
         spec = work / f"{name}.json"
-        entries = []
-        for edge_id in group:
-            port_file = work / f"{edge_id}.port"
+        port_files = {edge_id: work / f"{edge_id}.port" for edge_id in group}
+        for port_file in port_files.values():
             port_file.unlink(missing_ok=True)
-            launch = by_id[edge_id]
-            entries.append({"data_dir": str(launch.data_dir.resolve()), "settings": launch.settings,
-                            "port_file": str(port_file.resolve()),
-                            **({"config": str(config_file.resolve())} if config_file else {})})  # fmt: skip
-        spec.write_text(json.dumps({"edges": entries}, indent=2), encoding="utf-8")
+        spec_data = host_spec([by_id[e] for e in group], config_file, port_files)
+        spec.write_text(json.dumps(spec_data, indent=2), encoding="utf-8")
         host = Server(name, ["edge", "host", str(spec)], work, env)
         hosts.append(host)
         for edge_id in group:
-            endpoints[edge_id] = HostedEndpoint(edge_id, work / f"{edge_id}.port", host, len(group))
+            endpoints[edge_id] = HostedEndpoint(edge_id, port_files[edge_id], host, len(group))
     return hosts, endpoints

@@ -54,8 +54,12 @@ def run_to_end(args: list[str], log: Path, env: dict[str, str], echo: bool = Fal
 class Server:
     """A dgrag server process (``dgrag edge serve`` or ``dgrag cloud serve``)."""
 
-    def __init__(self, name: str, args: list[str], workdir: Path, env: dict[str, str]) -> None:
+    node = "local"
+    """Where the process runs (simulation processes run on the driver's machine)."""
+
+    def __init__(self, name: str, args: list[str], workdir: Path, env: dict[str, str], host: str = "127.0.0.1") -> None:
         self.name = name
+        self.host = host
         self.log = workdir / f"{name}.log"
         self._port_file = workdir / f"{name}.port"
         self._port_file.unlink(missing_ok=True)
@@ -71,7 +75,7 @@ class Server:
     def address(self) -> str:
         if not self.port:
             raise DgragError(f"{self.name} has no port yet; call wait_ready() first")
-        return f"127.0.0.1:{self.port}"
+        return f"{self.host}:{self.port}"
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> int:
         deadline = time.monotonic() + timeout

@@ -74,6 +74,10 @@ def _header(report: Mapping[str, Any]) -> str:
     modes = report.get("modes", {})
     facts = [f"modes {', '.join(modes) or DASH}", f"{sum(m['n']['all'] for m in modes.values())} answer rows"]
     facts += [f"{key} {run[key]}" for key in ("limit", "seed", "top_m", "top_k") if run.get(key) is not None]
+    if hosts := report.get("hosts"):
+        backend = report.get("backend") or {}
+        nodes = f" on {backend['nodes']} Ray node(s)" if backend.get("backend") == "ray" else ""
+        facts.append(f"{len(hosts)} host process(es), {run.get('edges_per_host') or 1} edge(s) per host{nodes}")
     if run.get("wall_seconds") is not None:
         facts.append(f"wall time {run['wall_seconds'] / 60:.1f} min")
     if run.get("resumed_asks"):

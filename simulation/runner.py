@@ -30,9 +30,10 @@ from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.vocabulary import ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
+from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.credentials import api_token_file, write_api_tokens
-from simulation.hosts import EdgeLaunch, start_hosts
+from simulation.hosts import EdgeLaunch
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
@@ -41,6 +42,7 @@ from simulation.indexing import (
     working_copy,
 )
 from simulation.processes import Server, stop_all
+from simulation.ray_backend import RayOptions
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 
 MODES = SIM_MODES
@@ -62,6 +64,9 @@ class SimOptions:
     cloud_config: Path | None = None
     edges_per_host: int = 1
     """Edges served by one ``dgrag edge host`` process (one SLM and embedder shared by them)."""
+    backend: str = "local"
+    """Where the hosts run: ``local`` processes or ``ray`` actors (see simulation.backends)."""
+    ray: RayOptions = dataclasses.field(default_factory=RayOptions)
 
 
 def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
@@ -105,21 +110,25 @@ def run(opts: SimOptions) -> dict[str, Any]:
     api_tokens = write_api_tokens(work, [*edges, CENTRAL])
     servers: dict[str, Any] = {}
     resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
-    try:
-        _start_servers(opts, work, env, servers, built, central, tokens, resuming)
-        _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
-        setup = _setup(opts, edges, [*built.values(), *([central] if central else [])], edge_config, cloud_config)
-        rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
-        info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
-        info["resumed_asks"] = resumed
-    finally:
-        stop_all(servers.values())
+    with open_backend(opts.backend, opts.ray, env) as backend:
+        try:
+            _start_servers(opts, backend, work, env, servers, built, central, tokens, resuming)
+            _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
+            indexes = [*built.values(), *([central] if central else [])]
+            setup = _setup(opts, edges, indexes, edge_config, cloud_config)
+            rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
+            info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
+            info["resumed_asks"] = resumed
+            info["backend"] = backend.describe()
+        finally:
+            stop_all(servers.values())
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
 
 
 def _start_servers(
     opts: SimOptions,
+    backend: Backend,
     work: Path,
     env: dict[str, str],
     servers: dict[str, Any],
@@ -130,16 +139,16 @@ def _start_servers(
 ) -> None:
     """The cloud, then the edges (each on a private copy of its index) in hosts of ``opts.edges_per_host``, and
     the central store in a host of its own; all ready."""
-    servers["cloud"] = _start_cloud(work, opts.cloud_config, env)
+    servers["cloud"] = _start_cloud(work, opts.cloud_config, env, backend.bind_host)
     servers["cloud"].wait_ready()  # the edges need its port
     launches = [
         _launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
         for e, index in built.items()
     ]
-    hosts, endpoints = start_hosts(work, launches, opts.edges_per_host, opts.edge_config, env, "host")
+    hosts, endpoints = backend.start_hosts(work, launches, opts.edges_per_host, opts.edge_config, "host")
     if central is not None:  # the all-documents baseline: a host of its own
         only = [_launch(work, CENTRAL, working_copy(central, opts.out, resuming), "", "")]
-        central_hosts, central_endpoint = start_hosts(work, only, 1, opts.edge_config, env, "central")
+        central_hosts, central_endpoint = backend.start_hosts(work, only, 1, opts.edge_config, "central")
         hosts += central_hosts
         endpoints.update(central_endpoint)
     servers.update({f"host:{h.name}": h for h in hosts})
@@ -154,10 +163,10 @@ def _load(cls: Any, path: Path | None) -> Any:
     return load_config(cls, path, environ={})
 
 
-def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str]) -> Server:
-    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__HOST": "127.0.0.1", "DGRAG__TOKENS_FILE": str(work / "tokens")}
+def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str], bind: str) -> Server:
+    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__HOST": bind, "DGRAG__TOKENS_FILE": str(work / "tokens")}
     args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
-    return Server("cloud", args, work, cloud_env)
+    return Server("cloud", args, work, cloud_env, host=bind)
 
 
 def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) -> EdgeLaunch:
@@ -200,6 +209,11 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
     for ablation in opts.ablations:
         if ablation not in ABLATIONS:
             raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ABLATIONS)}")
+    if opts.backend not in BACKENDS:
+        raise DgragError(f"unknown backend {opts.backend!r}; use one of {', '.join(BACKENDS)}")
+    if opts.backend != "ray" and opts.ray != RayOptions():
+        raise DgragError("--ray-address and the --ray-* resources need --backend ray")
+    opts.ray.check()
     if opts.limit < 0:
         raise DgragError(f"--limit {opts.limit} is negative; pass 0 (every question) or a positive sample size")
     if twice := sorted({e for e in opts.edges if opts.edges.count(e) > 1}):
@@ -338,7 +352,9 @@ def _run_info(
         "central": edge_info(CENTRAL, central) if central is not None else None,
         "cloud": {"peak_rss_bytes": servers["cloud"].peak_rss_bytes()},
         "hosts": {
-            s.name: {"peak_rss_bytes": s.peak_rss_bytes()} for k, s in servers.items() if k.startswith("host:")
+            s.name: {"peak_rss_bytes": s.peak_rss_bytes(), "node": s.node}
+            for k, s in servers.items()
+            if k.startswith("host:")
         },
         "edges_per_host": opts.edges_per_host,
         "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},

@@ -10,6 +10,7 @@ import pytest
 from shared.errors import DgragError
 from simulation.bundle import Question, asked_at, consistent_questions
 from simulation.indexing import central_docs
+from simulation.ray_backend import RayOptions
 from simulation.runner import SimOptions, run
 
 EDGES = ["a", "b", "c"]
@@ -36,6 +37,10 @@ def _bundle(tmp_path: Path, docs_for: tuple[str, ...] = ("a", "b", "c")) -> Path
         ({"limit": -1}, "--limit -1 is negative"),
         ({"edges": ("a", "b", "a")}, "--edges names a more than once"),
         ({"edges": ("a", "z")}, r"edge\(s\) \['z'\] are not in"),
+        ({"backend": "k8s"}, "unknown backend 'k8s'; use one of local, ray"),
+        ({"ray": RayOptions(address="10.0.0.1:6379")}, "--ray-address and the --ray-\\* resources need --backend ray"),
+        ({"backend": "ray", "ray": RayOptions(edge_cpus=0)}, "--ray-edge-cpus 0: give a positive CPU share"),
+        ({"backend": "ray", "ray": RayOptions(host_memory_mb=-1)}, "must be 0 or more"),
     ],
 )
 def test_bad_options_are_refused_before_indexing(tmp_path: Path, changes: dict[str, object], message: str) -> None:
