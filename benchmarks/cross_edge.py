@@ -1,11 +1,12 @@
 """Benchmark: the non-LLM overhead of a cross-edge query with N real edge processes on loopback.
 
-    python -m benchmarks.cross_edge --edges 4,16 --queries 100 [--embedder minilm|hash]
+    python -m benchmarks.cross_edge --edges 4,16 --queries 100 [--embedder minilm|hash] [--edges-per-host K]
 
 A cloud process and N edge processes (the real servers and sessions; a scripted LLM so the language
 model's time is excluded) are started on loopback. The bundle's documents are dealt round-robin to the
-N edges. Each question is sent to the cloud's GlobalQuery with top-k = 1 (the paper) and top-k = N (a
-fan-out to every edge). Printed per (N, k), p50/p95 in ms: summary match, fan-out, edge retrieval,
+N edges (``--edges-per-host K``: K edges per process over one shared embedder, as in the simulation, which
+is how 64 edges fit in memory). Each question is sent to the cloud's GlobalQuery with top-k = 1 (the paper)
+and top-k = N (a fan-out to every edge). Printed per (N, k), p50/p95 in ms: summary match, fan-out, edge retrieval,
 transfers, and the overhead = client wall time minus the cloud LLM's time; plus bytes per query.
 """
 
@@ -28,6 +29,7 @@ from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from simulation.bundle import load_questions
+from simulation.hosts import host_groups
 from simulation.metrics import percentile
 
 PHASES = ("summary_match", "fan_out", "edge_retrieval", "transfers", "overhead")
@@ -130,29 +132,7 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
         address = f"127.0.0.1:{wait_port(work / 'cloud.port', cloud, 120)}"
         for e in edges:
             (work / f"{e}.token").write_text(f"bench-token-{e}-0123456789")
-            procs.append(
-                node(
-                    [
-                        "edge",
-                        "--edge-id",
-                        e,
-                        "--data-dir",
-                        str(work / e),
-                        "--docs",
-                        str(work / "docs.jsonl"),
-                        "--cloud",
-                        address,
-                        "--token-file",
-                        str(work / f"{e}.token"),
-                        "--port-file",
-                        str(work / f"{e}.port"),
-                        "--embedder",
-                        args.embedder,
-                    ],
-                    work / f"{e}.log",
-                    threads=1,
-                )
-            )
+        procs += start_edges(edges, args, work, address)
         metadata = auth_metadata(BENCH_USER, f"bench-token-{BENCH_USER}-0123456789")
         print(f"[{n_edges} edges] starting and indexing (scripted SLM) ...", file=sys.stderr)
         asyncio.run(wait_edges(address, metadata, n_edges, 900))
@@ -173,12 +153,35 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
                 p.kill()
 
 
+def start_edges(edges: list[str], args: argparse.Namespace, work: Path, address: str) -> list[subprocess.Popen[bytes]]:
+    """One process per edge, or hosts of ``--edges-per-host`` edges sharing one embedder (as the simulation)."""
+    common = ["--docs", str(work / "docs.jsonl"), "--cloud", address, "--embedder", args.embedder]
+    if args.edges_per_host > 1:
+        return [
+            node(["host", "--edge-ids", ",".join(group), "--work", str(work), *common], work / f"host-{i}.log", 1)
+            for i, group in enumerate(host_groups(edges, args.edges_per_host))
+        ]
+    procs = []
+    for e in edges:
+        files = [
+            "--data-dir",
+            str(work / e),
+            "--token-file",
+            str(work / f"{e}.token"),
+            "--port-file",
+            str(work / f"{e}.port"),
+        ]
+        procs.append(node(["edge", "--edge-id", e, *files, *common], work / f"{e}.log", threads=1))
+    return procs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, default=Path("simulation/bundles/multihop4"))
     parser.add_argument("--edges", default="4,16", help="comma-separated edge counts")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    parser.add_argument("--edges-per-host", type=int, default=1, help="edges per process sharing one embedder")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []

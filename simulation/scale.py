@@ -59,6 +59,7 @@ def point(n_edges: int, report: dict[str, Any]) -> dict[str, Any]:
         "summary_match_p95_s": _get(latency, "cloud.summary_match", "p95"),
         "fan_out_p50_s": _get(latency, "cloud.fan_out", "p50"),
         "fan_out_p95_s": _get(latency, "cloud.fan_out", "p95"),
+        "hosts": len(hosts),
         "total_rss_gb": round(total_rss / 2**30, 2),
         "rss_per_edge_mb": round(total_rss / 2**20 / max(n_edges, 1), 1),
         "index_seconds": round(sum(e.get("index_seconds", 0.0) for e in edges.values()), 1),
@@ -80,16 +81,21 @@ def scale(
         if not report_file.is_file():
             runner(dataclasses.replace(options, bench=bundle, out=run_dir))
         points.append(point(n, json.loads(report_file.read_text(encoding="utf-8"))))
-    (out / SCALE_JSON).write_text(json.dumps({"bench": str(bench), "by": by, "points": points}, indent=2) + "\n")
-    (out / SCALE_MD).write_text(render(bench, by, points), encoding="utf-8")
+    setup = {"bench": str(bench), "by": by, "backend": options.backend, "edges_per_host": options.edges_per_host,
+             "limit": options.limit, "seed": seed, "modes": list(options.modes)}  # fmt: skip
+    (out / SCALE_JSON).write_text(json.dumps({**setup, "points": points}, indent=2) + "\n")
+    (out / SCALE_MD).write_text(render(setup, points), encoding="utf-8")
     plot(points, out / SCALE_PNG)
     return points
 
 
-def render(bench: Path, by: str, points: list[dict[str, Any]]) -> str:
+def render(setup: dict[str, Any], points: list[dict[str, Any]]) -> str:
     keys = [k for k in points[0] if k != "edges"] if points else []
     lines = [
-        f"# Scaling: {bench} split by {by}",
+        f"# Scaling: {setup['bench']} split by {setup['by']}",
+        "",
+        f"Backend {setup['backend']}, {setup['edges_per_host']} edges per host, modes {', '.join(setup['modes'])}, "
+        f"{setup['limit'] or 'all'} questions sampled with seed {setup['seed']}.",
         "",
         "| figure | " + " | ".join(f"N={p['edges']}" for p in points) + " |",
     ]
@@ -103,7 +109,9 @@ def render(bench: Path, by: str, points: list[dict[str, Any]]) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return "–"
-    return f"{value:.3f}" if isinstance(value, float) and value < 10 else str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+    return str(value)
 
 
 def plot(points: list[dict[str, Any]], path: Path) -> None:

@@ -46,6 +46,9 @@ def test_each_count_is_split_run_and_reported(tmp_path: Path) -> None:
     assert points[1]["summary_hit@1"] == 1 / 8 and points[1]["total_rss_gb"] == 1.5
     assert points[1]["index_seconds"] == 16.0 and points[0]["bytes_per_query"] == 4000.0
     assert json.loads((out / SCALE_JSON).read_text())["points"] == points
-    assert "| summary_hit@1 |" in (out / SCALE_MD).read_text() and (out / SCALE_PNG).stat().st_size > 1000
+    markdown = (out / SCALE_MD).read_text()
+    assert "| summary_hit@1 |" in markdown and (out / SCALE_PNG).stat().st_size > 1000
+    assert "| bytes_per_query | 4000.0 | 8000.0 |" in markdown, "large figures are rounded"
+    assert "Backend local, 1 edges per host, modes dgrag, 10 questions sampled with seed 0." in markdown
     scale(BUNDLE, [4, 8], "source", out, options, runner=runner)
     assert len(calls) == 2, "a finished N is not run again"
