@@ -17,6 +17,7 @@ import grpc
 from cloud_server.services.edge_registry import EdgeRegistry
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.parts import CloudParts
+from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
@@ -35,10 +36,12 @@ __all__ = [
     "CloudClient",
     "CloudParts",
     "EdgeStatus",
+    "ProbeRouting",
     "SummaryIndex",
     "SummaryMatch",
     "TokenBook",
     "build_cloud",
+    "choose_edges",
     "serve_cloud",
 ]
 

@@ -44,7 +44,7 @@ from shared import serde
 from shared.config import EdgeConfig, load_config
 from shared.constants import DEFAULT_EDGE_ID
 from shared.errors import ConfigError, DocumentNotFoundError, StoreError
-from shared.knowledge import SummaryCard
+from shared.knowledge import ProbeScores, SummaryCard
 
 __all__ = [
     "API_TOKEN_FILE",
@@ -256,6 +256,11 @@ class Edge:
             return await self.runtime.query(question, mode, ablations, link)
         finally:
             await link.aclose()
+
+    def probe(self, question: str) -> ProbeScores:
+        """The cloud's stage-2 routing probe, run here: how strongly this edge's knowledge matches ``question``
+        (scores only; refused when ``privacy.answer_probes`` is off)."""
+        return self._loop.run(self.runtime.probe(question))
 
     def stats(self, with_document_ids: bool = True) -> EdgeStats:
         store = self._kb.store

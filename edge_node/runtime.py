@@ -31,8 +31,8 @@ from edge_node.query.answering import LocalAnswer, QueryService
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
-from shared.errors import CloudUnavailableError, InvalidRequestError
-from shared.knowledge import CloudAnswer, EdgeKnowledge, SummaryChanges
+from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
+from shared.knowledge import CloudAnswer, EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
@@ -247,6 +247,19 @@ class EdgeRuntime:
             **({"texts": knowledge_texts(knowledge)} if self.config.privacy.audit_content else {}),
         )
         return knowledge
+
+    async def probe(self, question: str) -> ProbeScores:
+        """How strongly this edge's knowledge matches ``question``: scores only (the cloud's stage-2 routing).
+        Refused (PermissionDeniedError) when the privacy policy turns probes off; the transport audits replies."""
+        if not self.config.privacy.answer_probes:
+            raise PermissionDeniedError("this edge's privacy policy does not answer probes (privacy.answer_probes)")
+
+        def run() -> ProbeScores:
+            evidence = self._query.retrieve(question).evidence
+            return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
+                               evidence.best_chunk)  # fmt: skip
+
+        return await self._run(run)
 
     async def stats(self) -> dict[str, Any]:
         def read() -> dict[str, Any]:

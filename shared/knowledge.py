@@ -82,6 +82,26 @@ class SummaryMatch:
 
 
 @dataclass(frozen=True)
+class ProbeScores:
+    """Stage 2 of routing: how strongly one edge's knowledge matches a question. Numbers only: a probe never
+    carries text off the edge (it does reveal whether the edge knows the question's names; an owner who
+    minds sets ``privacy.answer_probes = false``)."""
+
+    edge_id: str
+    score: float = 0.0
+    """The edge's evidence score in [0, 1] (the signal its own gate uses)."""
+    name_coverage: float = 0.0
+    best_entity: float = 0.0
+    best_chunk: float = 0.0
+    seconds: float = 0.0
+    """The probe's round trip, as the cloud measured it."""
+    error: str = ""
+    """Why the edge gave no scores (policy, busy, timeout); its scores are then 0."""
+    bytes: int = 0
+    """Size of the edge's reply on the wire."""
+
+
+@dataclass(frozen=True)
 class ContextChunk:
     """A chunk the cloud put in its context, and the edge it came from."""
 
@@ -102,3 +122,6 @@ class CloudAnswer:
     context: list[ContextChunk] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     bytes_received: int = 0
+    probes: list[ProbeScores] = field(default_factory=list)
+    """Stage 2 of routing: the shortlisted edges' probe scores, in shortlist order (empty: not probed)."""
+    probe_bytes: int = 0

@@ -11,6 +11,7 @@ from shared.knowledge import (
     KnowledgeChunk,
     KnowledgeEntity,
     KnowledgeRelation,
+    ProbeScores,
     SummaryCard,
     SummaryMatch,
     SummaryTombstone,
@@ -107,7 +108,25 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         context_edges=[c.edge_id for c in a.context],
         timings=timings_to_proto(a.timings),
         bytes_received=a.bytes_received,
+        probes=[probe_to_proto(p) for p in a.probes],
+        probe_bytes=a.probe_bytes,
     )
+
+
+def probe_to_proto(p: ProbeScores) -> cloud_pb2.ProbeResult:
+    return cloud_pb2.ProbeResult(
+        edge_id=p.edge_id, score=p.score, name_coverage=p.name_coverage, best_entity=p.best_entity,
+        best_chunk=p.best_chunk, seconds=p.seconds, error=p.error,
+    )  # fmt: skip
+
+
+def probe_reply_from_proto(p: cloud_pb2.ProbeReply, edge_id: str = "") -> ProbeScores:
+    """An edge's probe reply (its id comes from the session, not the message)."""
+    return ProbeScores(edge_id, p.score, p.name_coverage, p.best_entity, p.best_chunk, 0.0, p.error)
+
+
+def probe_from_proto(p: cloud_pb2.ProbeResult) -> ProbeScores:
+    return ProbeScores(p.edge_id, p.score, p.name_coverage, p.best_entity, p.best_chunk, p.seconds, p.error)
 
 
 def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
@@ -123,4 +142,6 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         ],
         timings=dict(msg.timings.seconds),
         bytes_received=msg.bytes_received,
+        probes=[probe_from_proto(p) for p in msg.probes],
+        probe_bytes=msg.probe_bytes,
     )

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from shared.errors import DgragError
-from shared.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, SummaryMatch
+from shared.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, ProbeScores, SummaryMatch
 
 
 class Decision(StrEnum):
@@ -163,6 +163,8 @@ def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
         context=[ContextChunk(c["edge_id"], KnowledgeChunk(**c["chunk"])) for c in raw.get("context", [])],
         timings=dict(raw.get("timings", {})),
         bytes_received=int(raw.get("bytes_received", 0)),
+        probes=[ProbeScores(**p) for p in raw.get("probes", [])],
+        probe_bytes=int(raw.get("probe_bytes", 0)),
     )
 
 

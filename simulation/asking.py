@@ -180,7 +180,11 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "edges_replied": cloud.edges_replied if cloud else [],
         "edges_failed": cloud.edges_failed if cloud else [],
         "timings": trace.timings,
-        "bytes_left_edges": (cloud.bytes_received if cloud else 0) + question_bytes,
+        "probes": [{"edge_id": x.edge_id, "score": round(x.score, 4), "error": x.error} for x in cloud.probes]
+        if cloud
+        else [],
+        "bytes_left_edges": (cloud.bytes_received + cloud.probe_bytes if cloud else 0) + question_bytes,
+        "probe_bytes": cloud.probe_bytes if cloud else 0,
         **generation_quality(trace),
         "model_speed": trace.model_speed or {},
     }

@@ -98,8 +98,17 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
     return {
         "run": {
             key: run_info.get(key)
-            for key in ("bench", "modes", "limit", "seed", "top_m", "top_k", "wall_seconds", "resumed_asks",
-                        "edges_per_host")
+            for key in (
+                "bench",
+                "modes",
+                "limit",
+                "seed",
+                "top_m",
+                "top_k",
+                "wall_seconds",
+                "resumed_asks",
+                "edges_per_host",
+            )
         },
         "machine": run_info.get("machine"),
         "modes": modes,
@@ -142,6 +151,7 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
     out["latency"] = latency(rows)
     out["bytes_per_query"] = _bytes(rows)
     out["fan_out"] = _fan_out(rows)
+    out["probing"] = _probing([r for r in answerable if _escalated(r)])
     out["degeneracy"] = degeneracy_stats(rows)
     out["model_speed"] = model_speed(rows)
     return out
@@ -318,6 +328,25 @@ def _fan_out(rows: Sequence[Row]) -> dict[str, Any]:
         "queries": len(asked),
         "edges_asked_mean": _mean([float(len(r["edges_asked"])) for r in asked]),
         "failed_requests": sum(len(r.get("edges_failed") or []) for r in asked),
+    }
+
+
+def _probing(escalated: Sequence[Row]) -> dict[str, Any]:
+    """Two-stage routing over the escalated answerable rows that were probed: stage 1 hit (a home edge was on the
+    shortlist), stage 2 hit@1 (the first edge asked is a home edge), probe bytes per query."""
+    probed = [r for r in escalated if r.get("probes")]
+
+    def stage1(r: Row) -> bool:
+        return bool({p["edge_id"] for p in r["probes"]} & set(r["home_edges"]))
+
+    def stage2(r: Row) -> bool:
+        return bool(r["edges_asked"]) and r["edges_asked"][0] in r["home_edges"]
+
+    return {
+        "queries": len(probed),
+        "stage1_hit": _share(probed, stage1),
+        "stage2_hit@1": _share(probed, stage2),
+        "probe_bytes_mean": _mean([float(r.get("probe_bytes") or 0) for r in probed]),
     }
 
 

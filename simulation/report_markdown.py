@@ -140,8 +140,27 @@ def _routing(report: Mapping[str, Any]) -> str:
         "question is asked twice, within and out, and counts twice; '—': the mode has no gate or no routing). "
         f"route_recall@k (k = {report.get('run', {}).get('top_k') or DASH}): share of escalated answerable questions "
         "whose chosen edges include a home edge.\n\n"
+        + _probing(modes)
         + f"### Standing of mode {DGRAG_MODE} against the goals\n\n"
         + _table(["target", DGRAG_MODE, "paper", "goal", "met"], standing_rows)
+    )
+
+
+def _probing(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    """The two-stage routing table, when some mode probed."""
+    rows = []
+    for mode, data in modes.items():
+        probing, fan_out = data.get("probing") or {}, data.get("fan_out") or {}
+        if probing.get("queries"):
+            asked = f"{fan_out.get('edges_asked_mean') or 0:.2f}"
+            rows.append([mode, str(probing["queries"]), pct(probing["stage1_hit"]), pct(probing["stage2_hit@1"]),
+                         asked, f"{probing['probe_bytes_mean']:.0f}"])  # fmt: skip
+    if not rows:
+        return ""
+    head = ["mode", "probed queries", "stage 1 hit", "stage 2 hit@1", "edges asked (mean)", "probe bytes"]
+    return (
+        "Two-stage routing (escalated answerable questions that were probed): stage 1 hit = a home edge was on "
+        "the summary shortlist; stage 2 hit@1 = the first edge asked is a home edge.\n\n" + _table(head, rows) + "\n\n"
     )
 
 

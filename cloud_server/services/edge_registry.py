@@ -11,9 +11,10 @@ import asyncio
 import itertools
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from shared.errors import DgragError
-from shared.knowledge import EdgeKnowledge
+from shared.knowledge import EdgeKnowledge, ProbeScores
 
 
 class EdgeUnavailableError(DgragError):
@@ -22,11 +23,12 @@ class EdgeUnavailableError(DgragError):
 
 @dataclass(frozen=True)
 class RetrievalCall:
-    """A retrieval request to write down an edge's stream."""
+    """A retrieval request (or, with ``probe``, a probe for scores only) to write down an edge's stream."""
 
     request_id: str
     question: str
     deadline_s: float
+    probe: bool = False
 
 
 @dataclass
@@ -38,7 +40,7 @@ class EdgeSession:
     connected_since: float
     last_heartbeat: float
     outbox: asyncio.Queue[RetrievalCall | None] = field(default_factory=asyncio.Queue)
-    pending: dict[str, asyncio.Future[EdgeKnowledge]] = field(default_factory=dict)
+    pending: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     closed: bool = False
 
 
@@ -91,27 +93,39 @@ class EdgeRegistry:
 
     async def retrieve(self, edge_id: str, question: str, deadline_s: float) -> EdgeKnowledge:
         """Ask ``edge_id`` for its knowledge about ``question``; raises on no session, error or timeout."""
+        knowledge: EdgeKnowledge = await self._call(edge_id, question, deadline_s, probe=False)
+        return knowledge
+
+    async def probe(self, edge_id: str, question: str, deadline_s: float) -> ProbeScores:
+        """Ask ``edge_id`` how well its knowledge matches ``question`` (scores only); raises like retrieve."""
+        scores: ProbeScores = await self._call(edge_id, question, deadline_s, probe=True)
+        return scores
+
+    async def _call(self, edge_id: str, question: str, deadline_s: float, probe: bool) -> Any:
         session = self._sessions.get(edge_id)
         if session is None:
             raise EdgeUnavailableError(f"edge {edge_id!r} is not connected")
         request_id = f"{session.serial}-{next(self._serial)}"
-        future: asyncio.Future[EdgeKnowledge] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = future
-        session.outbox.put_nowait(RetrievalCall(request_id, question, deadline_s))
+        session.outbox.put_nowait(RetrievalCall(request_id, question, deadline_s, probe))
         try:
             return await asyncio.wait_for(future, timeout=deadline_s)
         finally:
             session.pending.pop(request_id, None)
 
-    def resolve(self, session: EdgeSession, request_id: str, knowledge: EdgeKnowledge | None, error: str) -> None:
-        """Deliver an edge's reply to whoever asked (late or unknown replies are dropped)."""
+    def resolve(
+        self, session: EdgeSession, request_id: str, result: EdgeKnowledge | ProbeScores | None, error: str
+    ) -> None:
+        """Deliver an edge's reply (knowledge or probe scores) to whoever asked; late or unknown replies are
+        dropped."""
         future = session.pending.get(request_id)
         if future is None or future.done():
             return
-        if error or knowledge is None:
-            future.set_exception(EdgeUnavailableError(f"edge {session.edge_id!r} could not retrieve: {error}"))
+        if error or result is None:
+            future.set_exception(EdgeUnavailableError(f"edge {session.edge_id!r} could not answer: {error}"))
         else:
-            future.set_result(knowledge)
+            future.set_result(result)
 
     def statuses(self, summaries_of: dict[str, int]) -> list[EdgeStatus]:
         """Every edge seen since start, with whether it is connected now."""

@@ -10,16 +10,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from cloud_server.services.context_merge import MergedContext, merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
+from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.summary_index import SummaryIndex
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.extractive import SourcedText, extractive_answer
-from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, SummaryMatch
+from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
 from shared.vocabulary import MAX_QUESTION_CHARS
@@ -37,17 +38,6 @@ KnowledgeSizer = Callable[[EdgeKnowledge], int]
 
 class InvalidQueryError(InvalidRequestError):
     """A global query that cannot be served as asked (empty question, impossible m or k)."""
-
-
-def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:
-    """The first ``k`` distinct edges among the matched summaries, best first."""
-    edges: list[str] = []
-    for match in matches:
-        if match.edge_id not in edges:
-            edges.append(match.edge_id)
-        if len(edges) == k:
-            break
-    return edges
 
 
 class GlobalQueryService:
@@ -71,6 +61,7 @@ class GlobalQueryService:
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
         self._in_flight = 0
+        self._probing = ProbeRouting.from_config(config)
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -91,7 +82,8 @@ class GlobalQueryService:
         """The cloud's answer. ``share_context`` False (an edge asking): the context comes back as source ids
         and scores only, and a fallback extract quotes only the asking edge's own chunks."""
         cfg = self._config
-        m, k = top_m or cfg.top_m, top_k or cfg.top_k
+        m = top_m or cfg.top_m
+        k = top_k or (max(cfg.top_k, self._probing.max_k) if self._probing.enabled else cfg.top_k)
         deadline = deadline_s or cfg.deadline_s
         _check_match(question, m, cfg)
         _check_fan_out(k, deadline, cfg)
@@ -115,8 +107,11 @@ class GlobalQueryService:
         out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
         # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
-        out.edges_asked = choose_edges(routable[:m], k)
         out.timings["summary_match"] = time.perf_counter() - started
+        if self._probing.enabled:
+            await self._probe(question, out, routable, k)
+        else:
+            out.edges_asked = choose_edges(routable[:m], k)
 
         replies = await self._fan_out(question, out, deadline)
         t = time.perf_counter()
@@ -135,6 +130,25 @@ class GlobalQueryService:
         out.timings["cloud_generation"] = time.perf_counter() - t
         out.timings["total"] = time.perf_counter() - started
         return out
+
+    async def _probe(self, question: str, out: CloudAnswer, routable: list[SummaryMatch], k: int) -> None:
+        """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
+        t = time.perf_counter()
+        shortlist = choose_edges(routable, self._probing.shortlist)
+        deadline = self._config.probe_deadline_s
+
+        async def probe(edge_id: str) -> ProbeScores:
+            sent = time.perf_counter()
+            try:
+                scores = await self._registry.probe(edge_id, question, deadline)
+            except (EdgeUnavailableError, TimeoutError) as exc:
+                return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
+            return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
+
+        out.probes = list(await asyncio.gather(*(probe(e) for e in shortlist)))
+        out.probe_bytes = sum(p.bytes for p in out.probes)
+        out.edges_asked = self._probing.choose(out.probes, routable, k)
+        out.timings["probe"] = time.perf_counter() - t
 
     async def _fan_out(self, question: str, out: CloudAnswer, deadline: float) -> list[EdgeKnowledge]:
         t = time.perf_counter()

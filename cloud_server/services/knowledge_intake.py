@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation
+from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation, ProbeScores
 
 MAX_ITEMS = 64
 """Most chunks, entities and relations each taken from one reply."""
@@ -46,6 +46,18 @@ def accept_knowledge(edge_id: str, knowledge: EdgeKnowledge) -> EdgeKnowledge:
         relations=relations,
         evidence=min(max(_score(knowledge.evidence), 0.0), 1.0),
         retrieval_seconds=max(_finite(knowledge.retrieval_seconds), 0.0),
+    )
+
+
+def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
+    """An edge's probe scores as the cloud uses them: from ``edge_id`` (the session's), each clamped to its range
+    (an edge cannot outbid the others beyond a perfect score)."""
+    return ProbeScores(
+        edge_id,
+        min(max(_finite(scores.score), 0.0), 1.0),
+        min(max(_finite(scores.name_coverage), 0.0), 1.0),
+        _score(scores.best_entity),
+        _score(scores.best_chunk),
     )
 
 

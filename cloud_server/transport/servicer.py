@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable
 
@@ -15,7 +16,7 @@ import grpc
 
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
-from cloud_server.services.knowledge_intake import accept_knowledge
+from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
@@ -109,6 +110,11 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                         else None
                     )
                     self._registry.resolve(session, reply.request_id, knowledge, reply.error[:500])
+                elif kind == "probe_reply":
+                    probe = message.probe_reply
+                    scores = None if probe.error else accept_probe(session.edge_id, serde.probe_reply_from_proto(probe))
+                    scores = dataclasses.replace(scores, bytes=message.ByteSize()) if scores else None
+                    self._registry.resolve(session, probe.request_id, scores, probe.error[:500])
                 elif kind in ("sync", "delta"):
                     out.put_nowait(await self._publish(session, message))
                 else:
@@ -184,6 +190,12 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
 async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:
     """Forward the registry's retrieval calls for this session onto the stream."""
     while (call := await session.outbox.get()) is not None:
+        if call.probe:
+            probe = cloud_pb2.ProbeRequest(
+                request_id=call.request_id, question=call.question, deadline_s=call.deadline_s
+            )
+            out.put_nowait(cloud_pb2.CloudMessage(probe_request=probe))
+            continue
         out.put_nowait(
             cloud_pb2.CloudMessage(
                 retrieval_request=cloud_pb2.RetrievalRequest(

@@ -23,6 +23,7 @@ from edge_node.runtime import EdgeRuntime
 from edge_node.transport.cloud_link import CloudLink
 from shared import serde
 from shared.constants import SOFTWARE_VERSION
+from shared.errors import PermissionDeniedError
 from shared.knowledge import SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
 
@@ -96,12 +97,13 @@ class CloudSession:
                     tasks.append(asyncio.create_task(self._publisher(out, sync.up_to_seq)))
                 elif kind == "ack":
                     await self._runtime.mark_published(message.ack.up_to_seq)
-                elif kind == "retrieval_request":
-                    request = message.retrieval_request
+                elif kind in ("retrieval_request", "probe_request"):
+                    request = getattr(message, kind)
                     if len(answering) >= MAX_CONCURRENT_RETRIEVALS:
                         self._reply_error(out, request, "busy: too many retrievals in flight; try later")
                         continue
-                    task = asyncio.create_task(self._answer(out, request))
+                    answer = self._answer if kind == "retrieval_request" else self._probe
+                    task = asyncio.create_task(answer(out, request))
                     answering.add(task)
                     task.add_done_callback(answering.discard)
         finally:
@@ -164,13 +166,47 @@ class CloudSession:
         reply.knowledge.CopyFrom(serde.knowledge_to_proto(knowledge))
         out.put_nowait(cloud_pb2.EdgeMessage(retrieval_reply=reply))
 
+    async def _probe(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.ProbeRequest) -> None:
+        """Scores only; every reply is audited with its size."""
+        deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
+        try:
+            scores = await asyncio.wait_for(self._runtime.probe(request.question), deadline)
+        except PermissionDeniedError as exc:
+            self._reply_error(out, request, str(exc))
+            return
+        except TimeoutError:
+            self._reply_error(out, request, f"the probe took longer than the {deadline:.1f} s deadline")
+            return
+        except Exception:
+            log.exception("a probe for the cloud failed")
+            self._reply_error(out, request, "the probe failed at the edge (the reason is in the edge's log)")
+            return
+        reply = cloud_pb2.ProbeReply(
+            request_id=request.request_id, score=scores.score, name_coverage=scores.name_coverage,
+            best_entity=scores.best_entity, best_chunk=scores.best_chunk,
+        )  # fmt: skip
+        message = cloud_pb2.EdgeMessage(probe_reply=reply)
+        self._runtime.audit.record(
+            "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4)
+        )
+        out.put_nowait(message)
+
     def _reply_error(
-        self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest, error: str
+        self,
+        out: asyncio.Queue[cloud_pb2.EdgeMessage | None],
+        request: cloud_pb2.RetrievalRequest | cloud_pb2.ProbeRequest,
+        error: str,
     ) -> None:
         """A fixed, document-free error reply, audited like every outbound message."""
-        reply = cloud_pb2.RetrievalReply(request_id=request.request_id, error=error)
-        message = cloud_pb2.EdgeMessage(retrieval_reply=reply)
-        self._runtime.audit.record("retrieval_error", "cloud", message.ByteSize(), error=error)
+        if isinstance(request, cloud_pb2.ProbeRequest):
+            probe = cloud_pb2.ProbeReply(request_id=request.request_id, error=error)
+            message = cloud_pb2.EdgeMessage(probe_reply=probe)
+            kind = "probe_error"
+        else:
+            reply = cloud_pb2.RetrievalReply(request_id=request.request_id, error=error)
+            message = cloud_pb2.EdgeMessage(retrieval_reply=reply)
+            kind = "retrieval_error"
+        self._runtime.audit.record(kind, "cloud", message.ByteSize(), error=error)
         out.put_nowait(message)
 
 

@@ -35,6 +35,19 @@ class CloudQueryConfig:
     """Longest fan-out deadline a caller may ask for."""
     max_concurrent_queries: int = 32
     """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
+    probe_shortlist: int = 0
+    """Two-stage routing: stage 1 shortlists this many edges by their summaries, stage 2 probes them (in
+    parallel, scores only, no text) and asks the edges the probes favour (0 = off: ask the top-k edges by
+    summaries, as the paper)."""
+    probe_deadline_s: float = 1.0
+    """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
+    probe_margin: float = 0.05
+    """Adaptive k: the best-probed edge is asked, and so is every other whose routing score is within this
+    margin of the best (close scores: ask more; one edge standing out: ask one)."""
+    probe_max_k: int = 2
+    """Most edges asked after probing (a caller's explicit top_k overrides it)."""
+    probe_weight: float = 1.0
+    """Routing score = probe_weight × probe score + (1 − probe_weight) × the edge's summary score."""
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,10 @@ class PrivacyConfig:
     """Send matched relation descriptions."""
     max_chunk_chars: int = 2000
     """Longest chunk text sent (longer ones are cut)."""
+    answer_probes: bool = True
+    """Answer the cloud's routing probes: four scores per question, no text. They do tell the cloud how well
+    this edge's knowledge matches a question (e.g. whether it knows a name); off: the cloud routes to this
+    edge by its summaries only."""
 
 
 @dataclass(frozen=True)

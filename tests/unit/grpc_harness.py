@@ -115,6 +115,7 @@ async def start_network(
     deadline_s: float = 2.0,
     extra_edges: Sequence[str] = (),
     hello_timeout_s: float = 10.0,
+    query: CloudQueryConfig | None = None,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -126,7 +127,7 @@ async def start_network(
         port=0,
         heartbeat_interval_s=0.5,
         hello_timeout_s=hello_timeout_s,
-        query=CloudQueryConfig(deadline_s=deadline_s),
+        query=query or CloudQueryConfig(deadline_s=deadline_s),
     )
     parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
-from cloud_server.services.global_query import choose_edges
+from cloud_server.services.routing import choose_edges
 from shared.knowledge import EdgeKnowledge, SummaryMatch
 
 

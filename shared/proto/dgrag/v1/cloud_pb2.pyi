@@ -49,19 +49,37 @@ class RetrievalReply(_message.Message):
     error: str
     def __init__(self, request_id: _Optional[str] = ..., knowledge: _Optional[_Union[_common_pb2.Knowledge, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
+class ProbeReply(_message.Message):
+    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
+    BEST_ENTITY_FIELD_NUMBER: _ClassVar[int]
+    BEST_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    score: float
+    name_coverage: float
+    best_entity: float
+    best_chunk: float
+    error: str
+    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+
 class EdgeMessage(_message.Message):
-    __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply")
+    __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply", "probe_reply")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     SYNC_FIELD_NUMBER: _ClassVar[int]
     DELTA_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     RETRIEVAL_REPLY_FIELD_NUMBER: _ClassVar[int]
+    PROBE_REPLY_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     sync: SummarySync
     delta: SummaryDelta
     heartbeat: Heartbeat
     retrieval_reply: RetrievalReply
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., sync: _Optional[_Union[SummarySync, _Mapping]] = ..., delta: _Optional[_Union[SummaryDelta, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., retrieval_reply: _Optional[_Union[RetrievalReply, _Mapping]] = ...) -> None: ...
+    probe_reply: ProbeReply
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., sync: _Optional[_Union[SummarySync, _Mapping]] = ..., delta: _Optional[_Union[SummaryDelta, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., retrieval_reply: _Optional[_Union[RetrievalReply, _Mapping]] = ..., probe_reply: _Optional[_Union[ProbeReply, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("edge_id", "heartbeat_interval_s")
@@ -89,15 +107,27 @@ class RetrievalRequest(_message.Message):
     deadline_s: float
     def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ...) -> None: ...
 
+class ProbeRequest(_message.Message):
+    __slots__ = ("request_id", "question", "deadline_s")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    question: str
+    deadline_s: float
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+
 class CloudMessage(_message.Message):
-    __slots__ = ("welcome", "ack", "retrieval_request")
+    __slots__ = ("welcome", "ack", "retrieval_request", "probe_request")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     ACK_FIELD_NUMBER: _ClassVar[int]
     RETRIEVAL_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    PROBE_REQUEST_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     ack: Ack
     retrieval_request: RetrievalRequest
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ...) -> None: ...
+    probe_request: ProbeRequest
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ..., probe_request: _Optional[_Union[ProbeRequest, _Mapping]] = ...) -> None: ...
 
 class GlobalQueryRequest(_message.Message):
     __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s")
@@ -126,7 +156,7 @@ class SummaryMatch(_message.Message):
     def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GlobalQueryReply(_message.Message):
-    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received")
+    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received", "probes", "probe_bytes")
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
     EDGES_ASKED_FIELD_NUMBER: _ClassVar[int]
@@ -136,6 +166,8 @@ class GlobalQueryReply(_message.Message):
     CONTEXT_EDGES_FIELD_NUMBER: _ClassVar[int]
     TIMINGS_FIELD_NUMBER: _ClassVar[int]
     BYTES_RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    PROBES_FIELD_NUMBER: _ClassVar[int]
+    PROBE_BYTES_FIELD_NUMBER: _ClassVar[int]
     answer: str
     summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
     edges_asked: _containers.RepeatedScalarFieldContainer[str]
@@ -145,7 +177,27 @@ class GlobalQueryReply(_message.Message):
     context_edges: _containers.RepeatedScalarFieldContainer[str]
     timings: _common_pb2.Timings
     bytes_received: int
-    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ...) -> None: ...
+    probes: _containers.RepeatedCompositeFieldContainer[ProbeResult]
+    probe_bytes: int
+    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ...) -> None: ...
+
+class ProbeResult(_message.Message):
+    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error")
+    EDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
+    BEST_ENTITY_FIELD_NUMBER: _ClassVar[int]
+    BEST_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    edge_id: str
+    score: float
+    name_coverage: float
+    best_entity: float
+    best_chunk: float
+    seconds: float
+    error: str
+    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
 
 class MatchSummariesRequest(_message.Message):
     __slots__ = ("question", "top_m")

@@ -1,0 +1,137 @@
+"""Benchmark: two-stage routing (summaries, then probes) on every answerable question of a bundle, no SLM.
+
+    python -m benchmarks.probe_routing --bench simulation/bundles/lihua4 [--cache-dir .dgrag/sim-cache]
+        [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--margin 0,0.02,0.05,0.1] [--max-k 1,2,3] [--json OUT]
+
+Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
+cloud's real SummaryIndex (stage 1) and runs each edge's real probe (its retrieval scores, as the cloud's probe
+request does) for every question. Then, for every combination of the stage-2 settings, the same chooser the
+cloud runs (cloud_server.services.routing) picks the edges to ask. Printed per setting: route hit@1 (the first
+edge asked is a home edge), route recall (some edge asked is a home edge), edges asked per question; and the
+summaries-only baseline (top-k = 1). Models: MiniLM for embeddings; the SLM is never called (a probe does not
+generate), so a scripted stand-in is loaded instead. Use it to fit the defaults on the dev questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.scripted_models import scripted_generator
+from benchmarks.summary_routing import edge_cards
+from cloud_server.api import ProbeRouting, SummaryIndex, choose_edges
+from edge_node.api import Edge, EdgeModels
+from shared.config import EdgeConfig, load_config
+from shared.knowledge import ProbeScores, SummaryMatch
+from shared.machine import machine_facts
+from shared.models.factory import build_embedder
+from shared.tokenizer import WordPieceTokenizer
+from simulation.bundle import load_edges, load_questions
+from simulation.index_cache import index_location
+from simulation.indexing import docs_by_edge
+
+RANKED = 20
+"""Summaries ranked per question (stage 1)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    qid: str
+    home: frozenset[str]
+    matches: list[SummaryMatch]
+    probes: dict[str, ProbeScores]
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x.strip()]
+
+
+def collect(bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int) -> tuple[list[Case], float]:
+    """Stage-1 rankings and the probes of the first ``probe_edges`` ranked edges, for every answerable question;
+    and the mean probe time (seconds)."""
+    embedder = build_embedder(config.embedder)
+    index = SummaryIndex(embedder)
+    for edge, cards in edge_cards(bench, cache_dir, config).items():
+        index.replace_edge(edge, cards)
+    rows = docs_by_edge(bench / "docs.jsonl")
+    models = EdgeModels(scripted_generator(), embedder, WordPieceTokenizer())
+    edges = {}
+    for edge in load_edges(bench):
+        _, where = index_location(cache_dir, bench, edge, rows.get(edge, []), config)
+        edges[edge] = Edge.open(where, config, models=models)
+    questions = [q for q in load_questions(bench) if q.answerable]
+    vectors = embedder.embed([q.question for q in questions])
+    cases, seconds = [], []
+    try:
+        for n, (q, v) in enumerate(zip(questions, vectors, strict=True), start=1):
+            matches = index.search(v, RANKED, 3)
+            probes = {}
+            for edge in choose_edges(matches, probe_edges):
+                started = time.perf_counter()
+                probes[edge] = edges[edge].probe(q.question)
+                seconds.append(time.perf_counter() - started)
+            cases.append(Case(q.qid, frozenset(q.home_edges), matches, probes))
+            if n % 50 == 0:
+                print(f"probed {n}/{len(questions)} questions", file=sys.stderr)
+    finally:
+        for edge_handle in edges.values():
+            edge_handle.close()
+    return cases, sum(seconds) / max(len(seconds), 1)
+
+
+def evaluate(cases: list[Case], routing: ProbeRouting | None) -> dict[str, Any]:
+    """Route hit@1, route recall and edges asked per question under ``routing`` (None: summaries, top-k 1)."""
+    hit1 = recall = asked = 0
+    for case in cases:
+        if routing is None:
+            chosen = choose_edges(case.matches, 1)
+        else:
+            shortlist = choose_edges(case.matches, routing.shortlist)
+            chosen = routing.choose([case.probes[e] for e in shortlist], case.matches, routing.max_k)
+        hit1 += bool(chosen and chosen[0] in case.home)
+        recall += bool(set(chosen) & case.home)
+        asked += len(chosen)
+    n = max(len(cases), 1)
+    return {"route_hit@1": round(hit1 / n, 4), "route_recall": round(recall / n, 4), "edges_asked": round(asked / n, 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"))
+    parser.add_argument("--config", type=Path, help="the edge config the simulation ran with (it keys the cache)")
+    parser.add_argument("--shortlist", default="2,3,4")
+    parser.add_argument("--weight", default="1,0.7,0.5")
+    parser.add_argument("--margin", default="0,0.02,0.05,0.1")
+    parser.add_argument("--max-k", default="1,2,3")
+    parser.add_argument("--json", type=Path, help="also write every setting's figures here")
+    args = parser.parse_args(argv)
+    config = load_config(EdgeConfig, args.config, environ={})
+    shortlists = [int(x) for x in _floats(args.shortlist)]
+    cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists))
+    results = [{"setting": "summaries only (top-k 1)", **evaluate(cases, None)}]
+    grid = itertools.product(
+        shortlists, _floats(args.weight), _floats(args.margin), [int(x) for x in _floats(args.max_k)]
+    )
+    for shortlist, weight, margin, max_k in grid:
+        routing = ProbeRouting(shortlist, margin, max_k, weight)
+        setting = f"shortlist {shortlist}, weight {weight:g}, margin {margin:g}, max_k {max_k}"
+        results.append({"setting": setting, **evaluate(cases, routing)})
+    print(machine_facts().markdown())
+    print(f"\n{args.bench}: {len(cases)} answerable questions; mean probe {probe_s * 1000:.1f} ms (one edge)\n")
+    print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")
+    for r in results:
+        print(f"| {r['setting']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | {r['edges_asked']:.2f} |")
+    if args.json:
+        args.json.write_text(json.dumps({"bench": str(args.bench), "probe_ms": probe_s * 1000, "results": results}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""Which edges a cross-edge question goes to (transport-free).
+
+Stage 1 ranks edges by their summaries (the paper's routing: the edges of the best-matching summaries, in order).
+Stage 2, when ``query.probe_shortlist`` is set, probes the first few of them for retrieval scores (numbers only,
+no text leaves an edge) and asks the edges the probes favour, with an adaptive k: every edge whose routing score
+is within ``probe_margin`` of the best, up to ``probe_max_k``. An edge's routing score mixes its probe score with
+its summary score (``probe_weight``). Probes matter where summaries cannot tell edges apart: edges that share
+people, places and topics (several devices of one person, branches of one organisation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.config import CloudQueryConfig
+from shared.errors import ConfigError
+from shared.knowledge import ProbeScores, SummaryMatch
+
+
+def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:
+    """The first ``k`` distinct edges among the matched summaries, best first."""
+    edges: list[str] = []
+    for match in matches:
+        if match.edge_id not in edges:
+            edges.append(match.edge_id)
+        if len(edges) == k:
+            break
+    return edges
+
+
+def edge_summary_scores(matches: Sequence[SummaryMatch]) -> dict[str, float]:
+    """Each edge's best summary score among ``matches``."""
+    best: dict[str, float] = {}
+    for match in matches:
+        best[match.edge_id] = max(best.get(match.edge_id, -1.0), match.score)
+    return best
+
+
+@dataclass(frozen=True)
+class ProbeRouting:
+    """The stage-2 settings (see CloudQueryConfig)."""
+
+    shortlist: int
+    margin: float
+    max_k: int
+    weight: float
+
+    @classmethod
+    def from_config(cls, cfg: CloudQueryConfig) -> ProbeRouting:
+        if cfg.probe_shortlist < 0:
+            raise ConfigError(f"query.probe_shortlist = {cfg.probe_shortlist}: use 0 (no probes) or a count of edges")
+        if cfg.probe_max_k < 1:
+            raise ConfigError(f"query.probe_max_k = {cfg.probe_max_k}: at least one edge is asked")
+        if not 0.0 <= cfg.probe_weight <= 1.0:
+            raise ConfigError(f"query.probe_weight = {cfg.probe_weight}: give a weight in [0, 1]")
+        if cfg.probe_margin < 0 or cfg.probe_deadline_s <= 0:
+            raise ConfigError("query.probe_margin must be >= 0 and query.probe_deadline_s > 0")
+        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight)
+
+    @property
+    def enabled(self) -> bool:
+        return self.shortlist > 0
+
+    def score(self, probe: ProbeScores, summary_score: float) -> float:
+        return self.weight * probe.score + (1.0 - self.weight) * summary_score
+
+    def choose(self, probes: Sequence[ProbeScores], matches: Sequence[SummaryMatch], max_k: int) -> list[str]:
+        """The edges to ask, best first: the best routing score and every other within the margin, at most
+        ``max_k``. With no probe answered, the stage-1 order decides (``max_k`` edges)."""
+        stage1 = choose_edges(matches, len(matches))
+        answered = [p for p in probes if not p.error]
+        if not answered:
+            return [p.edge_id for p in probes][:max_k] or stage1[:max_k]
+        summary = edge_summary_scores(matches)
+        order = {edge: i for i, edge in enumerate(stage1)}
+        ranked = sorted(
+            answered,
+            key=lambda p: (-self.score(p, summary.get(p.edge_id, 0.0)), order.get(p.edge_id, len(order))),
+        )
+        best = self.score(ranked[0], summary.get(ranked[0].edge_id, 0.0))
+        close = [p.edge_id for p in ranked if self.score(p, summary.get(p.edge_id, 0.0)) >= best - self.margin]
+        return close[:max_k]

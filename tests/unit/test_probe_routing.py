@@ -1,0 +1,99 @@
+"""Two-stage routing: the chooser's adaptive k, what the cloud accepts of a probe, and probes over real gRPC
+(scores only, audited at the edge, refused by an edge whose policy says so)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cloud_server.services.knowledge_intake import accept_probe
+from cloud_server.services.routing import ProbeRouting
+from shared.config import CloudQueryConfig
+from shared.errors import ConfigError
+from shared.grpc_transport import auth_metadata
+from shared.knowledge import ProbeScores, SummaryMatch
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
+from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+
+MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
+
+
+def _probes(**scores: float) -> list[ProbeScores]:
+    return [ProbeScores(edge, score) for edge, score in scores.items()]
+
+
+def test_one_edge_standing_out_is_asked_alone_and_close_scores_ask_more() -> None:
+    routing = ProbeRouting(shortlist=3, margin=0.05, max_k=2, weight=1.0)
+    assert routing.choose(_probes(a=0.4, b=0.9, c=0.3), MATCHES, 2) == ["b"]
+    assert routing.choose(_probes(a=0.88, b=0.9, c=0.3), MATCHES, 2) == ["b", "a"]
+    assert routing.choose(_probes(a=0.9, b=0.9, c=0.9), MATCHES, 2) == ["a", "b"], "ties keep the summary order"
+
+
+def test_failed_probes_are_never_preferred_and_no_answer_falls_back_to_summaries() -> None:
+    routing = ProbeRouting(shortlist=3, margin=0.0, max_k=2, weight=1.0)
+    failed = ProbeScores("a", error="timeout")
+    assert routing.choose([failed, *_probes(b=0.1)], MATCHES, 2) == ["b"]
+    assert routing.choose([failed, ProbeScores("b", error="policy")], MATCHES, 1) == ["a"]
+
+
+def test_the_weight_mixes_in_the_summary_score() -> None:
+    routing = ProbeRouting(shortlist=3, margin=0.0, max_k=1, weight=0.5)
+    # b probes a little better, but a's summary is much closer: with half weight a wins
+    assert routing.choose(_probes(a=0.50, b=0.55), [SummaryMatch("s", "a", 0.9), SummaryMatch("t", "b", 0.2)], 1) == [
+        "a"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"probe_shortlist": -1}, "probe_shortlist = -1"),
+        ({"probe_max_k": 0}, "probe_max_k = 0"),
+        ({"probe_weight": 1.5}, "probe_weight = 1.5"),
+        ({"probe_deadline_s": 0.0}, "probe_deadline_s > 0"),
+    ],
+)
+def test_bad_probe_settings_say_what_to_change(changes: dict[str, float], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        ProbeRouting.from_config(CloudQueryConfig(**changes))  # type: ignore[arg-type]
+
+
+def test_an_edge_cannot_outbid_the_others_beyond_range() -> None:
+    accepted = accept_probe("b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf")))
+    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0)
+
+
+def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refuses(tmp_path: Path) -> None:
+    query = CloudQueryConfig(deadline_s=2.0, probe_shortlist=3, probe_margin=0.0, probe_max_k=2)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query, extra_edges=["edge-c"])
+        await start_edge(net, tmp_path, "edge-c", ZEPHYR, answer_probes=False)
+        try:
+            await connected(net, "edge-a", "edge-b", "edge-c")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                reply = await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
+                    cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?"),
+                    metadata=auth_metadata(APP_ID, token_of(APP_ID)),
+                    timeout=30,
+                )
+            probes = {p.edge_id: p for p in reply.probes}
+            assert set(probes) == {"edge-a", "edge-b", "edge-c"}
+            assert "privacy.answer_probes" in probes["edge-c"].error and probes["edge-c"].score == 0
+            assert probes["edge-b"].score > probes["edge-a"].score and not probes["edge-b"].error
+            assert list(reply.edges_asked) == ["edge-b"]
+            assert 0 < reply.probe_bytes < 200, "a probe reply is a few dozen bytes"
+            assert "probe" in reply.timings.seconds
+            audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
+            probe_entries = [e for e in audit if e["what"] == "probe_reply"]
+            assert len(probe_entries) == 1 and probe_entries[0]["bytes"] > 0
+            refused = [e for e in net.runtimes["edge-c"].audit.entries() if e.what == "probe_error"]
+            assert len(refused) == 1
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
