@@ -32,7 +32,7 @@ from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
-from shared.knowledge import CloudAnswer, EdgeKnowledge, ProbeScores, SummaryChanges
+from shared.knowledge import PROBES_REFUSED, CloudAnswer, EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
@@ -252,7 +252,7 @@ class EdgeRuntime:
         """How strongly this edge's knowledge matches ``question``: scores only (the cloud's stage-2 routing).
         Refused (PermissionDeniedError) when the privacy policy turns probes off; the transport audits replies."""
         if not self.config.privacy.answer_probes:
-            raise PermissionDeniedError("this edge's privacy policy does not answer probes (privacy.answer_probes)")
+            raise PermissionDeniedError(PROBES_REFUSED)
 
         def run() -> ProbeScores:
             evidence = self._query.retrieve(question).evidence

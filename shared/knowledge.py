@@ -81,6 +81,11 @@ class SummaryMatch:
     version: int = 0
 
 
+PROBES_REFUSED = "this edge's privacy policy does not answer probes (privacy.answer_probes)"
+"""The error an edge replies to a probe when its owner turned probes off (the cloud then routes to it by its
+summaries alone)."""
+
+
 @dataclass(frozen=True)
 class ProbeScores:
     """Stage 2 of routing: how strongly one edge's knowledge matches a question. Numbers only: a probe never
@@ -99,6 +104,11 @@ class ProbeScores:
     """Why the edge gave no scores (policy, busy, timeout); its scores are then 0."""
     bytes: int = 0
     """Size of the edge's reply on the wire."""
+
+    @property
+    def refused(self) -> bool:
+        """The edge's policy turned probes off (as opposed to a probe that failed or came too late)."""
+        return self.error == PROBES_REFUSED
 
 
 @dataclass(frozen=True)

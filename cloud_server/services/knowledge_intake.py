@@ -58,6 +58,7 @@ def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
         min(max(_finite(scores.name_coverage), 0.0), 1.0),
         _score(scores.best_entity),
         _score(scores.best_chunk),
+        error=scores.error[:500],
     )
 
 

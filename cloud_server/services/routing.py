@@ -67,7 +67,8 @@ class ProbeRouting:
 
     def choose(self, probes: Sequence[ProbeScores], matches: Sequence[SummaryMatch], max_k: int) -> list[str]:
         """The edges to ask, best first: the best routing score and every other within the margin, at most
-        ``max_k``. With no probe answered, the stage-1 order decides (``max_k`` edges)."""
+        ``max_k``. With no probe answered, the stage-1 order decides (``max_k`` edges). An edge that refuses
+        probes by policy is asked when it is first by summaries."""
         stage1 = choose_edges(matches, len(matches))
         answered = [p for p in probes if not p.error]
         if not answered:
@@ -80,4 +81,8 @@ class ProbeRouting:
         )
         best = self.score(ranked[0], summary.get(ranked[0].edge_id, 0.0))
         close = [p.edge_id for p in ranked if self.score(p, summary.get(p.edge_id, 0.0)) >= best - self.margin]
+        # an edge whose owner turned probes off is routed by its summaries alone: asked when it ranks first there
+        first = next((p for p in probes if p.edge_id == stage1[0]), None) if stage1 else None
+        if first is not None and first.refused:
+            close = [first.edge_id, *close]
         return close[:max_k]

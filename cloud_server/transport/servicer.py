@@ -112,9 +112,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     self._registry.resolve(session, reply.request_id, knowledge, reply.error[:500])
                 elif kind == "probe_reply":
                     probe = message.probe_reply
-                    scores = None if probe.error else accept_probe(session.edge_id, serde.probe_reply_from_proto(probe))
-                    scores = dataclasses.replace(scores, bytes=message.ByteSize()) if scores else None
-                    self._registry.resolve(session, probe.request_id, scores, probe.error[:500])
+                    # a refusal or failure is an answer too (the error says which): routing treats them differently
+                    scores = accept_probe(session.edge_id, serde.probe_reply_from_proto(probe))
+                    scores = dataclasses.replace(scores, bytes=message.ByteSize())
+                    self._registry.resolve(session, probe.request_id, scores, "")
                 elif kind in ("sync", "delta"):
                     out.put_nowait(await self._publish(session, message))
                 else:

@@ -105,7 +105,7 @@ class PrivacyConfig:
     answer_probes: bool = True
     """Answer the cloud's routing probes: four scores per question, no text. They do tell the cloud how well
     this edge's knowledge matches a question (e.g. whether it knows a name); off: the cloud routes to this
-    edge by its summaries only."""
+    edge by its summaries only (it is asked when its summaries match a question best)."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from cloud_server.services.routing import ProbeRouting
 from shared.config import CloudQueryConfig
 from shared.errors import ConfigError
 from shared.grpc_transport import auth_metadata
-from shared.knowledge import ProbeScores, SummaryMatch
+from shared.knowledge import PROBES_REFUSED, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
 from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
@@ -38,6 +38,13 @@ def test_failed_probes_are_never_preferred_and_no_answer_falls_back_to_summaries
     failed = ProbeScores("a", error="timeout")
     assert routing.choose([failed, *_probes(b=0.1)], MATCHES, 2) == ["b"]
     assert routing.choose([failed, ProbeScores("b", error="policy")], MATCHES, 1) == ["a"]
+
+
+def test_an_edge_refusing_probes_is_asked_when_its_summaries_match_best() -> None:
+    routing = ProbeRouting(shortlist=3, margin=0.0, max_k=2, weight=1.0)
+    refused = ProbeScores("a", error=PROBES_REFUSED)
+    assert routing.choose([refused, *_probes(b=0.5, c=0.2)], MATCHES, 2) == ["a", "b"]
+    assert routing.choose([ProbeScores("a", 0.1), ProbeScores("b", error=PROBES_REFUSED)], MATCHES, 2) == ["a"]
 
 
 def test_the_weight_mixes_in_the_summary_score() -> None:
@@ -83,9 +90,9 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
                 )
             probes = {p.edge_id: p for p in reply.probes}
             assert set(probes) == {"edge-a", "edge-b", "edge-c"}
-            assert "privacy.answer_probes" in probes["edge-c"].error and probes["edge-c"].score == 0
+            assert probes["edge-c"].error == PROBES_REFUSED and probes["edge-c"].score == 0
             assert probes["edge-b"].score > probes["edge-a"].score and not probes["edge-b"].error
-            assert list(reply.edges_asked) == ["edge-b"]
+            assert "edge-b" in reply.edges_asked and "edge-a" not in reply.edges_asked
             assert 0 < reply.probe_bytes < 200, "a probe reply is a few dozen bytes"
             assert "probe" in reply.timings.seconds
             audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
