@@ -344,3 +344,23 @@ def test_generations_and_machine_are_reported() -> None:
     text = render_markdown(report, plots=[])
     assert "| dgrag | 9 | 22.2% | 50.0% | 200 | 100 |" in text
     assert "- CPU: Test CPU, 2 cores; features: avx2" in text and "GOMP_SPINCOUNT=1000" in text
+
+
+def test_two_stage_routing_is_reported_over_probed_escalations() -> None:
+    rows = dgrag_rows()
+    escalated = [i for i, r in enumerate(rows) if r["decision"] == "cloud" and r["kind"] != "unanswerable"]
+    assert len(escalated) >= 2
+    first, second = escalated[:2]
+    home_first = rows[first]["home_edges"][0]
+    # the first: its home edge was probed and asked first; the second: the shortlist missed its home edge
+    rows[first] = rows[first] | {"probes": [{"edge_id": home_first, "score": 0.9, "error": ""}], "probe_bytes": 30,
+                                 "edges_asked": [home_first]}  # fmt: skip
+    rows[second] = rows[second] | {"probes": [{"edge_id": "Z", "score": 0.2, "error": ""}], "probe_bytes": 34,
+                                   "edges_asked": ["Z"]}  # fmt: skip
+    dgrag = build_report(rows, RUN_INFO)["modes"]["dgrag"]
+    assert dgrag["probing"] == {"queries": 2, "stage1_hit": 0.5, "stage2_hit@1": 0.5, "probe_bytes_mean": 32.0}
+    markdown = render_markdown(build_report(rows, RUN_INFO))
+    assert "| dgrag | 2 | 50.0% | 50.0% |" in markdown
+    unprobed = build_report(dgrag_rows(), RUN_INFO)
+    assert unprobed["modes"]["dgrag"]["probing"]["queries"] == 0
+    assert "Two-stage routing" not in render_markdown(unprobed)
