@@ -1,15 +1,17 @@
 """Benchmark: two-stage routing (summaries, then probes) on every answerable question of a bundle, no SLM.
 
     python -m benchmarks.probe_routing --bench simulation/bundles/lihua4 [--cache-dir .dgrag/sim-cache]
-        [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--margin 0,0.02,0.05,0.1] [--max-k 1,2,3] [--json OUT]
+        [--sparse 0,0.1,0.2] [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--margin 0,0.02,0.05,0.1] [--max-k 1,2,3]
+        [--json OUT]
 
 Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
-cloud's real SummaryIndex (stage 1) and runs each edge's real probe (its retrieval scores, as the cloud's probe
-request does) for every question. Then, for every combination of the stage-2 settings, the same chooser the
-cloud runs (cloud_server.services.routing) picks the edges to ask. Printed per setting: route hit@1 (the first
-edge asked is a home edge), route recall (some edge asked is a home edge), edges asked per question; and the
-summaries-only baseline (top-k = 1). Models: MiniLM for embeddings; the SLM is never called (a probe does not
-generate), so a scripted stand-in is loaded instead. Use it to fit the defaults on the dev questions.
+cloud's real SummaryIndex (stage 1: dense, and fused with BM25 for each ``--sparse`` weight) and runs each
+edge's real probe (its retrieval scores, as the cloud's probe request does) for every question. Then, for
+every combination of the stage-2 settings, the same chooser the cloud runs (cloud_server.services.routing)
+picks the edges to ask. Printed per setting: route hit@1 (the first edge asked is a home edge), route recall
+(some edge asked is a home edge), edges asked per question; and the summaries-only baseline (top-k = 1).
+Models: MiniLM for embeddings; the SLM is never called (a probe does not generate), so a scripted stand-in is
+loaded instead. Use it to fit the defaults on the dev questions.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ RANKED = 20
 class Case:
     qid: str
     home: frozenset[str]
-    matches: list[SummaryMatch]
+    matches: dict[float, list[SummaryMatch]]
+    """Stage-1 ranking per sparse weight."""
     probes: dict[str, ProbeScores]
 
 
@@ -52,9 +55,11 @@ def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
 
-def collect(bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int) -> tuple[list[Case], float]:
-    """Stage-1 rankings and the probes of the first ``probe_edges`` ranked edges, for every answerable question;
-    and the mean probe time (seconds)."""
+def collect(
+    bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int, sparse: list[float]
+) -> tuple[list[Case], float]:
+    """Stage-1 rankings (per sparse weight) and the probes of the first ``probe_edges`` ranked edges of any of
+    them, for every answerable question; and the mean probe time (seconds)."""
     embedder = build_embedder(config.embedder)
     index = SummaryIndex(embedder)
     for edge, cards in edge_cards(bench, cache_dir, config).items():
@@ -70,9 +75,9 @@ def collect(bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int) 
     cases, seconds = [], []
     try:
         for n, (q, v) in enumerate(zip(questions, vectors, strict=True), start=1):
-            matches = index.search(v, RANKED, 3)
+            matches = {w: index.search(v, RANKED, 3, q.question, w) for w in sparse}
             probes = {}
-            for edge in choose_edges(matches, probe_edges):
+            for edge in {e for ranked in matches.values() for e in choose_edges(ranked, probe_edges)}:
                 started = time.perf_counter()
                 probes[edge] = edges[edge].probe(q.question)
                 seconds.append(time.perf_counter() - started)
@@ -85,15 +90,16 @@ def collect(bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int) 
     return cases, sum(seconds) / max(len(seconds), 1)
 
 
-def evaluate(cases: list[Case], routing: ProbeRouting | None) -> dict[str, Any]:
+def evaluate(cases: list[Case], sparse: float, routing: ProbeRouting | None) -> dict[str, Any]:
     """Route hit@1, route recall and edges asked per question under ``routing`` (None: summaries, top-k 1)."""
     hit1 = recall = asked = 0
     for case in cases:
+        matches = case.matches[sparse]
         if routing is None:
-            chosen = choose_edges(case.matches, 1)
+            chosen = choose_edges(matches, 1)
         else:
-            shortlist = choose_edges(case.matches, routing.shortlist)
-            chosen = routing.choose([case.probes[e] for e in shortlist], case.matches, routing.max_k)
+            shortlist = choose_edges(matches, routing.shortlist)
+            chosen = routing.choose([case.probes[e] for e in shortlist], matches, routing.max_k)
         hit1 += bool(chosen and chosen[0] in case.home)
         recall += bool(set(chosen) & case.home)
         asked += len(chosen)
@@ -106,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, required=True)
     parser.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"))
     parser.add_argument("--config", type=Path, help="the edge config the simulation ran with (it keys the cache)")
+    parser.add_argument("--sparse", default="0,0.1,0.2,0.4", help="stage-1 sparse weights (query.sparse_weight)")
     parser.add_argument("--shortlist", default="2,3,4")
     parser.add_argument("--weight", default="1,0.7,0.5")
     parser.add_argument("--margin", default="0,0.02,0.05,0.1")
@@ -114,15 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = load_config(EdgeConfig, args.config, environ={})
     shortlists = [int(x) for x in _floats(args.shortlist)]
-    cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists))
-    results = [{"setting": "summaries only (top-k 1)", **evaluate(cases, None)}]
-    grid = itertools.product(
-        shortlists, _floats(args.weight), _floats(args.margin), [int(x) for x in _floats(args.max_k)]
-    )
-    for shortlist, weight, margin, max_k in grid:
+    sparse = _floats(args.sparse)
+    cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists), sparse)
+    results = [{"setting": f"sparse {w:g}, summaries only (top-k 1)", **evaluate(cases, w, None)} for w in sparse]
+    max_ks = [int(x) for x in _floats(args.max_k)]
+    grid = itertools.product(sparse, shortlists, _floats(args.weight), _floats(args.margin), max_ks)
+    for w, shortlist, weight, margin, max_k in grid:
         routing = ProbeRouting(shortlist, margin, max_k, weight)
-        setting = f"shortlist {shortlist}, weight {weight:g}, margin {margin:g}, max_k {max_k}"
-        results.append({"setting": setting, **evaluate(cases, routing)})
+        setting = f"sparse {w:g}, shortlist {shortlist}, weight {weight:g}, margin {margin:g}, max_k {max_k}"
+        results.append({"setting": setting, **evaluate(cases, w, routing)})
     print(machine_facts().markdown())
     print(f"\n{args.bench}: {len(cases)} answerable questions; mean probe {probe_s * 1000:.1f} ms (one edge)\n")
     print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")

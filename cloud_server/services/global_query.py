@@ -67,7 +67,8 @@ class GlobalQueryService:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
         _check_match(question, top_m or self._config.top_m, self._config)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
-        return self._index.search(vector, top_m or self._config.top_m, self._config.edge_pool)
+        cfg = self._config
+        return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
 
     async def answer(
         self,
@@ -104,7 +105,9 @@ class GlobalQueryService:
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
-        out.summaries = self._index.search(vector, max(m, RANKED_SUMMARIES), cfg.edge_pool)
+        out.summaries = self._index.search(
+            vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, cfg.sparse_weight
+        )
         # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.timings["summary_match"] = time.perf_counter() - started

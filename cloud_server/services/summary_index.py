@@ -6,6 +6,7 @@ deltas that arrive late or twice never move an edge's view backwards. A full syn
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
+from cloud_server.services.sparse_index import SparseIndex
 from shared.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.models.base import Embedder
 
@@ -39,6 +41,7 @@ class SummaryIndex:
         self._by_vector: dict[int, str] = {}
         self._tombstones: dict[str, int] = {}
         self._next_id = 1
+        self._sparse = SparseIndex()
         self._lock = threading.Lock()
 
     def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
@@ -80,19 +83,23 @@ class SummaryIndex:
             if fresh:
                 self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
 
-    def search(self, question_vector: np.ndarray, m: int, edge_pool: int = 1) -> list[SummaryMatch]:
+    def search(
+        self, question_vector: np.ndarray, m: int, edge_pool: int = 1, question: str = "", sparse_weight: float = 0.0
+    ) -> list[SummaryMatch]:
         """The ``m`` best summaries for the question, best first.
 
         ``edge_pool`` = 1 ranks summaries by their own similarity. Above 1, an edge's score is the mean of its
         ``edge_pool`` most similar summaries (or of all it has, when fewer) and :func:`rank_by_edge` orders
         the summaries: an edge that matches the question in several subgraphs beats one that matches it in a
-        single summary by chance.
+        single summary by chance. With ``sparse_weight`` > 0 and the ``question`` text, a summary's score is its
+        cosine plus ``sparse_weight`` × its BM25 against the question (scaled to the best, so in [0, 1]).
         """
         with self._lock:
             if not self._held or m <= 0:
                 return []
             query = np.asarray(question_vector, dtype=np.float32).reshape(1, -1)
-            wanted = m if edge_pool <= 1 else max(m, POOL_CANDIDATES)
+            fused = sparse_weight > 0 and bool(question)
+            wanted = m if edge_pool <= 1 and not fused else max(m, POOL_CANDIDATES)
             scores, ids = self._index.search(query, min(wanted, len(self._held)))
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
@@ -100,6 +107,12 @@ class SummaryIndex:
                 held = self._held.get(sid) if sid is not None else None
                 if held is not None and held.vector_id == int(vid):
                     out.append(SummaryMatch(held.card.id, held.edge_id, float(score), held.card.version))
+            if fused:
+                sparse = self._sparse.scores(question)
+                out = [
+                    dataclasses.replace(x, score=x.score + sparse_weight * sparse.get(x.summary_id, 0.0)) for x in out
+                ]
+                out.sort(key=lambda x: (-x.score, x.summary_id))
             if edge_pool > 1:
                 out = rank_by_edge(out, edge_pool)
             return out[:m]
@@ -148,6 +161,7 @@ class SummaryIndex:
                 self._by_vector.pop(old.vector_id, None)
             self._held[card.id] = HeldSummary(edge_id, card, int(vid))
             self._by_vector[int(vid)] = card.id
+            self._sparse.add(card.id, card.text, card.top_entities)
 
     def _remove_ids(self, summary_ids: Sequence[str]) -> None:
         vids = [self._held[s].vector_id for s in summary_ids if s in self._held]
@@ -157,6 +171,7 @@ class SummaryIndex:
             held = self._held.pop(sid, None)
             if held is not None:
                 self._by_vector.pop(held.vector_id, None)
+                self._sparse.remove(sid)
 
 
 def _owner(summary_id: str) -> str:

@@ -21,6 +21,9 @@ class CloudQueryConfig:
     summaries (1 = each summary on its own, as in the paper). On multihop4 (261 questions, no model) summary
     hit@1 went from 92.3% (1) to 95.0% (3), on lihua4 (320) from 45.3% to 43.1% (hit@3 75.9% to 86.9%);
     benchmarks/summary_routing.py measures it."""
+    sparse_weight: float = 0.0
+    """Stage 1 fuses dense and sparse matching: a summary scores its cosine plus this weight × its BM25 against
+    the question (text and key names, scaled to the best match); 0 = dense only, as the paper."""
     deadline_s: float = 5.0
     """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
     context_tokens: int = 640

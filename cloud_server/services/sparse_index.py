@@ -1,0 +1,82 @@
+"""Sparse matching of questions against summaries (BM25 over each summary's text and key names), for stage 1 of
+routing: a question naming an entity that a summary names should find it even when the embeddings disagree.
+
+An inverted index from term to the summaries holding it, kept in step with the cloud's summary index.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_STOP = frozenset(
+    """
+    the and for are was were with from that this these those what which who whom whose when where why how does did
+    has have had been being into than then them they their there about after before while also more most other
+    such only over under both same this knowledge subgraph summary article articles report according news
+    """.split()
+)
+K1, B = 1.2, 0.75
+"""BM25's usual term-saturation and length-normalisation constants."""
+KEY_NAME_REPEAT = 2
+"""A summary's key names count this many times over (they name what the summary is about)."""
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased words of three or more characters that are not function words."""
+    words = (w.strip("'-").lower() for w in _WORD.findall(text))
+    return [w for w in words if len(w) >= 3 and w not in _STOP]
+
+
+class SparseIndex:
+    """BM25 over summaries by id; not thread-safe (the summary index holds its lock around every call)."""
+
+    def __init__(self) -> None:
+        self._postings: dict[str, dict[str, int]] = {}
+        self._terms: dict[str, list[str]] = {}
+        self._lengths: dict[str, int] = {}
+        self._total_length = 0
+
+    def add(self, summary_id: str, text: str, key_names: tuple[str, ...]) -> None:
+        self.remove(summary_id)
+        counts = Counter(terms(text))
+        for name in key_names:
+            for term in terms(name):
+                counts[term] += KEY_NAME_REPEAT
+        for term, tf in counts.items():
+            self._postings.setdefault(term, {})[summary_id] = tf
+        length = sum(counts.values())
+        self._terms[summary_id] = list(counts)
+        self._lengths[summary_id] = length
+        self._total_length += length
+
+    def remove(self, summary_id: str) -> None:
+        length = self._lengths.pop(summary_id, None)
+        if length is None:
+            return
+        self._total_length -= length
+        for term in self._terms.pop(summary_id, []):
+            posting = self._postings[term]
+            del posting[summary_id]
+            if not posting:
+                del self._postings[term]
+
+    def scores(self, question: str) -> dict[str, float]:
+        """BM25 of every summary sharing a term with ``question``, divided by the best (so in (0, 1])."""
+        n = len(self._lengths)
+        if not n:
+            return {}
+        mean_length = self._total_length / n
+        out: dict[str, float] = {}
+        for term in set(terms(question)):
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for sid, tf in posting.items():
+                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[sid] / max(mean_length, 1e-9)))
+                out[sid] = out.get(sid, 0.0) + idf * norm
+        best = max(out.values(), default=0.0)
+        return {sid: s / best for sid, s in out.items()} if best > 0 else {}
