@@ -11,10 +11,12 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
+from typing import Any
 
 from cloud_server.services.context_merge import MergedContext, merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.services.routing import ProbeRouting, choose_edges
+from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
@@ -62,6 +64,7 @@ class GlobalQueryService:
         self._size = knowledge_size or (lambda k: 0)
         self._in_flight = 0
         self._probing = ProbeRouting.from_config(config)
+        self._memory = open_memory(config, embedder.dim)
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -112,7 +115,7 @@ class GlobalQueryService:
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.timings["summary_match"] = time.perf_counter() - started
         if self._probing.enabled:
-            await self._probe(question, out, routable, k)
+            await self._probe(question, vector, out, routable, k)
         else:
             out.edges_asked = choose_edges(routable[:m], k)
 
@@ -121,6 +124,10 @@ class GlobalQueryService:
         merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
         out.context = merged.chunks
         out.timings["merge"] = time.perf_counter() - t
+        if self._memory is not None:
+            self._memory.record(vector, usefulness(out, replies))
+            if self._memory.step % SAVE_EVERY == 0:
+                await asyncio.to_thread(self._memory.save)
 
         t = time.perf_counter()
         request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None)
@@ -134,7 +141,9 @@ class GlobalQueryService:
         out.timings["total"] = time.perf_counter() - started
         return out
 
-    async def _probe(self, question: str, out: CloudAnswer, routable: list[SummaryMatch], k: int) -> None:
+    async def _probe(
+        self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int
+    ) -> None:
         """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
         t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
@@ -150,8 +159,16 @@ class GlobalQueryService:
 
         out.probes = list(await asyncio.gather(*(probe(e) for e in shortlist)))
         out.probe_bytes = sum(p.bytes for p in out.probes)
-        out.edges_asked = self._probing.choose(out.probes, routable, k)
+        bonus = {}
+        if self._memory is not None and self._config.memory_weight > 0:
+            bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
+        out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
         out.timings["probe"] = time.perf_counter() - t
+
+    def close(self) -> None:
+        """Persist what must outlive the process (the routing memory)."""
+        if self._memory is not None:
+            self._memory.save()
 
     async def _fan_out(self, question: str, out: CloudAnswer, deadline: float) -> list[EdgeKnowledge]:
         t = time.perf_counter()

@@ -10,7 +10,7 @@ people, places and topics (several devices of one person, branches of one organi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shared.config import CloudQueryConfig
@@ -62,25 +62,34 @@ class ProbeRouting:
     def enabled(self) -> bool:
         return self.shortlist > 0
 
-    def score(self, probe: ProbeScores, summary_score: float) -> float:
-        return self.weight * probe.score + (1.0 - self.weight) * summary_score
+    def score(self, probe: ProbeScores, summary_score: float, bonus: float = 0.0) -> float:
+        return self.weight * probe.score + (1.0 - self.weight) * summary_score + bonus
 
-    def choose(self, probes: Sequence[ProbeScores], matches: Sequence[SummaryMatch], max_k: int) -> list[str]:
+    def choose(
+        self,
+        probes: Sequence[ProbeScores],
+        matches: Sequence[SummaryMatch],
+        max_k: int,
+        bonus: Mapping[str, float] | None = None,
+    ) -> list[str]:
         """The edges to ask, best first: the best routing score and every other within the margin, at most
         ``max_k``. With no probe answered, the stage-1 order decides (``max_k`` edges). An edge that refuses
-        probes by policy is asked when it is first by summaries."""
+        probes by policy is asked when it is first by summaries. ``bonus`` (the routing memory's) adds to an
+        edge's routing score."""
         stage1 = choose_edges(matches, len(matches))
         answered = [p for p in probes if not p.error]
         if not answered:
             return [p.edge_id for p in probes][:max_k] or stage1[:max_k]
         summary = edge_summary_scores(matches)
+        extra = bonus or {}
         order = {edge: i for i, edge in enumerate(stage1)}
-        ranked = sorted(
-            answered,
-            key=lambda p: (-self.score(p, summary.get(p.edge_id, 0.0)), order.get(p.edge_id, len(order))),
-        )
-        best = self.score(ranked[0], summary.get(ranked[0].edge_id, 0.0))
-        close = [p.edge_id for p in ranked if self.score(p, summary.get(p.edge_id, 0.0)) >= best - self.margin]
+
+        def routing_score(p: ProbeScores) -> float:
+            return self.score(p, summary.get(p.edge_id, 0.0), extra.get(p.edge_id, 0.0))
+
+        ranked = sorted(answered, key=lambda p: (-routing_score(p), order.get(p.edge_id, len(order))))
+        best = routing_score(ranked[0])
+        close = [p.edge_id for p in ranked if routing_score(p) >= best - self.margin]
         # an edge whose owner turned probes off is routed by its summaries alone: asked when it ranks first there
         first = next((p for p in probes if p.edge_id == stage1[0]), None) if stage1 else None
         if first is not None and first.refused:

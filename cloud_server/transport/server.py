@@ -58,3 +58,4 @@ async def serve_cloud(
     finally:
         await health.enter_graceful_shutdown()
         await server.stop(GRACE_S)
+        parts.queries.close()

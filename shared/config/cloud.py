@@ -51,6 +51,16 @@ class CloudQueryConfig:
     """Most edges asked after probing (a caller's explicit top_k overrides it)."""
     probe_weight: float = 1.0
     """Routing score = probe_weight × probe score + (1 − probe_weight) × the edge's summary score."""
+    memory_weight: float = 0.0
+    """Routing memory: add this weight × (remembered usefulness − 0.5) to an edge's stage-2 routing score when a
+    close past question taught the cloud something about it (0 = memory not used)."""
+    memory_file: str = ""
+    """Where the routing memory persists (.npz: question embeddings, edge ids, scores; never text). Empty with
+    memory_weight > 0: kept in memory only. Delete the file to reset it."""
+    memory_capacity: int = 256
+    """Remembered questions per edge (the oldest are replaced first)."""
+    memory_half_life: float = 500.0
+    """A memory's weight halves every this many answered cross-edge queries."""
 
 
 @dataclass(frozen=True)

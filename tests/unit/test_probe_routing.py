@@ -11,12 +11,13 @@ import pytest
 
 from cloud_server.services.knowledge_intake import accept_probe
 from cloud_server.services.routing import ProbeRouting
+from cloud_server.services.routing_memory import RoutingMemory
 from shared.config import CloudQueryConfig
 from shared.errors import ConfigError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import PROBES_REFUSED, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
+from tests.unit.grpc_harness import APP_ID, DIM, start_edge, start_network, token_of
 from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
@@ -104,3 +105,26 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
             await net.close()
 
     run(asyncio.wait_for(main(), 60))
+
+
+def test_the_cloud_remembers_answered_queries_and_saves_the_memory_when_it_stops(tmp_path: Path) -> None:
+    memory_file = tmp_path / "routing-memory.npz"
+    query = CloudQueryConfig(deadline_s=2.0, probe_shortlist=2, memory_weight=0.2, memory_file=str(memory_file))
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                for question in ("Who founded Zephyr Medical in Lisbon?", "Who leads Acme Robotics in Berlin?"):
+                    await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
+                        cloud_pb2.GlobalQueryRequest(question=question),
+                        metadata=auth_metadata(APP_ID, token_of(APP_ID)),
+                        timeout=30,
+                    )
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+    memory = RoutingMemory(DIM, path=memory_file)
+    assert memory.step == 2 and memory.entries() == 4, "two questions, both edges probed each time"
