@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from edge_node.ingest.readers import ReadResult
 from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
@@ -40,6 +40,7 @@ from shared.trace import AnswerTrace, Decision, Source
 from shared.vocabulary import EDGE_MODES
 
 T = TypeVar("T")
+STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
 QUOTES_DOCUMENTS_NOTE = (
     "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
     "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
@@ -55,6 +56,15 @@ class Escalator(Protocol):
 
     async def global_query(self, question: str, asked_at: str) -> CloudAnswer:
         """The cloud's answer; raises CloudUnavailableError when the cloud cannot answer."""
+        ...
+
+
+@runtime_checkable
+class EvidenceChecker(Protocol):
+    """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
+
+    async def stronger_elsewhere(self, question: str, local_evidence: float) -> bool:
+        """One bit from the cloud; raises CloudUnavailableError when the cloud cannot answer."""
         ...
 
 
@@ -197,13 +207,19 @@ class EdgeRuntime:
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         timings = dict(local.timings)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
-        if mode != "full" or local.decision != Decision.ESCALATE or escalator is None:
+        if mode != "full" or escalator is None:
+            return out
+        checking = self.config.gate.check_other_edges and isinstance(escalator, EvidenceChecker)
+        if local.decision != Decision.ESCALATE and not checking:
+            return out
+        if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
+            if local.decision == Decision.ESCALATE:
+                self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
+                out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
+            return out
+        if local.decision != Decision.ESCALATE and not await self._stronger_elsewhere(question, local, escalator, out):
             return out
         started = time.perf_counter()
-        if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
-            self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
-            out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
-            return out
         shown = question if self.config.privacy.audit_content else question[:200]
         self.audit.record("global_query", "cloud", len(question.encode()), question=shown)
         try:
@@ -219,6 +235,26 @@ class EdgeRuntime:
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
         return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, timings)
+
+    async def _stronger_elsewhere(
+        self, question: str, local: LocalAnswer, escalator: Escalator, out: EdgeAnswer
+    ) -> bool:
+        """gate.check_other_edges: before a local answer, ask the cloud whether another edge matches clearly better.
+        The question leaves the edge for it (audited); a cloud that cannot answer leaves the local answer."""
+        if not isinstance(escalator, EvidenceChecker):
+            return False
+        started = time.perf_counter()
+        evidence = local.retrieval.evidence.score
+        shown = question if self.config.privacy.audit_content else question[:200]
+        self.audit.record("evidence_check", "cloud", len(question.encode()) + 4, question=shown, evidence=evidence)
+        try:
+            stronger = await escalator.stronger_elsewhere(question, evidence)
+        except CloudUnavailableError:
+            stronger = False
+        out.timings["evidence_check"] = time.perf_counter() - started
+        if stronger:
+            out.note = STRONGER_ELSEWHERE_NOTE
+        return stronger
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""

@@ -28,6 +28,8 @@ from shared.tokenizer import Tokenizer
 from shared.vocabulary import MAX_QUESTION_CHARS
 
 MAX_FANOUT = 64
+CHECK_SHORTLIST = 3
+"""Other edges probed by an evidence check when the config sets no probe shortlist."""
 RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
 
@@ -141,29 +143,43 @@ class GlobalQueryService:
         out.timings["total"] = time.perf_counter() - started
         return out
 
-    async def _probe(
-        self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int
-    ) -> None:
+    async def _probe(self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int) -> None:
         """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
         t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
         deadline = self._config.probe_deadline_s
 
-        async def probe(edge_id: str) -> ProbeScores:
-            sent = time.perf_counter()
-            try:
-                scores = await self._registry.probe(edge_id, question, deadline)
-            except (EdgeUnavailableError, TimeoutError) as exc:
-                return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
-            return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
-
-        out.probes = list(await asyncio.gather(*(probe(e) for e in shortlist)))
+        out.probes = list(await asyncio.gather(*(self._probe_one(e, question, deadline) for e in shortlist)))
         out.probe_bytes = sum(p.bytes for p in out.probes)
         bonus = {}
         if self._memory is not None and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
         out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
         out.timings["probe"] = time.perf_counter() - t
+
+    async def _probe_one(self, edge_id: str, question: str, deadline: float) -> ProbeScores:
+        sent = time.perf_counter()
+        try:
+            scores = await self._registry.probe(edge_id, question, deadline)
+        except (EdgeUnavailableError, TimeoutError) as exc:
+            return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
+        return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
+
+    async def stronger_elsewhere(self, question: str, asked_at: str, local_evidence: float) -> bool:
+        """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
+        other edges first by summaries are probed and the best score is compared (``query.evidence_margin``)."""
+        cfg = self._config
+        _check_match(question, cfg.top_m, cfg)
+        vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
+        size = self._probing.shortlist or CHECK_SHORTLIST
+        matches = self._index.search(
+            vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
+        )
+        others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
+        shortlist = choose_edges(others, size)
+        probes = await asyncio.gather(*(self._probe_one(e, question, cfg.probe_deadline_s) for e in shortlist))
+        best = max((p.score for p in probes if not p.error), default=0.0)
+        return best > min(max(local_evidence, 0.0), 1.0) + cfg.evidence_margin
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

@@ -19,6 +19,7 @@ CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/GlobalQuery": frozenset({"edge", "app", "admin"}),
     "/dgrag.v1.Cloud/MatchSummaries": frozenset({"app", "admin"}),
     "/dgrag.v1.Cloud/ListEdges": frozenset({"admin"}),
+    "/dgrag.v1.Cloud/CheckEvidence": frozenset({"edge"}),
 }
 """Which roles may call each method; a method not listed is refused to everybody."""
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 from collections.abc import AsyncIterator, Callable
 
 import grpc
@@ -160,6 +161,17 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return serde.cloud_answer_to_proto(answer)
+
+    async def CheckEvidence(
+        self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
+    ) -> cloud_pb2.CheckEvidenceReply:
+        caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
+        evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
+        try:
+            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence)
+        except DgragError as exc:
+            await context.abort(status_for(exc), str(exc))
+        return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=stronger)
 
     async def MatchSummaries(
         self, request: cloud_pb2.MatchSummariesRequest, context: grpc.aio.ServicerContext

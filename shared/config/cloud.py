@@ -51,6 +51,9 @@ class CloudQueryConfig:
     """Most edges asked after probing (a caller's explicit top_k overrides it)."""
     probe_weight: float = 1.0
     """Routing score = probe_weight × probe score + (1 − probe_weight) × the edge's summary score."""
+    evidence_margin: float = 0.05
+    """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
+    probe score exceeds the asking edge's evidence by this margin."""
     memory_weight: float = 0.0
     """Routing memory: add this weight × (remembered usefulness − 0.5) to an edge's stage-2 routing score when a
     close past question taught the cloud something about it (0 = memory not used)."""

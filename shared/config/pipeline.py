@@ -143,6 +143,11 @@ class GateConfig:
     """Use confidence detection (off = ablation -CD)."""
     similarity_evaluation: bool = True
     """Use similarity evaluation (off = ablation -SE)."""
+    check_other_edges: bool = False
+    """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
+    clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For
+    edges that share names and topics, where local evidence alone looks strong. Costs a round trip and the
+    probes for every local answer, and the question leaves the edge even when answered locally (audited)."""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from shared.config import (
     CloudQueryConfig,
     EdgeConfig,
     EdgeServerConfig,
+    GateConfig,
     PartitionConfig,
 )
 from shared.grpc_auth import bearer_metadata
@@ -144,10 +145,15 @@ async def start_network(
     return net
 
 
-async def start_edge(net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], **privacy: bool | str) -> None:
+async def start_edge(
+    net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], gate: GateConfig | None = None,
+    **privacy: bool | str,
+) -> None:  # fmt: skip
     token_file = tmp / f"{edge_id}.token"
     token_file.write_text(token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
+    if gate is not None:
+        config = dataclasses.replace(config, gate=gate)
     if privacy:
         config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
     kb = EdgeKnowledgeBase(tmp / edge_id)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import grpc
@@ -12,13 +13,13 @@ import pytest
 from cloud_server.services.knowledge_intake import accept_probe
 from cloud_server.services.routing import ProbeRouting
 from cloud_server.services.routing_memory import RoutingMemory
-from shared.config import CloudQueryConfig
+from shared.config import CloudQueryConfig, GateConfig
 from shared.errors import ConfigError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import PROBES_REFUSED, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from tests.unit.grpc_harness import APP_ID, DIM, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
 
@@ -128,3 +129,45 @@ def test_the_cloud_remembers_answered_queries_and_saves_the_memory_when_it_stops
     run(asyncio.wait_for(main(), 60))
     memory = RoutingMemory(DIM, path=memory_file)
     assert memory.step == 2 and memory.entries() == 4, "two questions, both edges probed each time"
+
+
+def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_path: Path) -> None:
+    always_local = GateConfig(threshold=0.0, refusal_share=1.1, check_other_edges=True)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-b": ZEPHYR}, extra_edges=["edge-a"])
+        await start_edge(net, tmp_path, "edge-a", ACME, gate=always_local)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            elsewhere = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
+            trace = json.loads(elsewhere.trace_json)
+            assert elsewhere.decision == "cloud" and trace["gate"]["decision"] == "local"
+            assert "evidence_check" in trace["timings"] and trace["cloud"]["edges_asked"] == ["edge-b"]
+            here = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
+            assert here.decision == "local" and "evidence_check" in json.loads(here.trace_json)["timings"]
+            checks = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "evidence_check"]
+            assert len(checks) == 2 and all(e.bytes > 0 for e in checks)
+            probed = [e for e in net.runtimes["edge-b"].audit.entries() if e.what == "probe_reply"]
+            assert len(probed) == 2, "each check probed edge-b once"
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+
+
+def test_an_app_may_not_run_an_evidence_check(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-b": ZEPHYR})
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await cloud_pb2_grpc.CloudStub(channel).CheckEvidence(
+                        cloud_pb2.CheckEvidenceRequest(question="Who?", local_evidence=0.1),
+                        metadata=auth_metadata(APP_ID, token_of(APP_ID)),
+                        timeout=10,
+                    )
+            assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))

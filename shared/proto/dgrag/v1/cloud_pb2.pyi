@@ -213,6 +213,20 @@ class MatchSummariesReply(_message.Message):
     summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
+class CheckEvidenceRequest(_message.Message):
+    __slots__ = ("question", "local_evidence")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    local_evidence: float
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ...) -> None: ...
+
+class CheckEvidenceReply(_message.Message):
+    __slots__ = ("stronger_elsewhere",)
+    STRONGER_ELSEWHERE_FIELD_NUMBER: _ClassVar[int]
+    stronger_elsewhere: bool
+    def __init__(self, stronger_elsewhere: _Optional[bool] = ...) -> None: ...
+
 class ListEdgesRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

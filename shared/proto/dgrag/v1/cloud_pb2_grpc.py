@@ -54,6 +54,11 @@ class CloudStub:
                 request_serializer=dgrag_dot_v1_dot_cloud__pb2.ListEdgesRequest.SerializeToString,
                 response_deserializer=dgrag_dot_v1_dot_cloud__pb2.ListEdgesReply.FromString,
                 _registered_method=True)
+        self.CheckEvidence = channel.unary_unary(
+                '/dgrag.v1.Cloud/CheckEvidence',
+                request_serializer=dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceRequest.SerializeToString,
+                response_deserializer=dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceReply.FromString,
+                _registered_method=True)
 
 
 class CloudServicer:
@@ -88,6 +93,14 @@ class CloudServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CheckEvidence(self, request, context):
+        """Before an edge answers locally: does another edge match the question clearly better? (edges only; the
+        reply is one bit, so an edge learns nothing else about the others)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CloudServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -110,6 +123,11 @@ def add_CloudServicer_to_server(servicer, server):
                     servicer.ListEdges,
                     request_deserializer=dgrag_dot_v1_dot_cloud__pb2.ListEdgesRequest.FromString,
                     response_serializer=dgrag_dot_v1_dot_cloud__pb2.ListEdgesReply.SerializeToString,
+            ),
+            'CheckEvidence': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckEvidence,
+                    request_deserializer=dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceRequest.FromString,
+                    response_serializer=dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -220,6 +238,33 @@ class Cloud:
             '/dgrag.v1.Cloud/ListEdges',
             dgrag_dot_v1_dot_cloud__pb2.ListEdgesRequest.SerializeToString,
             dgrag_dot_v1_dot_cloud__pb2.ListEdgesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckEvidence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/dgrag.v1.Cloud/CheckEvidence',
+            dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceRequest.SerializeToString,
+            dgrag_dot_v1_dot_cloud__pb2.CheckEvidenceReply.FromString,
             options,
             channel_credentials,
             insecure,
