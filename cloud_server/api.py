@@ -88,11 +88,23 @@ class CloudClient:
         self._stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(
-        self, question: str, top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0, asked_at: str = ""
+        self,
+        question: str,
+        top_m: int = 0,
+        top_k: int = 0,
+        deadline_s: float = 0.0,
+        asked_at: str = "",
+        routing_off: frozenset[str] = frozenset(),
     ) -> CloudAnswer:
-        """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults)."""
+        """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults); ``routing_off``
+        switches parts of routing off for this question (ablations: sp, pr, rm)."""
         request = cloud_pb2.GlobalQueryRequest(
-            question=question, asked_at=asked_at, top_m=top_m, top_k=top_k, deadline_s=deadline_s
+            question=question,
+            asked_at=asked_at,
+            top_m=top_m,
+            top_k=top_k,
+            deadline_s=deadline_s,
+            routing_off=sorted(routing_off),
         )
         return serde.cloud_answer_from_proto(await self._call(self._stub.GlobalQuery, request))
 

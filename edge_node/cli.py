@@ -71,7 +71,9 @@ def _register_answering(commands: Any) -> None:
         default="local",
         help="naive: chunk vectors, one answer; local: DGRAG's local path; full: escalate to the configured cloud",
     )
-    p.add_argument("--ablate", default="", help="comma-separated: cd, se, bq, kg (the paper's ablations)")
+    p.add_argument(
+        "--ablate", default="", help="comma-separated: cd, se, bq, kg (the paper's); sp, pr, rm, gc (routing)"
+    )
     p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
     p.set_defaults(func=cmd_query)
 

@@ -37,7 +37,7 @@ from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.trace import AnswerTrace, Decision, Source
-from shared.vocabulary import EDGE_MODES
+from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
 
 T = TypeVar("T")
 STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
@@ -54,8 +54,11 @@ CLOUD_DOWN_NOTE = (
 class Escalator(Protocol):
     """Asks the cloud (implemented by the session's transport)."""
 
-    async def global_query(self, question: str, asked_at: str) -> CloudAnswer:
-        """The cloud's answer; raises CloudUnavailableError when the cloud cannot answer."""
+    async def global_query(
+        self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()
+    ) -> CloudAnswer:
+        """The cloud's answer (``routing_off``: parts of its routing off, as ablations); raises
+        CloudUnavailableError when the cloud cannot answer."""
         ...
 
 
@@ -209,7 +212,9 @@ class EdgeRuntime:
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
         if mode != "full" or escalator is None:
             return out
-        checking = self.config.gate.check_other_edges and isinstance(escalator, EvidenceChecker)
+        checking = (
+            self.config.gate.check_other_edges and "gc" not in ablations and isinstance(escalator, EvidenceChecker)
+        )
         if local.decision != Decision.ESCALATE and not checking:
             return out
         if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
@@ -223,7 +228,7 @@ class EdgeRuntime:
         shown = question if self.config.privacy.audit_content else question[:200]
         self.audit.record("global_query", "cloud", len(question.encode()), question=shown)
         try:
-            cloud = await escalator.global_query(question, self.edge_id)
+            cloud = await escalator.global_query(question, self.edge_id, ablations & set(CLOUD_ROUTING_ABLATIONS))
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
             timings["escalation"] = time.perf_counter() - started

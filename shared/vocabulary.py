@@ -27,5 +27,14 @@ ABLATIONS = ("cd", "se", "bq", "kg")
 """The paper's ablations of DGRAG: no confidence detection, no similarity evaluation, no batched (sampled)
 answers, no knowledge graph (chunk vectors only)."""
 
+ROUTING_ABLATIONS = ("sp", "pr", "rm", "gc")
+"""This project's routing parts, each switchable off for one question: no sparse matching in stage 1, no probes
+(stage 2: the top-k edges by summaries are asked), no routing memory, no check of other edges by the gate."""
+
+CLOUD_ROUTING_ABLATIONS = ("sp", "pr", "rm")
+"""The routing ablations the cloud carries out (``gc`` is the asking edge's)."""
+
+ALL_ABLATIONS = (*ABLATIONS, *ROUTING_ABLATIONS)
+
 MAX_QUESTION_CHARS = 4000
 """The longest question the edges and the cloud accept."""

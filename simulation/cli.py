@@ -27,7 +27,9 @@ def register(roles: Any) -> None:
         "--out", type=Path, required=True, help="output directory (report.json, report.md, answers.jsonl, PNGs)"
     )
     p.add_argument("--modes", default="naive,local,dgrag,central", help="comma-separated: naive, local, dgrag, central")
-    p.add_argument("--ablate", default="", help="comma-separated ablations of dgrag: cd, se, bq, kg")
+    p.add_argument(
+        "--ablate", default="", help="comma-separated ablations of dgrag: cd, se, bq, kg (the paper's); sp, pr, rm, gc"
+    )
     p.add_argument("--limit", type=int, default=0, help="a deterministic sample of N questions (0 = all)")
     p.add_argument("--edges", default="", help="comma-separated subset of the bundle's edges (default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the --limit sample")

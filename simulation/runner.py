@@ -28,7 +28,7 @@ from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from shared.vocabulary import ABLATIONS, SIM_MODES
+from shared.vocabulary import ALL_ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
@@ -207,8 +207,8 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
         if mode not in MODES:
             raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
     for ablation in opts.ablations:
-        if ablation not in ABLATIONS:
-            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ABLATIONS)}")
+        if ablation not in ALL_ABLATIONS:
+            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ALL_ABLATIONS)}")
     if opts.backend not in BACKENDS:
         raise DgragError(f"unknown backend {opts.backend!r}; use one of {', '.join(BACKENDS)}")
     if opts.backend != "ray" and opts.ray != RayOptions():

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from cloud_server.services.context_merge import MergedContext, merge_knowledge
@@ -25,7 +26,7 @@ from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.tokenizer import Tokenizer
-from shared.vocabulary import MAX_QUESTION_CHARS
+from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
 MAX_FANOUT = 64
 CHECK_SHORTLIST = 3
@@ -42,6 +43,18 @@ KnowledgeSizer = Callable[[EdgeKnowledge], int]
 
 class InvalidQueryError(InvalidRequestError):
     """A global query that cannot be served as asked (empty question, impossible m or k)."""
+
+
+@dataclass(frozen=True)
+class _Route:
+    """How one question is routed: the config's settings less the parts switched off for it."""
+
+    sparse_weight: float
+    probing: bool
+    memory: bool
+    """The routing memory's prior counts in stage 2."""
+    record: bool
+    """The answer is remembered (not for ablated questions, so that an ablation leaves the memory as it was)."""
 
 
 class GlobalQueryService:
@@ -84,12 +97,21 @@ class GlobalQueryService:
         deadline_s: float = 0.0,
         *,
         share_context: bool = True,
+        routing_off: frozenset[str] = frozenset(),
     ) -> CloudAnswer:
         """The cloud's answer. ``share_context`` False (an edge asking): the context comes back as source ids
-        and scores only, and a fallback extract quotes only the asking edge's own chunks."""
+        and scores only, and a fallback extract quotes only the asking edge's own chunks. ``routing_off``
+        switches parts of routing off for this question (ablations: ``sp``, ``pr``, ``rm``)."""
         cfg = self._config
+        _check_routing_off(routing_off)
+        route = _Route(
+            sparse_weight=0.0 if "sp" in routing_off else cfg.sparse_weight,
+            probing=self._probing.enabled and "pr" not in routing_off,
+            memory=self._memory is not None and "rm" not in routing_off,
+            record=self._memory is not None and not routing_off,
+        )
         m = top_m or cfg.top_m
-        k = top_k or (max(cfg.top_k, self._probing.max_k) if self._probing.enabled else cfg.top_k)
+        k = top_k or (max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k)
         deadline = deadline_s or cfg.deadline_s
         _check_match(question, m, cfg)
         _check_fan_out(k, deadline, cfg)
@@ -99,25 +121,25 @@ class GlobalQueryService:
             )
         self._in_flight += 1
         try:
-            return await self._answer(question, asked_at, m, k, deadline, share_context)
+            return await self._answer(question, asked_at, m, k, deadline, share_context, route)
         finally:
             self._in_flight -= 1
 
     async def _answer(
-        self, question: str, asked_at: str, m: int, k: int, deadline: float, share_context: bool
+        self, question: str, asked_at: str, m: int, k: int, deadline: float, share_context: bool, route: _Route
     ) -> CloudAnswer:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         out.summaries = self._index.search(
-            vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, cfg.sparse_weight
+            vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, route.sparse_weight
         )
         # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.timings["summary_match"] = time.perf_counter() - started
-        if self._probing.enabled:
-            await self._probe(question, vector, out, routable, k)
+        if route.probing:
+            await self._probe(question, vector, out, routable, k, route.memory)
         else:
             out.edges_asked = choose_edges(routable[:m], k)
 
@@ -126,7 +148,7 @@ class GlobalQueryService:
         merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
         out.context = merged.chunks
         out.timings["merge"] = time.perf_counter() - t
-        if self._memory is not None:
+        if self._memory is not None and route.record:
             self._memory.record(vector, usefulness(out, replies))
             if self._memory.step % SAVE_EVERY == 0:
                 await asyncio.to_thread(self._memory.save)
@@ -143,7 +165,9 @@ class GlobalQueryService:
         out.timings["total"] = time.perf_counter() - started
         return out
 
-    async def _probe(self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int) -> None:
+    async def _probe(
+        self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int, memory: bool
+    ) -> None:
         """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
         t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
@@ -152,7 +176,7 @@ class GlobalQueryService:
         out.probes = list(await asyncio.gather(*(self._probe_one(e, question, deadline) for e in shortlist)))
         out.probe_bytes = sum(p.bytes for p in out.probes)
         bonus = {}
-        if self._memory is not None and self._config.memory_weight > 0:
+        if self._memory is not None and memory and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
         out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
         out.timings["probe"] = time.perf_counter() - t
@@ -228,6 +252,14 @@ def _check_match(question: str, m: int, cfg: CloudQueryConfig) -> None:
         raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
     if not 1 <= m <= cfg.max_top_m:
         raise InvalidQueryError(f"top_m={m} must be in 1..{cfg.max_top_m} (the cloud's query.max_top_m)")
+
+
+def _check_routing_off(routing_off: frozenset[str]) -> None:
+    unknown = routing_off - set(CLOUD_ROUTING_ABLATIONS)
+    if unknown:
+        raise InvalidQueryError(
+            f"unknown routing ablation(s) {sorted(unknown)}; use some of {', '.join(CLOUD_ROUTING_ABLATIONS)}"
+        )
 
 
 def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:

@@ -156,7 +156,13 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         asked_at = caller if as_edge else request.asked_at
         try:
             answer = await self._queries.answer(
-                request.question, asked_at, request.top_m, request.top_k, request.deadline_s, share_context=not as_edge
+                request.question,
+                asked_at,
+                request.top_m,
+                request.top_k,
+                request.deadline_s,
+                share_context=not as_edge,
+                routing_off=frozenset(request.routing_off),
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

@@ -25,7 +25,7 @@ from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
-from shared.vocabulary import ABLATIONS, MAX_QUESTION_CHARS, LocalMode
+from shared.vocabulary import ALL_ABLATIONS, MAX_QUESTION_CHARS, LocalMode
 
 NO_CLOUD_NOTE = (
     "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "
@@ -107,9 +107,9 @@ class QueryService:
 
     def query(self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
         _check_question(question)
-        unknown = ablations - set(ABLATIONS)
+        unknown = ablations - set(ALL_ABLATIONS)
         if unknown:
-            raise DgragError(f"unknown ablation(s) {sorted(unknown)}; use some of {sorted(ABLATIONS)}")
+            raise DgragError(f"unknown ablation(s) {sorted(unknown)}; use some of {sorted(ALL_ABLATIONS)}")
         timings: dict[str, float] = {}
         naive = mode == "naive"
         t = time.perf_counter()

@@ -21,9 +21,12 @@ class CloudLink:
         self._channel = open_channel(link.address, max_message_bytes, link.tls_ca, link.tls_server_name)
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
-    async def global_query(self, question: str, asked_at: str) -> CloudAnswer:
-        """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses."""
-        request = cloud_pb2.GlobalQueryRequest(question=question, asked_at=asked_at)
+    async def global_query(
+        self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()
+    ) -> CloudAnswer:
+        """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
+        ``routing_off``: parts of the cloud's routing off for this question (ablations)."""
+        request = cloud_pb2.GlobalQueryRequest(question=question, asked_at=asked_at, routing_off=sorted(routing_off))
         try:
             reply = await self.stub.GlobalQuery(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:

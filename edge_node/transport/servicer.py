@@ -14,7 +14,7 @@ from shared import serde
 from shared.errors import DgragError
 from shared.grpc_status import status_for
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
-from shared.vocabulary import ABLATIONS
+from shared.vocabulary import ALL_ABLATIONS
 
 MAX_INLINE_DOCUMENTS = 10_000
 
@@ -74,9 +74,9 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
 
     async def Query(self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext) -> edge_pb2.QueryReply:
         ablations = frozenset(request.ablations)
-        if ablations - set(ABLATIONS):
+        if ablations - set(ALL_ABLATIONS):
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"unknown ablation(s) {sorted(ablations - set(ABLATIONS))}"
+                grpc.StatusCode.INVALID_ARGUMENT, f"unknown ablation(s) {sorted(ablations - set(ALL_ABLATIONS))}"
             )
         try:
             result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)

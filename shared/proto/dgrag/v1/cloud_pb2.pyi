@@ -130,18 +130,20 @@ class CloudMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ..., probe_request: _Optional[_Union[ProbeRequest, _Mapping]] = ...) -> None: ...
 
 class GlobalQueryRequest(_message.Message):
-    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s")
+    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s", "routing_off")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     ASKED_AT_FIELD_NUMBER: _ClassVar[int]
     TOP_M_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    ROUTING_OFF_FIELD_NUMBER: _ClassVar[int]
     question: str
     asked_at: str
     top_m: int
     top_k: int
     deadline_s: float
-    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+    routing_off: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ..., routing_off: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SummaryMatch(_message.Message):
     __slots__ = ("summary_id", "edge_id", "score", "version")
