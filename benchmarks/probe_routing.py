@@ -2,7 +2,7 @@
 
     python -m benchmarks.probe_routing --bench simulation/bundles/lihua4 [--cache-dir .dgrag/sim-cache]
         [--sparse 0,0.1,0.2] [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--margin 0,0.02,0.05,0.1] [--max-k 1,2,3]
-        [--json OUT]
+        [--evidence-margin 0,0.05,0.1,0.2] [--json OUT]
 
 Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
 cloud's real SummaryIndex (stage 1: dense, and fused with BM25 for each ``--sparse`` weight) and runs each
@@ -10,6 +10,9 @@ edge's real probe (its retrieval scores, as the cloud's probe request does) for 
 every combination of the stage-2 settings, the same chooser the cloud runs (cloud_server.services.routing)
 picks the edges to ask. Printed per setting: route hit@1 (the first edge asked is a home edge), route recall
 (some edge asked is a home edge), edges asked per question; and the summaries-only baseline (top-k = 1).
+And the gate's evidence check (gate.check_other_edges) per ``--evidence-margin``: how often another edge's probe
+beats the asking edge's own evidence by the margin, asked at a home edge (an escalation the check adds where the
+edge knows the answer) and at another edge (one it adds where the edge does not).
 Models: MiniLM for embeddings; the SLM is never called (a probe does not generate), so a scripted stand-in is
 loaded instead. Use it to fit the defaults on the dev questions.
 """
@@ -107,6 +110,25 @@ def evaluate(cases: list[Case], sparse: float, routing: ProbeRouting | None) -> 
     return {"route_hit@1": round(hit1 / n, 4), "route_recall": round(recall / n, 4), "edges_asked": round(asked / n, 3)}
 
 
+def evidence_check(cases: list[Case], margin: float) -> dict[str, Any]:
+    """How often the evidence check fires asked at a home edge (within) and at another probed edge (out); the
+    other edges checked are every other probed one (the cloud checks its shortlist less the asking edge)."""
+    within = out = n_within = n_out = 0
+    for case in cases:
+        scores = {e: p.score for e, p in case.probes.items() if not p.error}
+        for edge, own in scores.items():
+            fires = max((s for e, s in scores.items() if e != edge), default=0.0) > own + margin
+            if edge in case.home:
+                n_within, within = n_within + 1, within + fires
+            else:
+                n_out, out = n_out + 1, out + fires
+    return {
+        "margin": margin,
+        "fires_within": round(within / max(n_within, 1), 4),
+        "fires_out": round(out / max(n_out, 1), 4),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
@@ -117,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight", default="1,0.7,0.5")
     parser.add_argument("--margin", default="0,0.02,0.05,0.1")
     parser.add_argument("--max-k", default="1,2,3")
+    parser.add_argument("--evidence-margin", default="0,0.05,0.1,0.2", help="gate check margins to evaluate")
     parser.add_argument("--json", type=Path, help="also write every setting's figures here")
     args = parser.parse_args(argv)
     config = load_config(EdgeConfig, args.config, environ={})
@@ -135,8 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")
     for r in results:
         print(f"| {r['setting']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | {r['edges_asked']:.2f} |")
+    checks = [evidence_check(cases, m) for m in _floats(args.evidence_margin)]
+    print("\n| evidence margin | check fires within | check fires out |\n|---|---|---|")
+    for c in checks:
+        print(f"| {c['margin']:g} | {c['fires_within']:.1%} | {c['fires_out']:.1%} |")
     if args.json:
-        args.json.write_text(json.dumps({"bench": str(args.bench), "probe_ms": probe_s * 1000, "results": results}))
+        payload = {"bench": str(args.bench), "probe_ms": probe_s * 1000, "results": results, "checks": checks}
+        args.json.write_text(json.dumps(payload))
     return 0
 
 

@@ -1,0 +1,31 @@
+"""benchmarks/probe_routing.py's scoring: route hit/recall per setting and the evidence check's fire rates."""
+
+from __future__ import annotations
+
+from benchmarks.probe_routing import Case, evaluate, evidence_check
+from cloud_server.services.routing import ProbeRouting
+from shared.knowledge import ProbeScores, SummaryMatch
+
+MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
+
+
+def _case(home: str, **scores: float) -> Case:
+    probes = {edge: ProbeScores(edge, score) for edge, score in scores.items()}
+    return Case(f"q-{home}", frozenset({home}), {0.0: MATCHES}, probes)
+
+
+def test_probes_fix_a_summary_miss_and_the_baseline_keeps_it() -> None:
+    cases = [_case("b", a=0.2, b=0.9, c=0.1), _case("a", a=0.8, b=0.3, c=0.1)]
+    baseline = evaluate(cases, 0.0, None)
+    assert baseline == {"route_hit@1": 0.5, "route_recall": 0.5, "edges_asked": 1.0}
+    probed = evaluate(cases, 0.0, ProbeRouting(shortlist=3, margin=0.0, max_k=2, weight=1.0))
+    assert probed == {"route_hit@1": 1.0, "route_recall": 1.0, "edges_asked": 1.0}
+
+
+def test_the_check_fires_where_another_edge_probes_clearly_better() -> None:
+    cases = [_case("b", a=0.2, b=0.9, c=0.85)]
+    loose = evidence_check(cases, 0.0)
+    # asked at b (home): no other edge beats 0.9; asked at a or c: b does
+    assert loose == {"margin": 0.0, "fires_within": 0.0, "fires_out": 1.0}
+    strict = evidence_check(cases, 0.1)
+    assert strict["fires_out"] == 0.5, "c (0.85) is within 0.1 of b (0.9): only a's check fires"
