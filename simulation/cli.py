@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 def register(roles: Any) -> None:
     sim = roles.add_parser("sim", help="run N-edge experiments on real processes over loopback")
     commands = sim.add_subparsers(dest="command", required=True)
+    _run_parser(commands)
+    _split_scale_parsers(commands)
+    _report_judge_parsers(commands)
+
+
+def _run_parser(commands: Any) -> None:
     p = commands.add_parser("run", help="index, start a cloud and the edges, ask every question, write a report")
     p.add_argument(
         "--bench", type=Path, required=True, help="bundle directory (edges.json, docs.jsonl, questions.jsonl)"
@@ -42,7 +48,10 @@ def register(roles: Any) -> None:
         "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
     )
     _backend_arguments(p)
+    p.set_defaults(func=cmd_run)
 
+
+def _split_scale_parsers(commands: Any) -> None:
     s = commands.add_parser("split", help="derive an N-edge bundle from a bundle (by source, time, topic or random)")
     s.add_argument("--bench", type=Path, required=True, help="the bundle to split")
     s.add_argument("--edges", type=int, required=True, help="how many edges the new bundle has")
@@ -65,7 +74,9 @@ def register(roles: Any) -> None:
     c.add_argument("--cloud-config", type=Path, help="cloud config TOML")
     _backend_arguments(c)
     c.set_defaults(func=cmd_scale)
-    p.set_defaults(func=cmd_run)
+
+
+def _report_judge_parsers(commands: Any) -> None:
     r = commands.add_parser(
         "report", help="recompute a finished run's report.json, report.md and plots from its answers.jsonl"
     )
