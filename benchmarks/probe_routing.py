@@ -129,6 +129,12 @@ def evidence_check(cases: list[Case], margin: float) -> dict[str, Any]:
     }
 
 
+def case_scores(case: Case) -> dict[str, Any]:
+    """One question's probe scores per edge (for benchmarks.fit_gate_check); failed probes are left out."""
+    scores = {e: round(p.score, 6) for e, p in case.probes.items() if not p.error}
+    return {"qid": case.qid, "home": sorted(case.home), "probes": scores}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
@@ -163,7 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     for c in checks:
         print(f"| {c['margin']:g} | {c['fires_within']:.1%} | {c['fires_out']:.1%} |")
     if args.json:
-        payload = {"bench": str(args.bench), "probe_ms": probe_s * 1000, "results": results, "checks": checks}
+        payload = {
+            "bench": str(args.bench),
+            "probe_ms": probe_s * 1000,
+            "results": results,
+            "checks": checks,
+            "cases": [case_scores(c) for c in cases],
+        }
         args.json.write_text(json.dumps(payload))
     return 0
 
