@@ -1,7 +1,8 @@
 """Benchmark: two-stage routing (summaries, then probes) on every answerable question of a bundle, no SLM.
 
     python -m benchmarks.probe_routing --bench simulation/bundles/lihua4 [--cache-dir .dgrag/sim-cache]
-        [--sparse 0,0.1,0.2] [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--margin 0,0.02,0.05,0.1] [--max-k 1,2,3]
+        [--sparse 0,0.1,0.2] [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--terms 0,0.5,1] [--margin 0,0.02,0.05,0.1]
+        [--max-k 1,2,3]
         [--evidence-margin 0,0.05,0.1,0.2] [--json OUT]
 
 Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
@@ -131,8 +132,10 @@ def evidence_check(cases: list[Case], margin: float) -> dict[str, Any]:
 
 def case_scores(case: Case) -> dict[str, Any]:
     """One question's probe scores per edge (for benchmarks.fit_gate_check); failed probes are left out."""
-    scores = {e: round(p.score, 6) for e, p in case.probes.items() if not p.error}
-    return {"qid": case.qid, "home": sorted(case.home), "probes": scores}
+    answered = {e: p for e, p in case.probes.items() if not p.error}
+    scores = {e: round(p.score, 6) for e, p in answered.items()}
+    parts = {e: [round(x, 6) for x in (p.name_coverage, p.best_chunk, p.term_coverage)] for e, p in answered.items()}
+    return {"qid": case.qid, "home": sorted(case.home), "probes": scores, "parts": parts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sparse", default="0,0.1,0.2,0.4", help="stage-1 sparse weights (query.sparse_weight)")
     parser.add_argument("--shortlist", default="2,3,4")
     parser.add_argument("--weight", default="1,0.7,0.5")
+    parser.add_argument("--terms", default="0,0.5,1", help="weights of the term coverage (query.probe_terms_weight)")
     parser.add_argument("--margin", default="0,0.02,0.05,0.1")
     parser.add_argument("--max-k", default="1,2,3")
     parser.add_argument("--evidence-margin", default="0,0.05,0.1,0.2", help="gate check margins to evaluate")
@@ -154,10 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists), sparse)
     results = [{"setting": f"sparse {w:g}, summaries only (top-k 1)", **evaluate(cases, w, None)} for w in sparse]
     max_ks = [int(x) for x in _floats(args.max_k)]
-    grid = itertools.product(sparse, shortlists, _floats(args.weight), _floats(args.margin), max_ks)
-    for w, shortlist, weight, margin, max_k in grid:
-        routing = ProbeRouting(shortlist, margin, max_k, weight)
-        setting = f"sparse {w:g}, shortlist {shortlist}, weight {weight:g}, margin {margin:g}, max_k {max_k}"
+    stage2 = (_floats(args.weight), _floats(args.terms), _floats(args.margin), max_ks)
+    grid = itertools.product(sparse, shortlists, *stage2)
+    for w, shortlist, weight, terms, margin, max_k in grid:
+        routing = ProbeRouting(shortlist, margin, max_k, weight, terms)
+        setting = f"sparse {w:g}, shortlist {shortlist}, weight {weight:g}, terms {terms:g}, margin {margin:g}"
+        setting += f", max_k {max_k}"
         results.append({"setting": setting, **evaluate(cases, w, routing)})
     print(machine_facts().markdown())
     print(f"\n{args.bench}: {len(cases)} answerable questions; mean probe {probe_s * 1000:.1f} ms (one edge)\n")

@@ -298,7 +298,7 @@ class EdgeRuntime:
         def run() -> ProbeScores:
             evidence = self._query.retrieve(question).evidence
             return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
-                               evidence.best_chunk)  # fmt: skip
+                               evidence.best_chunk, term_coverage=evidence.term_coverage)  # fmt: skip
 
         return await self._run(run)
 

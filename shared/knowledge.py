@@ -104,6 +104,9 @@ class ProbeScores:
     """Why the edge gave no scores (policy, busy, timeout); its scores are then 0."""
     bytes: int = 0
     """Size of the edge's reply on the wire."""
+    term_coverage: float = 0.0
+    """The best share of the question's words (names and keywords) that one retrieved chunk contains: a
+    lexical match that tells apart edges whose names and topics are the same."""
 
     @property
     def refused(self) -> bool:

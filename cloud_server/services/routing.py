@@ -45,6 +45,7 @@ class ProbeRouting:
     margin: float
     max_k: int
     weight: float
+    terms_weight: float = 0.0
 
     @classmethod
     def from_config(cls, cfg: CloudQueryConfig) -> ProbeRouting:
@@ -56,14 +57,17 @@ class ProbeRouting:
             raise ConfigError(f"query.probe_weight = {cfg.probe_weight}: give a weight in [0, 1]")
         if cfg.probe_margin < 0 or cfg.probe_deadline_s <= 0:
             raise ConfigError("query.probe_margin must be >= 0 and query.probe_deadline_s > 0")
-        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight)
+        if cfg.probe_terms_weight < 0:
+            raise ConfigError(f"query.probe_terms_weight = {cfg.probe_terms_weight}: give a weight >= 0")
+        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight, cfg.probe_terms_weight)
 
     @property
     def enabled(self) -> bool:
         return self.shortlist > 0
 
     def score(self, probe: ProbeScores, summary_score: float, bonus: float = 0.0) -> float:
-        return self.weight * probe.score + (1.0 - self.weight) * summary_score + bonus
+        probed = probe.score + self.terms_weight * probe.term_coverage
+        return self.weight * probed + (1.0 - self.weight) * summary_score + bonus
 
     def choose(
         self,

@@ -77,6 +77,9 @@ class Evidence:
     best_entity: float
     best_chunk: float
     score: float
+    term_coverage: float = 0.0
+    """The best share of the question's names and keywords that one retrieved chunk contains (routing probes
+    use it; the gate's score does not)."""
 
 
 @dataclass
@@ -193,7 +196,7 @@ class Retriever:
         chunks, used = self._pack(scored, keywords)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
         entities, relations = self._described(found, graph)
-        evidence = _evidence(found, chunks)
+        evidence = _evidence(found, chunks, keywords)
         timings = {"keywording": keywording, "retrieval": time.perf_counter() - started - keywording}
         return Retrieval(question, keywords, names, entities, relations, chunks, context, used, evidence, timings)
 
@@ -344,11 +347,19 @@ def _graph_scores(graph: KnowledgeGraph, seeds: dict[int, float], relation_hits:
     return scores
 
 
-def _evidence(found: _Matches, chunks: list[ScoredChunk]) -> Evidence:
+def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str]) -> Evidence:
     """How strongly the knowledge base supports the question (a gate signal): the share of its names that
-    matched an entity, with the best chunk's similarity."""
+    matched an entity, with the best chunk's similarity; and, for routing, the best term coverage of a chunk."""
     coverage = found.matched_names / found.names_embedded if found.names_embedded else 0.0
     best_entity = max(found.entity_scores.values(), default=0.0)
     best_chunk = max((c.vector_score for c in chunks), default=0.0)
     score = (coverage + max(best_chunk, 0.0)) / 2 if found.names_embedded else max(best_chunk, 0.0)
-    return Evidence(coverage, best_entity, best_chunk, score)
+    return Evidence(coverage, best_entity, best_chunk, score, term_coverage(terms, chunks))
+
+
+def term_coverage(terms: list[str], chunks: list[ScoredChunk]) -> float:
+    """The largest share of ``terms`` (whole words, any case) that one of ``chunks`` contains; 0 without terms."""
+    wanted = list(dict.fromkeys(t.casefold() for t in terms if t.strip()))
+    if not wanted:
+        return 0.0
+    return max((sum(occurs_in(t, c.text) for t in wanted) / len(wanted) for c in chunks), default=0.0)

@@ -51,6 +51,9 @@ class CloudQueryConfig:
     """Most edges asked after probing (a caller's explicit top_k overrides it)."""
     probe_weight: float = 1.0
     """Routing score = probe_weight × probe score + (1 − probe_weight) × the edge's summary score."""
+    probe_terms_weight: float = 0.0
+    """An edge's probe score is its evidence score plus this weight × its term coverage (the best share of the
+    question's words one of its chunks contains); 0 = evidence only."""
     evidence_margin: float = 0.05
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's evidence by this margin."""

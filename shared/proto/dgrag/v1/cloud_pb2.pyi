@@ -50,20 +50,22 @@ class RetrievalReply(_message.Message):
     def __init__(self, request_id: _Optional[str] = ..., knowledge: _Optional[_Union[_common_pb2.Knowledge, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ProbeReply(_message.Message):
-    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error")
+    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error", "term_coverage")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
     BEST_ENTITY_FIELD_NUMBER: _ClassVar[int]
     BEST_CHUNK_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     score: float
     name_coverage: float
     best_entity: float
     best_chunk: float
     error: str
-    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+    term_coverage: float
+    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ...) -> None: ...
 
 class EdgeMessage(_message.Message):
     __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply", "probe_reply")
@@ -184,7 +186,7 @@ class GlobalQueryReply(_message.Message):
     def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ...) -> None: ...
 
 class ProbeResult(_message.Message):
-    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error")
+    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
@@ -192,6 +194,7 @@ class ProbeResult(_message.Message):
     BEST_CHUNK_FIELD_NUMBER: _ClassVar[int]
     SECONDS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     score: float
     name_coverage: float
@@ -199,7 +202,8 @@ class ProbeResult(_message.Message):
     best_chunk: float
     seconds: float
     error: str
-    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+    term_coverage: float
+    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ...) -> None: ...
 
 class MatchSummariesRequest(_message.Message):
     __slots__ = ("question", "top_m")
