@@ -1,14 +1,15 @@
 """Fit the gate's threshold together with the evidence check (gate.check_other_edges, query.evidence_margin).
 
     python -m benchmarks.fit_gate_check --bundle RUN/answers.jsonl PROBES.json [--bundle ...]
-        [--thresholds 0.25,0.3,0.35,0.375] [--margins off,0,0.05,0.1] [--max-escalation-within 0.2]
+        [--thresholds 0.25,0.3,0.35,0.375] [--margins off,0,0.05,0.1] [--terms 0.5] [--max-escalation-within 0.2]
 
 Each ``--bundle`` pairs a simulation's answers (its ``local`` rows: the gate's signals per question and asked-at
 edge) with the probe scores ``benchmarks.probe_routing --json`` wrote for the same bundle (every edge's evidence
 score per question). For every threshold and margin the combined decision is replayed: the gate escalates when
 its score is below the threshold (or the SLM refused); otherwise, with the check on, the question escalates when
-another edge's probe beats the asking edge's own evidence by more than the margin (the cloud compares exactly
-these two numbers). Printed per bundle: escalation within, out and unanswerable (the check is not replayed for
+another edge's probe beats the asking edge's own by more than the margin, each scored evidence + ``--terms`` ×
+term coverage as the cloud scores them (query.probe_terms_weight); the asking edge's own scores are its probe's.
+Printed per bundle: escalation within, out and unanswerable (the check is not replayed for
 unanswerable questions: they have no probes) and how many asks paid for a check. The chosen point has the
 highest mean out-of-domain escalation over the bundles whose within-domain escalation stays at or below the
 bound on every bundle; it is also fitted on one half of the questions and judged on the other.
@@ -34,8 +35,8 @@ OFF = None
 class Bundle:
     name: str
     rows: list[dict[str, Any]]
-    probes: dict[str, dict[str, float]]
-    """Per question id: every probed edge's evidence score."""
+    probes: dict[str, dict[str, tuple[float, float]]]
+    """Per question id: every probed edge's evidence score and term coverage."""
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,19 @@ def load_bundle(rows_path: Path, probes_path: Path) -> Bundle:
     payload = json.loads(probes_path.read_text())
     if "cases" not in payload:
         raise SystemExit(f"{probes_path} has no per-question probe scores: rerun benchmarks.probe_routing --json")
-    probes = {c["qid"]: c["probes"] for c in payload["cases"]}
+    probes = {
+        c["qid"]: {e: (score, c["parts"][e][2]) for e, score in c["probes"].items()} for c in payload["cases"]
+    }
     return Bundle(str(payload.get("bench", rows_path)), gate_rows(read_rows(rows_path)), probes)
 
 
-def escalates(row: dict[str, Any], probes: dict[str, dict[str, float]], threshold: float, margin: float | None) -> bool:
+def escalates(
+    row: dict[str, Any],
+    probes: dict[str, dict[str, tuple[float, float]]],
+    threshold: float,
+    margin: float | None,
+    terms: float = 0.0,
+) -> bool:
     """The edge's decision for one ask: the gate, then (margin not None) the evidence check."""
     signals, weights = row["signals"], GATE_WEIGHTS
     if signals["refusal_share"] >= GateConfig().refusal_share or _score(signals, weights) < threshold:
@@ -63,8 +72,10 @@ def escalates(row: dict[str, Any], probes: dict[str, dict[str, float]], threshol
     scores = probes.get(row["qid"])
     if margin is None or scores is None:
         return False
-    others = max((s for e, s in scores.items() if e != row["asked_at"]), default=0.0)
-    return others > min(max(float(signals["evidence"]), 0.0), 1.0) + margin
+    scored = {e: evidence + terms * coverage for e, (evidence, coverage) in scores.items()}
+    own = scored.get(row["asked_at"], min(max(float(signals["evidence"]), 0.0), 1.0))
+    others = max((s for e, s in scored.items() if e != row["asked_at"]), default=0.0)
+    return others > own + margin
 
 
 def _weights() -> dict[str, float]:
@@ -76,9 +87,11 @@ def _weights() -> dict[str, float]:
 GATE_WEIGHTS = _weights()
 
 
-def rates(bundle: Bundle, rows: list[dict[str, Any]], threshold: float, margin: float | None) -> Rates:
+def rates(
+    bundle: Bundle, rows: list[dict[str, Any]], threshold: float, margin: float | None, terms: float = 0.0
+) -> Rates:
     def share(kind: str) -> float | None:
-        flags = [escalates(r, bundle.probes, threshold, margin) for r in rows if r["kind"] == kind]
+        flags = [escalates(r, bundle.probes, threshold, margin, terms) for r in rows if r["kind"] == kind]
         return sum(flags) / len(flags) if flags else None
 
     gate_local = [r for r in rows if not escalates(r, bundle.probes, threshold, OFF) and r["qid"] in bundle.probes]
@@ -87,12 +100,16 @@ def rates(bundle: Bundle, rows: list[dict[str, Any]], threshold: float, margin: 
 
 
 def choose(
-    bundles: list[Bundle], rows: list[list[dict[str, Any]]], grid: list[tuple[float, float | None]], max_within: float
+    bundles: list[Bundle],
+    rows: list[list[dict[str, Any]]],
+    grid: list[tuple[float, float | None]],
+    max_within: float,
+    terms: float = 0.0,
 ) -> tuple[float, float | None] | None:
     """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere."""
     best: tuple[float, tuple[float, float | None]] | None = None
     for threshold, margin in grid:
-        found = [rates(b, r, threshold, margin) for b, r in zip(bundles, rows, strict=True)]
+        found = [rates(b, r, threshold, margin, terms) for b, r in zip(bundles, rows, strict=True)]
         if any(f.within > max_within for f in found):
             continue
         mean_out = sum(f.out for f in found) / len(found)
@@ -114,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", nargs=2, action="append", type=Path, required=True, metavar=("ROWS", "PROBES"))
     parser.add_argument("--thresholds", default="0.2,0.25,0.275,0.3,0.325,0.35,0.375")
     parser.add_argument("--margins", default="off,0,0.02,0.05,0.1,0.15,0.2")
+    parser.add_argument("--terms", type=float, default=0.0, help="query.probe_terms_weight of the cloud")
     parser.add_argument("--max-escalation-within", type=float, default=0.2)
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
@@ -123,17 +141,17 @@ def main(argv: list[str] | None = None) -> int:
         print("| threshold | check margin | escalation within | out | unanswerable | asks checked |")
         print("|---|---|---|---|---|---|")
         for threshold, margin in grid:
-            r = rates(b, b.rows, threshold, margin)
+            r = rates(b, b.rows, threshold, margin, args.terms)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
             print(f"| {threshold:g} | {_label(margin)} | {r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")
     halves = [split(b.rows) for b in bundles]
-    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within)
+    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, args.terms)
     if half is not None:
-        judged = [rates(b, h[1], *half) for b, h in zip(bundles, halves, strict=True)]
+        judged = [rates(b, h[1], *half, args.terms) for b, h in zip(bundles, halves, strict=True)]
         pairs = zip(bundles, judged, strict=True)
         text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
         print(f"\nfitted on half (threshold {half[0]:g}, margin {_label(half[1])}), judged on the other half: {text}")
-    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within)
+    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, args.terms)
     if point is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
         return 1

@@ -111,12 +111,13 @@ def evaluate(cases: list[Case], sparse: float, routing: ProbeRouting | None) -> 
     return {"route_hit@1": round(hit1 / n, 4), "route_recall": round(recall / n, 4), "edges_asked": round(asked / n, 3)}
 
 
-def evidence_check(cases: list[Case], margin: float) -> dict[str, Any]:
+def evidence_check(cases: list[Case], margin: float, terms_weight: float = 0.0) -> dict[str, Any]:
     """How often the evidence check fires asked at a home edge (within) and at another probed edge (out); the
-    other edges checked are every other probed one (the cloud checks its shortlist less the asking edge)."""
+    other edges checked are every other probed one (the cloud checks its shortlist less the asking edge). Scores
+    as the cloud compares them: evidence + ``terms_weight`` × term coverage."""
     within = out = n_within = n_out = 0
     for case in cases:
-        scores = {e: p.score for e, p in case.probes.items() if not p.error}
+        scores = {e: p.score + terms_weight * p.term_coverage for e, p in case.probes.items() if not p.error}
         for edge, own in scores.items():
             fires = max((s for e, s in scores.items() if e != edge), default=0.0) > own + margin
             if edge in case.home:
@@ -124,6 +125,7 @@ def evidence_check(cases: list[Case], margin: float) -> dict[str, Any]:
             else:
                 n_out, out = n_out + 1, out + fires
     return {
+        "terms": terms_weight,
         "margin": margin,
         "fires_within": round(within / max(n_within, 1), 4),
         "fires_out": round(out / max(n_out, 1), 4),
@@ -170,10 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")
     for r in results:
         print(f"| {r['setting']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | {r['edges_asked']:.2f} |")
-    checks = [evidence_check(cases, m) for m in _floats(args.evidence_margin)]
-    print("\n| evidence margin | check fires within | check fires out |\n|---|---|---|")
+    checks = [evidence_check(cases, m, t) for t in _floats(args.terms) for m in _floats(args.evidence_margin)]
+    print("\n| terms weight | evidence margin | check fires within | check fires out |\n|---|---|---|---|")
     for c in checks:
-        print(f"| {c['margin']:g} | {c['fires_within']:.1%} | {c['fires_out']:.1%} |")
+        print(f"| {c['terms']:g} | {c['margin']:g} | {c['fires_within']:.1%} | {c['fires_out']:.1%} |")
     if args.json:
         payload = {
             "bench": str(args.bench),

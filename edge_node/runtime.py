@@ -66,7 +66,7 @@ class Escalator(Protocol):
 class EvidenceChecker(Protocol):
     """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
 
-    async def stronger_elsewhere(self, question: str, local_evidence: float) -> bool:
+    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
         """One bit from the cloud; raises CloudUnavailableError when the cloud cannot answer."""
         ...
 
@@ -253,7 +253,7 @@ class EdgeRuntime:
         shown = question if self.config.privacy.audit_content else question[:200]
         self.audit.record("evidence_check", "cloud", len(question.encode()) + 4, question=shown, evidence=evidence)
         try:
-            stronger = await escalator.stronger_elsewhere(question, evidence)
+            stronger = await escalator.stronger_elsewhere(question, evidence, local.retrieval.evidence.term_coverage)
         except CloudUnavailableError:
             stronger = False
         out.timings["evidence_check"] = time.perf_counter() - started

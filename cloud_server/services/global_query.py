@@ -189,9 +189,12 @@ class GlobalQueryService:
             return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
         return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
 
-    async def stronger_elsewhere(self, question: str, asked_at: str, local_evidence: float) -> bool:
+    async def stronger_elsewhere(
+        self, question: str, asked_at: str, local_evidence: float, local_terms: float = 0.0
+    ) -> bool:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
-        other edges first by summaries are probed and the best score is compared (``query.evidence_margin``)."""
+        other edges first by summaries are probed and the best probe score (evidence + probe_terms_weight × term
+        coverage) is compared with the asking edge's own (``query.evidence_margin``)."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
@@ -202,8 +205,10 @@ class GlobalQueryService:
         others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
         shortlist = choose_edges(others, size)
         probes = await asyncio.gather(*(self._probe_one(e, question, cfg.probe_deadline_s) for e in shortlist))
-        best = max((p.score for p in probes if not p.error), default=0.0)
-        return best > min(max(local_evidence, 0.0), 1.0) + cfg.evidence_margin
+        terms_weight = self._probing.terms_weight
+        best = max((p.score + terms_weight * p.term_coverage for p in probes if not p.error), default=0.0)
+        own = _unit(local_evidence) + terms_weight * _unit(local_terms)
+        return best > own + cfg.evidence_margin
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""
@@ -270,3 +275,7 @@ def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:
         raise InvalidQueryError(
             f"deadline {deadline} s must be in (0, {cfg.max_deadline_s}] (the cloud's query.max_deadline_s)"
         )
+
+
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)

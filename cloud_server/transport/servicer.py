@@ -174,7 +174,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
         evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
         try:
-            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence)
+            terms = request.local_terms if math.isfinite(request.local_terms) else 1.0
+            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence, terms)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=stronger)

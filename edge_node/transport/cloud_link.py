@@ -33,9 +33,11 @@ class CloudLink:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
         return serde.cloud_answer_from_proto(reply)
 
-    async def stronger_elsewhere(self, question: str, local_evidence: float) -> bool:
+    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
         """The cloud's evidence check (one bit); raises CloudUnavailableError like global_query."""
-        request = cloud_pb2.CheckEvidenceRequest(question=question, local_evidence=local_evidence)
+        request = cloud_pb2.CheckEvidenceRequest(
+            question=question, local_evidence=local_evidence, local_terms=local_terms
+        )
         try:
             reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:

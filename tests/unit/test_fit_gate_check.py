@@ -9,7 +9,7 @@ from typing import Any
 from benchmarks.fit_gate_check import Bundle, choose, escalates, load_bundle, rates
 
 # gate score = 0.7 × evidence + 0.3 × jaccard (cosine and claims weigh 0 by default)
-PROBES = {"q1": {"a": 0.9, "b": 0.3}, "q2": {"a": 0.4, "b": 0.8}}
+PROBES = {"q1": {"a": (0.9, 0.0), "b": (0.3, 0.0)}, "q2": {"a": (0.4, 0.0), "b": (0.8, 0.0)}}
 
 
 def _row(qid: str, asked_at: str, kind: str, evidence: float, jaccard: float = 1.0) -> dict[str, Any]:
@@ -42,8 +42,17 @@ def test_rates_and_the_chosen_point(tmp_path: Path) -> None:
     grid = [(0.3, None), (0.3, 0.1), (0.95, None)]
     assert choose([bundle], [ROWS], grid, max_within=0.0) == (0.3, 0.1), "0.95 escalates within-domain asks"
     path = tmp_path / "probes.json"
-    path.write_text(json.dumps({"bench": "t", "cases": [{"qid": "q1", "home": ["a"], "probes": PROBES["q1"]}]}))
+    parts = {"a": [1, 0.9, 0.0], "b": [1, 0.3, 0.0]}
+    case = {"qid": "q1", "home": ["a"], "probes": {"a": 0.9, "b": 0.3}, "parts": parts}
+    path.write_text(json.dumps({"bench": "t", "cases": [case]}))
     rows = tmp_path / "answers.jsonl"
     rows.write_text(json.dumps({**ROWS[0], "mode": "local", "gate": ROWS[0]["signals"]}) + "\n")
     loaded = load_bundle(rows, path)
     assert loaded.probes == {"q1": PROBES["q1"]} and len(loaded.rows) == 1
+
+
+def test_term_coverage_counts_on_both_sides_of_the_check() -> None:
+    probes = {"q": {"a": (0.5, 0.9), "b": (0.6, 0.1)}}
+    row = _row("q", "a", "within", 0.5)  # score 0.65: the gate keeps it
+    assert escalates(row, probes, 0.3, 0.05), "evidence alone: b (0.6) beats a (0.5) by 0.1"
+    assert not escalates(row, probes, 0.3, 0.05, terms=0.5), "with terms a scores 0.95, b 0.65"

@@ -72,8 +72,8 @@ def test_bad_probe_settings_say_what_to_change(changes: dict[str, float], messag
 
 
 def test_an_edge_cannot_outbid_the_others_beyond_range() -> None:
-    accepted = accept_probe("b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf")))
-    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0)
+    accepted = accept_probe("b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf"), term_coverage=4.0))
+    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0, term_coverage=1.0)
 
 
 def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refuses(tmp_path: Path) -> None:
@@ -94,6 +94,8 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
             assert set(probes) == {"edge-a", "edge-b", "edge-c"}
             assert probes["edge-c"].error == PROBES_REFUSED and probes["edge-c"].score == 0
             assert probes["edge-b"].score > probes["edge-a"].score and not probes["edge-b"].error
+            # "Zephyr", "Medical", "Lisbon", "founded" are all in zeph-1; edge-a's chunks hold none of them
+            assert probes["edge-b"].term_coverage > 0.5 > probes["edge-a"].term_coverage
             assert "edge-b" in reply.edges_asked and "edge-a" not in reply.edges_asked
             assert 0 < reply.probe_bytes < 200, "a probe reply is a few dozen bytes"
             assert "probe" in reply.timings.seconds

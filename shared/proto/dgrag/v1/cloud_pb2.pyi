@@ -220,12 +220,14 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence")
+    __slots__ = ("question", "local_evidence", "local_terms")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ...) -> None: ...
+    local_terms: float
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
     __slots__ = ("stronger_elsewhere",)
