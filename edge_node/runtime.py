@@ -27,7 +27,7 @@ from edge_node.policy.privacy import (
     knowledge_for_cloud,
     knowledge_texts,
 )
-from edge_node.query.answering import LocalAnswer, QueryService
+from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
@@ -207,14 +207,17 @@ class EdgeRuntime:
         self, question: str, mode: str, ablations: frozenset[str], escalator: Escalator | None
     ) -> EdgeAnswer:
         local_mode = "naive" if mode == "naive" else "local"
-        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
+        checking = (
+            mode == "full"
+            and self.config.gate.check_other_edges
+            and "gc" not in ablations
+            and isinstance(escalator, EvidenceChecker)
+        )
+        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations, checking)
         timings = dict(local.timings)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
         if mode != "full" or escalator is None:
             return out
-        checking = (
-            self.config.gate.check_other_edges and "gc" not in ablations and isinstance(escalator, EvidenceChecker)
-        )
         if local.decision != Decision.ESCALATE and not checking:
             return out
         if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
@@ -254,8 +257,13 @@ class EdgeRuntime:
         self.audit.record("evidence_check", "cloud", len(question.encode()) + 4, question=shown, evidence=evidence)
         try:
             stronger = await escalator.stronger_elsewhere(question, evidence, local.retrieval.evidence.term_coverage)
-        except CloudUnavailableError:
+        except CloudUnavailableError as exc:
             stronger = False
+            if local.gate is not None and local.gate.score < self.config.gate.threshold:
+                # the gate passed this answer only because the check was to follow: without it, no generation
+                out.answer, out.verified = extract_answer(question, local.retrieval), False
+                out.decision = Decision.ESCALATE
+                out.note = CLOUD_DOWN_NOTE.format(why=exc)
         out.timings["evidence_check"] = time.perf_counter() - started
         if stronger:
             out.note = STRONGER_ELSEWHERE_NOTE

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
@@ -84,6 +85,9 @@ class LocalAnswer:
         )
 
 
+RECENT_RETRIEVALS = 16
+"""Retrievals remembered for the cloud's follow-up request (probe, then knowledge) on an unchanged store."""
+
 class QueryService:
     """Answers questions from one edge's knowledge base with injected models."""
 
@@ -99,13 +103,31 @@ class QueryService:
         self._embedder = embedder
         self._config = config
         self._retriever = Retriever(kb, embedder, tokenizer, generator, config.retrieval)
+        self._kb = kb
+        self._recent: OrderedDict[tuple[str, int], Retrieval] = OrderedDict()
 
     def retrieve(self, question: str, use_graph: bool = True) -> Retrieval:
-        """Retrieval only (what the cloud asks an edge for)."""
+        """Retrieval only (what the cloud asks an edge for). The last few questions' retrievals are remembered
+        while the store is unchanged: the cloud probes an edge and then asks it for the same question's
+        knowledge, which must not cost a second retrieval (a remembered one reports 0 seconds)."""
         _check_question(question)
-        return self._retriever.retrieve(question, use_graph=use_graph)
+        if not use_graph:
+            return self._retriever.retrieve(question, use_graph=False)
+        key = (question, self._kb.store.generation)
+        if (seen := self._recent.get(key)) is not None:
+            self._recent.move_to_end(key)
+            return dataclasses.replace(seen, timings={"retrieval": 0.0})
+        found = self._retriever.retrieve(question)
+        self._recent[key] = found
+        while len(self._recent) > RECENT_RETRIEVALS:
+            self._recent.popitem(last=False)
+        return found
 
-    def query(self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
+    def query(
+        self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset(), checked: bool = False
+    ) -> LocalAnswer:
+        """``checked``: the cloud's evidence check will run before a local answer is shown, so the gate escalates
+        on its own only below ``gate.check_threshold``."""
         _check_question(question)
         unknown = ablations - set(ALL_ABLATIONS)
         if unknown:
@@ -134,12 +156,15 @@ class QueryService:
         if naive:
             if flags[0] is not None:
                 note = DEGENERATE_NOTE.format(why=flags[0])
-                return made(answer=_extract(question, retrieval), decision=DECISION_LOCAL, verified=False, gate=None,
-                            note=note, best_generated=answers[0])  # fmt: skip
+                extract = extract_answer(question, retrieval)
+                return made(answer=extract, decision=DECISION_LOCAL, verified=False, gate=None, note=note,
+                            best_generated=answers[0])  # fmt: skip
             return made(answer=answers[0], decision=DECISION_LOCAL, verified=True, gate=None, best_generated=answers[0])
         t = time.perf_counter()
+        gate = self._config.gate
         gate_config = dataclasses.replace(
-            self._config.gate,
+            gate,
+            threshold=gate.check_threshold if checked else gate.threshold,
             confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
             similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
         )
@@ -148,8 +173,9 @@ class QueryService:
         timings["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
         if result.decision == DECISION_ESCALATE:
-            return made(answer=_extract(question, retrieval), decision=DECISION_ESCALATE, verified=False, gate=result,
-                        note=NO_CLOUD_NOTE, best_generated=best)  # fmt: skip
+            extract = extract_answer(question, retrieval)
+            return made(answer=extract, decision=DECISION_ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE,
+                        best_generated=best)  # fmt: skip
         return made(answer=best, decision=DECISION_LOCAL, verified=True, gate=result, best_generated=best)
 
     def _request(self, question: str, context: str, n: int) -> GenerationRequest:
@@ -160,7 +186,7 @@ class QueryService:
         )  # fmt: skip
 
 
-def _extract(question: str, retrieval: Retrieval) -> str:
+def extract_answer(question: str, retrieval: Retrieval) -> str:
     """The extractive answer from what retrieval put in the context."""
     return extractive_answer(question, [SourcedText(c.text, c.doc_id) for c in retrieval.chunks])
 

@@ -143,6 +143,9 @@ class GateConfig:
     """Use confidence detection (off = ablation -CD)."""
     similarity_evaluation: bool = True
     """Use similarity evaluation (off = ablation -SE)."""
+    check_threshold: float = 0.2
+    """With check_other_edges and a cloud to ask: the gate escalates by itself only below this score; at or above
+    it the evidence check decides (when the cloud cannot be asked, ``threshold`` applies again)."""
     check_other_edges: bool = False
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For

@@ -80,7 +80,8 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
 
 def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path) -> None:
     async def main() -> None:
-        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, deadline_s=0.5)
+        no_probes = CloudQueryConfig(deadline_s=0.5, probe_shortlist=0)  # both edges asked: the paper's fan-out
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=no_probes)
         try:
             await connected(net, "edge-a", "edge-b")
             real = net.runtimes["edge-b"].retrieve_for

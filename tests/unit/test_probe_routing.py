@@ -14,7 +14,7 @@ from cloud_server.services.knowledge_intake import accept_probe
 from cloud_server.services.routing import ProbeRouting
 from cloud_server.services.routing_memory import RoutingMemory
 from shared.config import CloudQueryConfig, GateConfig
-from shared.errors import ConfigError
+from shared.errors import CloudUnavailableError, ConfigError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import PROBES_REFUSED, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -134,7 +134,7 @@ def test_the_cloud_remembers_answered_queries_and_saves_the_memory_when_it_stops
 
 
 def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_path: Path) -> None:
-    always_local = GateConfig(threshold=0.0, refusal_share=1.1, check_other_edges=True)
+    always_local = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
 
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-b": ZEPHYR}, extra_edges=["edge-a"])
@@ -150,7 +150,7 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
             checks = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "evidence_check"]
             assert len(checks) == 2 and all(e.bytes > 0 for e in checks)
             probed = [e for e in net.runtimes["edge-b"].audit.entries() if e.what == "probe_reply"]
-            assert len(probed) == 2, "each check probed edge-b once"
+            assert len(probed) == 3, "each check probed edge-b once, and so did the escalated question's routing"
         finally:
             await net.close()
 
@@ -169,6 +169,44 @@ def test_an_app_may_not_run_an_evidence_check(tmp_path: Path) -> None:
                         timeout=10,
                     )
             assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+
+
+class _CloudDown:
+    """An escalator whose cloud cannot be reached (both for the check and for escalation)."""
+
+    async def global_query(self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()) -> None:
+        raise CloudUnavailableError("UNAVAILABLE: test")
+
+    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+        raise CloudUnavailableError("UNAVAILABLE: test")
+
+
+class _NothingStronger(_CloudDown):
+    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+        return False
+
+
+def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_path: Path) -> None:
+    # threshold 1.01: the gate alone escalates everything; check_threshold 0: the check decides instead
+    gate = GateConfig(threshold=1.01, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["edge-a"])
+        await start_edge(net, tmp_path, "edge-a", ACME, gate=gate)
+        runtime = net.runtimes["edge-a"]
+        try:
+            question = "Who leads Acme Robotics in Berlin?"
+            checked = await runtime.query(question, "full", frozenset(), _NothingStronger())
+            assert checked.decision == "local" and checked.verified and "evidence_check" in checked.timings
+            down = await runtime.query(question, "full", frozenset(), _CloudDown())
+            assert down.decision == "escalate" and not down.verified, "no check: the gate's own threshold applies"
+            assert "could not be reached" in down.note and down.answer != checked.answer
+            unchecked = await runtime.query(question, "full", frozenset({"gc"}), _NothingStronger())
+            assert unchecked.local.decision == "escalate", "without the check the threshold is 1.01"
         finally:
             await net.close()
 

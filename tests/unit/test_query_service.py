@@ -88,3 +88,22 @@ def test_threshold_moves_the_decision(service: QueryService) -> None:
     service._config = service._config.__class__(**{**service._config.__dict__, "gate": GateConfig(threshold=1.01)})
     high = service.query(q)
     assert high.decision == "escalate"
+
+
+def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(tmp_path: Path) -> None:
+    ingest, _ = make_service(tmp_path / "edge")
+    ingest.ingest(DOCS[:1])
+    from shared.models.fakes import HashEmbedder
+    from shared.tokenizer import RegexTokenizer
+
+    service = QueryService(ingest._kb, ScriptedGenerator(_answer), HashEmbedder(32), RegexTokenizer(), ingest._config)
+    question = "Who opened a clinic in Lisbon with Maria Silva?"
+    first = service.retrieve(question)
+    again = service.retrieve(question)
+    assert again.chunks == first.chunks and again.evidence == first.evidence
+    assert again.timings == {"retrieval": 0.0} and first.timings["retrieval"] > 0
+    assert all(c.doc_id != "umbrella" for c in again.chunks)
+    ingest.ingest(DOCS[2:])  # a write bumps the store's generation: the question is retrieved afresh
+    fresh = service.retrieve(question)
+    assert fresh.chunks[0].doc_id == "umbrella" and fresh.timings["retrieval"] > 0
+    ingest._kb.close()

@@ -60,7 +60,7 @@ def test_probes_and_memory_switch_off_per_question_and_an_unknown_part_is_refuse
 
 
 def test_an_edge_skips_its_evidence_check_when_gc_is_ablated(tmp_path: Path) -> None:
-    always_local = GateConfig(threshold=0.0, refusal_share=1.1, check_other_edges=True)
+    always_local = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
 
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-b": ZEPHYR}, extra_edges=["edge-a"])
