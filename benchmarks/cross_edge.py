@@ -1,13 +1,16 @@
 """Benchmark: the non-LLM overhead of a cross-edge query with N real edge processes on loopback.
 
     python -m benchmarks.cross_edge --edges 4,16 --queries 100 [--embedder minilm|hash] [--edges-per-host K]
+        [--probe-shortlist N]
 
 A cloud process and N edge processes (the real servers and sessions; a scripted LLM so the language
 model's time is excluded) are started on loopback. The bundle's documents are dealt round-robin to the
 N edges (``--edges-per-host K``: K edges per process over one shared embedder, as in the simulation, which
 is how 64 edges fit in memory). Each question is sent to the cloud's GlobalQuery with top-k = 1 (the paper)
 and top-k = N (a fan-out to every edge). Printed per (N, k), p50/p95 in ms: summary match, fan-out, edge retrieval,
-transfers, and the overhead = client wall time minus the cloud LLM's time; plus bytes per query.
+transfers, and the overhead = client wall time minus the cloud LLM's time; plus bytes per query. With two-stage
+routing (the cloud's default; ``--probe-shortlist 0`` turns it off) the probes' time is its own phase (``probe``):
+run both to see what stage 2 adds.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from simulation.bundle import load_questions
 from simulation.hosts import host_groups
 from simulation.metrics import percentile
 
-PHASES = ("summary_match", "fan_out", "edge_retrieval", "transfers", "overhead")
+PHASES = ("summary_match", "probe", "fan_out", "edge_retrieval", "transfers", "overhead")
 BENCH_USER = "bench-client"
 
 
@@ -123,8 +126,10 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
     )
     procs: list[subprocess.Popen[bytes]] = []
     try:
+        cloud_args = ["cloud", "--tokens", str(tokens), "--port-file", str(work / "cloud.port")]
+        cloud_args += ["--embedder", args.embedder, "--probe-shortlist", str(args.probe_shortlist)]
         cloud = node(
-            ["cloud", "--tokens", str(tokens), "--port-file", str(work / "cloud.port"), "--embedder", args.embedder],
+            cloud_args,
             work / "cloud.log",
             threads=2,
         )
@@ -182,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
     parser.add_argument("--edges-per-host", type=int, default=1, help="edges per process sharing one embedder")
+    parser.add_argument("--probe-shortlist", type=int, default=4, help="edges probed per question (0 = no probes)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []

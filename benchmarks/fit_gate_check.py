@@ -155,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     if point is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
         return 1
-    print(f"\nchosen on all questions: [gate] threshold = {point[0]:g}; check_other_edges = {point[1] is not None}"
-          + ("" if point[1] is None else f"; [query] evidence_margin = {point[1]:g}"))  # fmt: skip
+    if point[1] is None:
+        print(f"\nchosen on all questions: [gate] threshold = {point[0]:g}; check_other_edges = false")
+    else:
+        print(f"\nchosen on all questions: [gate] check_other_edges = true, check_threshold = {point[0]:g}; "
+              f"[query] evidence_margin = {point[1]:g}")  # fmt: skip
     return 0
 
 

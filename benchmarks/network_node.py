@@ -42,7 +42,8 @@ def embedder(kind: str) -> Embedder:
 
 def run_cloud(args: argparse.Namespace) -> None:
     # the benchmark fans out to every edge (top_k = all, up to 64)
-    config = CloudConfig(port=0, query=CloudQueryConfig(deadline_s=args.deadline, max_top_k=64, max_top_m=64))
+    query = CloudQueryConfig(deadline_s=args.deadline, max_top_k=64, max_top_m=64, probe_shortlist=args.probe_shortlist)
+    config = CloudConfig(port=0, query=query)
     parts = build_cloud(config, embedder(args.embedder), scripted_generator(), WordPieceTokenizer())
     tokens = TokenBook.load(args.tokens)
     asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
@@ -99,6 +100,9 @@ def main() -> None:
     cloud.add_argument("--port-file", type=Path, required=True)
     cloud.add_argument("--embedder", choices=["hash", "minilm"], default="minilm")
     cloud.add_argument("--deadline", type=float, default=5.0)
+    cloud.add_argument(
+        "--probe-shortlist", type=int, default=CloudQueryConfig().probe_shortlist, help="0 = no probes (stage 2 off)"
+    )
     cloud.set_defaults(func=run_cloud)
     edge = roles.add_parser("edge")
     edge.add_argument("--edge-id", required=True)

@@ -112,7 +112,9 @@ class AnswerTrace:
 
     @property
     def escalated(self) -> bool:
-        return self.gate is not None and self.gate.escalated
+        """The question was sent on to the cloud: the gate escalated it, or it was answered there (the evidence
+        check, gate.check_other_edges, escalates questions the gate alone would have kept)."""
+        return self.decision == Decision.CLOUD or (self.gate is not None and self.gate.escalated)
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

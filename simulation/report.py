@@ -249,7 +249,9 @@ def meets(value: float | None, goal: str) -> bool | None:
 
 
 def _escalated(row: Row) -> bool:
-    return bool(row.get("escalated"))
+    """Sent on to the cloud: by the gate, or by the evidence check (rows written before the row's flag counted
+    the check have decision 'cloud' with a local gate)."""
+    return bool(row.get("escalated")) or row.get("decision") == DECISION_CLOUD
 
 
 def _hit(row: Row, m: int) -> bool:

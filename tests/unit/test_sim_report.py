@@ -364,3 +364,12 @@ def test_two_stage_routing_is_reported_over_probed_escalations() -> None:
     unprobed = build_report(dgrag_rows(), RUN_INFO)
     assert unprobed["modes"]["dgrag"]["probing"]["queries"] == 0
     assert "Two-stage routing" not in render_markdown(unprobed)
+
+
+def test_a_question_the_evidence_check_sent_to_the_cloud_counts_as_escalated() -> None:
+    rows = dgrag_rows()
+    # q3 within: the gate kept it, the evidence check sent it on (decision cloud, the row's flag from before the
+    # check counted); escalation within goes from 1/4 to 2/4
+    rows[2] = rows[2] | {"decision": "cloud", "escalated": False, "edges_asked": ["B"], "edges_replied": ["B"]}
+    dgrag = build_report(rows, RUN_INFO)["modes"]["dgrag"]
+    assert dgrag["escalation_within"] == 0.5
