@@ -132,6 +132,7 @@ class CloudAnswer:
     edges_asked: list[str] = field(default_factory=list)
     edges_replied: list[str] = field(default_factory=list)
     edges_failed: list[str] = field(default_factory=list)
+    """Edges that did not answer in time: asked for knowledge, or probed and then left out for it."""
     context: list[ContextChunk] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     bytes_received: int = 0

@@ -135,11 +135,12 @@ def _routing(report: Mapping[str, Any]) -> str:
     return (
         "## Routing\n\n"
         + _table(head, rows)
-        + "\n\nescalation: share of within-/out-of-domain questions the gate sent to the cloud. summary_hit@m: share "
+        + "\n\nescalation: share of within-/out-of-domain questions sent to the cloud (by the gate, or by the evidence "
+        "check when gate.check_other_edges is on). summary_hit@m: share "
         "of answerable questions whose top-m cloud summaries include one from a home edge (each answerable "
         "question is asked twice, within and out, and counts twice; '—': the mode has no gate or no routing). "
-        f"route_recall@k (k = {report.get('run', {}).get('top_k') or DASH}): share of escalated answerable questions "
-        "whose chosen edges include a home edge.\n\n"
+        f"route_recall@k (k = {report.get('run', {}).get('top_k') or DASH}, or the adaptive k of two-stage routing): "
+        "share of escalated answerable questions whose chosen edges include a home edge.\n\n"
         + _probing(modes)
         + f"### Standing of mode {DGRAG_MODE} against the goals\n\n"
         + _table(["target", DGRAG_MODE, "paper", "goal", "met"], standing_rows)

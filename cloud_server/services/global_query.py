@@ -179,6 +179,9 @@ class GlobalQueryService:
         if self._memory is not None and memory and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
         out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
+        # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
+        silent = [p.edge_id for p in out.probes if p.error and not p.refused]
+        out.edges_failed = [e for e in silent if e not in out.edges_asked]
         out.timings["probe"] = time.perf_counter() - t
 
     async def _probe_one(self, edge_id: str, question: str, deadline: float) -> ProbeScores:
@@ -227,7 +230,8 @@ class GlobalQueryService:
                 out.edges_replied.append(edge_id)
                 out.bytes_received += self._size(result)
             elif isinstance(result, EdgeUnavailableError | TimeoutError):
-                out.edges_failed.append(edge_id)
+                if edge_id not in out.edges_failed:
+                    out.edges_failed.append(edge_id)
             else:
                 raise result
         fan_out = time.perf_counter() - t

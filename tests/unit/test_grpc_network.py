@@ -16,7 +16,7 @@ from edge_node.ingest.readers import RawDocument
 from shared.config import CloudConfig, CloudQueryConfig
 from shared.grpc_transport import auth_metadata
 from shared.health_cli import check
-from shared.knowledge import EdgeKnowledge
+from shared.knowledge import EdgeKnowledge, ProbeScores
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
 from tests.unit.grpc_harness import Network, start_edge, start_network, token_of
 
@@ -91,6 +91,29 @@ def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path)
                 return await real(question, requester)
 
             net.runtimes["edge-b"].retrieve_for = stuck  # type: ignore[method-assign]
+            started = time.perf_counter()
+            answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
+            assert time.perf_counter() - started < 2.0
+            assert answer.edges_failed == ["edge-b"] and answer.edges_replied == ["edge-a"]
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_an_edge_stuck_on_its_probe_is_reported_failed_and_the_others_answer(tmp_path: Path) -> None:
+    async def main() -> None:
+        probes = CloudQueryConfig(deadline_s=0.5, probe_shortlist=2, probe_deadline_s=0.3)
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=probes)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            real = net.runtimes["edge-b"].probe
+
+            async def stuck(question: str) -> ProbeScores:
+                await asyncio.sleep(5)
+                return await real(question)
+
+            net.runtimes["edge-b"].probe = stuck  # type: ignore[method-assign]
             started = time.perf_counter()
             answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
             assert time.perf_counter() - started < 2.0
