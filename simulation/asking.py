@@ -34,6 +34,14 @@ def ablation_mode(ablation: str) -> str:
     return f"dgrag-{ablation}"
 
 
+def rotated(items: list[str], turn: int) -> list[str]:
+    """``items`` started at position ``turn`` (modulo their count)."""
+    if not items:
+        return items
+    start = turn % len(items)
+    return [*items[start:], *items[:start]]
+
+
 @dataclass(frozen=True)
 class Plan:
     """Which queries to send for each asked question."""
@@ -74,6 +82,7 @@ class Asker:
         self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
         self._metadata = auth_metadata(user, token)
         self._central_traces: dict[str, AnswerTrace] = {}
+        self._asks = 0
 
     def close(self) -> None:
         for channel in [*self._channels.values(), self._central_channel, self._cloud_channel]:
@@ -89,20 +98,22 @@ class Asker:
                     asked, "naive", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["naive"]), []
                 )
             )
-        if plan.dgrag:
-            trace = self._query(asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"])
-            rows.append(row_from_trace(asked, "dgrag", trace, summaries))
-            if plan.local:
-                rows.append(row_from_trace(asked, "local", local_view(trace), []))
-        elif plan.local:
+        if plan.local and not plan.dgrag:
             rows.append(
                 row_from_trace(
                     asked, "local", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["local"]), []
                 )
             )
-        for ablation in plan.ablations:
-            trace = self._query(asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"], [ablation])
-            rows.append(row_from_trace(asked, ablation_mode(ablation), trace, summaries))
+        for ablation in rotated(["", *plan.ablations] if plan.dgrag else list(plan.ablations), self._asks):
+            # the order turns from ask to ask: the first of the same question pays llama.cpp's prompt prefill,
+            # the next ones reuse its prefix, and no mode should always be first
+            trace = self._query(
+                asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"], [ablation] if ablation else []
+            )
+            rows.append(row_from_trace(asked, ablation_mode(ablation) if ablation else "dgrag", trace, summaries))
+            if not ablation and plan.local:
+                rows.append(row_from_trace(asked, "local", local_view(trace), []))
+        self._asks += 1
         if plan.central and self._central is not None:
             rows.append(self._ask_central(asked))
         return rows

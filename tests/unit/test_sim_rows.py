@@ -120,3 +120,30 @@ def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> 
     assert out[0]["asked_at"] == "b" and out[0]["kind"] == "out"
     report_rows = latency(within + out)
     assert report_rows["all"]["generation"]["n"] == 1  # the reused answer is not timed twice
+
+
+class _EdgeStub:
+    """Stands in for an edge's gRPC stub: records each query's ablations in the order they come."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, ...]] = []
+
+    def Query(self, request: Any, metadata: Any, timeout: float) -> Any:
+        self.asked.append(tuple(request.ablations))
+        return SimpleNamespace(trace_json=json.dumps(LOCAL_TRACE))
+
+
+def test_dgrag_and_its_ablations_take_turns_at_going_first() -> None:
+    asker = Asker({"a": EdgeEndpoint("127.0.0.1:9", "api-token")}, None, "127.0.0.1:9", "u", "t")
+    stub = _EdgeStub()
+    asker._edges["a"] = stub  # type: ignore[assignment]
+    asker._summaries = lambda question: []  # type: ignore[method-assign]
+    plan = Plan(naive=False, local=True, dgrag=True, central=False, ablations=("pr", "gc"))
+    try:
+        rows = [asker.ask(Asked(Q, "a", "within"), plan) for _ in range(3)]
+    finally:
+        asker.close()
+    # the first of a question pays the prompt's prefill and the next reuse it: no mode is always first
+    assert [stub.asked[i * 3] for i in range(3)] == [(), ("pr",), ("gc",)]
+    for ask in rows:
+        assert sorted(r["mode"] for r in ask) == ["dgrag", "dgrag-gc", "dgrag-pr", "local"]
