@@ -16,6 +16,11 @@ from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path
 from shared.models.machine_lock import machine_lock
 
+LENGTH_SPREAD = 2.0
+"""A batch holds texts up to this many times as long as its shortest (see length_batches)."""
+MIN_LENGTH = 24
+"""Texts shorter than this many characters count as this long when batches are cut."""
+
 
 class SentenceTransformerEmbedder:
     """An :class:`~shared.models.base.Embedder` over a local sentence-transformers model directory."""
@@ -57,8 +62,26 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
         with self._lock, machine_lock().held():
-            vectors = self._model.encode(
-                list(texts), batch_size=self._batch, normalize_embeddings=True, show_progress_bar=False
-            )
-        return np.asarray(vectors, dtype=np.float32)
+            for batch in length_batches([len(t) for t in texts], self._batch):
+                vectors = self._model.encode(
+                    [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False
+                )
+                out[batch] = np.asarray(vectors, dtype=np.float32)
+        return out
+
+
+def length_batches(lengths: Sequence[int], size: int, spread: float = LENGTH_SPREAD) -> list[list[int]]:
+    """Indices of texts grouped for encoding, shortest first: at most ``size`` per batch, and a batch closes when
+    the next text is more than ``spread`` times as long as its first (by characters, floored at a few words).
+    A batch is padded to its longest text, so a question embedded with its short names in one batch cost
+    p50/p95 51/117 ms against 29/38 ms apart (MiniLM, 2 cores, multihop4's questions)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    for i in order:
+        if batches and len(batches[-1]) < size and lengths[i] <= spread * max(lengths[batches[-1][0]], MIN_LENGTH):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches

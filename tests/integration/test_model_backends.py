@@ -295,6 +295,13 @@ def test_embedder_paraphrase_is_closer_than_unrelated(embedder: Embedder) -> Non
     assert float(a @ paraphrase) > float(a @ unrelated) + 0.2
 
 
+def test_embedder_rows_keep_their_order_and_values_across_length_batches(embedder: Embedder) -> None:
+    texts = ["Acme", "Which company announced a warehouse robot in 2023, according to TechCrunch?", "Omar Haddad"]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-4)
+
+
 def test_embedder_empty_input(embedder: Embedder) -> None:
     vectors = embedder.embed([])
     assert vectors.shape == (0, 384)
