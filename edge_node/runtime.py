@@ -35,6 +35,7 @@ from shared.errors import CloudUnavailableError, InvalidRequestError, Permission
 from shared.knowledge import PROBES_REFUSED, CloudAnswer, EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
+from shared.query_vectors import QueryVectors
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.trace import AnswerTrace, Decision, Source
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
@@ -55,9 +56,14 @@ class Escalator(Protocol):
     """Asks the cloud (implemented by the session's transport)."""
 
     async def global_query(
-        self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()
+        self,
+        question: str,
+        asked_at: str,
+        routing_off: frozenset[str] = frozenset(),
+        vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
-        """The cloud's answer (``routing_off``: parts of its routing off, as ablations); raises
+        """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
+        embeddings of the question, so the cloud and the edges it asks need not compute them again); raises
         CloudUnavailableError when the cloud cannot answer."""
         ...
 
@@ -66,7 +72,9 @@ class Escalator(Protocol):
 class EvidenceChecker(Protocol):
     """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
 
-    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+    async def stronger_elsewhere(
+        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: QueryVectors | None = None
+    ) -> bool:
         """One bit from the cloud; raises CloudUnavailableError when the cloud cannot answer."""
         ...
 
@@ -229,9 +237,11 @@ class EdgeRuntime:
             return out
         started = time.perf_counter()
         shown = question if self.config.privacy.audit_content else question[:200]
-        self.audit.record("global_query", "cloud", len(question.encode()), question=shown)
+        vectors = local.retrieval.vectors
+        self.audit.record("global_query", "cloud", len(question.encode()) + _size(vectors), question=shown)
         try:
-            cloud = await escalator.global_query(question, self.edge_id, ablations & set(CLOUD_ROUTING_ABLATIONS))
+            routing_off = ablations & set(CLOUD_ROUTING_ABLATIONS)
+            cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
             timings["escalation"] = time.perf_counter() - started
@@ -254,9 +264,12 @@ class EdgeRuntime:
         started = time.perf_counter()
         evidence = local.retrieval.evidence.score
         shown = question if self.config.privacy.audit_content else question[:200]
-        self.audit.record("evidence_check", "cloud", len(question.encode()) + 4, question=shown, evidence=evidence)
+        vectors = local.retrieval.vectors
+        self.audit.record("evidence_check", "cloud", len(question.encode()) + 8 + _size(vectors), question=shown,
+                          evidence=evidence)  # fmt: skip
         try:
-            stronger = await escalator.stronger_elsewhere(question, evidence, local.retrieval.evidence.term_coverage)
+            terms = local.retrieval.evidence.term_coverage
+            stronger = await escalator.stronger_elsewhere(question, evidence, terms, vectors=vectors)
         except CloudUnavailableError as exc:
             stronger = False
             if local.gate is not None and local.gate.score < self.config.gate.threshold:
@@ -273,16 +286,19 @@ class EdgeRuntime:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
         return (await self._outbound(question)).knowledge
 
-    async def _outbound(self, question: str) -> Outbound:
+    async def _outbound(self, question: str, given: QueryVectors | None = None) -> Outbound:
         def run() -> Outbound:
-            retrieval = self._query.retrieve(question)
+            retrieval = self._query.retrieve(question, given=given)
             return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy, self._guard)
 
         return await self._run(run)
 
-    async def retrieve_for(self, question: str, requester: str) -> EdgeKnowledge:
-        """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it."""
-        outbound = await self._outbound(question)
+    async def retrieve_for(
+        self, question: str, requester: str, given: QueryVectors | None = None
+    ) -> EdgeKnowledge:
+        """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it. ``given``:
+        the requester's embeddings of the question (used when they come from this edge's model)."""
+        outbound = await self._outbound(question, given)
         knowledge = outbound.knowledge
         self.audit.record(
             "retrieval_reply",
@@ -297,14 +313,14 @@ class EdgeRuntime:
         )
         return knowledge
 
-    async def probe(self, question: str) -> ProbeScores:
+    async def probe(self, question: str, given: QueryVectors | None = None) -> ProbeScores:
         """How strongly this edge's knowledge matches ``question``: scores only (the cloud's stage-2 routing).
         Refused (PermissionDeniedError) when the privacy policy turns probes off; the transport audits replies."""
         if not self.config.privacy.answer_probes:
             raise PermissionDeniedError(PROBES_REFUSED)
 
         def run() -> ProbeScores:
-            evidence = self._query.retrieve(question).evidence
+            evidence = self._query.retrieve(question, given=given).evidence
             return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
                                evidence.best_chunk, term_coverage=evidence.term_coverage)  # fmt: skip
 
@@ -346,3 +362,8 @@ class EdgeRuntime:
     def _changed(self) -> None:
         for listener in self._listeners:
             listener()
+
+
+def _size(vectors: QueryVectors | None) -> int:
+    """Bytes of the vectors sent with a question (float32 rows and their texts)."""
+    return 0 if vectors is None else vectors.matrix.nbytes + sum(len(t.encode()) for t in vectors.texts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from shared.knowledge import (
     CloudAnswer,
     ContextChunk,
@@ -17,6 +19,7 @@ from shared.knowledge import (
     SummaryTombstone,
 )
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2
+from shared.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
 
 
 def summary_to_proto(card: SummaryCard) -> common_pb2.Summary:
@@ -150,3 +153,24 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         probes=[probe_from_proto(p) for p in msg.probes],
         probe_bytes=msg.probe_bytes,
     )
+
+
+def vectors_to_proto(v: QueryVectors | None) -> cloud_pb2.QueryVectors | None:
+    if v is None:
+        return None
+    matrix = np.ascontiguousarray(v.matrix, dtype="<f4")
+    return cloud_pb2.QueryVectors(embedder=v.embedder, dim=v.dim, texts=list(v.texts), vectors=matrix.tobytes())
+
+
+def vectors_from_proto(msg: cloud_pb2.QueryVectors) -> QueryVectors | None:
+    """None when the message carries no vectors; QueryVectorsError (saying what is wrong) when they are malformed."""
+    if not msg.texts and not msg.vectors:
+        return None
+    n, dim = len(msg.texts), msg.dim
+    if not 1 <= n <= MAX_TEXTS or not 1 <= dim <= MAX_DIM or len(msg.vectors) != 4 * n * dim:
+        raise QueryVectorsError(
+            f"query vectors: {len(msg.vectors)} bytes for {n} texts of dim {dim}; send 4 × texts × dim bytes "
+            f"(float32), at most {MAX_TEXTS} texts of dim {MAX_DIM}"
+        )
+    matrix = np.frombuffer(msg.vectors, dtype="<f4").reshape(n, dim).astype(np.float32)
+    return QueryVectors(msg.embedder, tuple(msg.texts), matrix)

@@ -8,6 +8,7 @@ replaces the older one (the older one's pending requests fail at once, so nobody
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any
 
 from shared.errors import DgragError
 from shared.knowledge import EdgeKnowledge, ProbeScores
+from shared.query_vectors import QueryVectors
 
 
 class EdgeUnavailableError(DgragError):
@@ -29,6 +31,8 @@ class RetrievalCall:
     question: str
     deadline_s: float
     probe: bool = False
+    vectors: QueryVectors | None = None
+    """The cloud's embeddings of the question, sent along so the edge need not compute them."""
 
 
 @dataclass
@@ -91,26 +95,30 @@ class EdgeRegistry:
         session = self._sessions.get(edge_id)
         return session is not None and time.time() - session.last_heartbeat <= 3 * self._heartbeat_interval_s
 
-    async def retrieve(self, edge_id: str, question: str, deadline_s: float) -> EdgeKnowledge:
+    async def retrieve(
+        self, edge_id: str, question: str, deadline_s: float, vectors: QueryVectors | None = None
+    ) -> EdgeKnowledge:
         """Ask ``edge_id`` for its knowledge about ``question``; raises on no session, error or timeout."""
-        knowledge: EdgeKnowledge = await self._call(edge_id, question, deadline_s, probe=False)
+        knowledge: EdgeKnowledge = await self._call(edge_id, RetrievalCall("", question, deadline_s, False, vectors))
         return knowledge
 
-    async def probe(self, edge_id: str, question: str, deadline_s: float) -> ProbeScores:
+    async def probe(
+        self, edge_id: str, question: str, deadline_s: float, vectors: QueryVectors | None = None
+    ) -> ProbeScores:
         """Ask ``edge_id`` how well its knowledge matches ``question`` (scores only); raises like retrieve."""
-        scores: ProbeScores = await self._call(edge_id, question, deadline_s, probe=True)
+        scores: ProbeScores = await self._call(edge_id, RetrievalCall("", question, deadline_s, True, vectors))
         return scores
 
-    async def _call(self, edge_id: str, question: str, deadline_s: float, probe: bool) -> Any:
+    async def _call(self, edge_id: str, call: RetrievalCall) -> Any:
         session = self._sessions.get(edge_id)
         if session is None:
             raise EdgeUnavailableError(f"edge {edge_id!r} is not connected")
         request_id = f"{session.serial}-{next(self._serial)}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         session.pending[request_id] = future
-        session.outbox.put_nowait(RetrievalCall(request_id, question, deadline_s, probe))
+        session.outbox.put_nowait(dataclasses.replace(call, request_id=request_id))
         try:
-            return await asyncio.wait_for(future, timeout=deadline_s)
+            return await asyncio.wait_for(future, timeout=call.deadline_s)
         finally:
             session.pending.pop(request_id, None)
 

@@ -12,7 +12,6 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from cloud_server.services.context_merge import MergedContext, merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
@@ -24,7 +23,8 @@ from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores, SummaryMatch
-from shared.models.base import Embedder, TextGenerator
+from shared.models.base import Embedder, FloatMatrix, TextGenerator
+from shared.query_vectors import QueryVectors, to_send
 from shared.tokenizer import Tokenizer
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
@@ -98,10 +98,13 @@ class GlobalQueryService:
         *,
         share_context: bool = True,
         routing_off: frozenset[str] = frozenset(),
+        vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
         """The cloud's answer. ``share_context`` False (an edge asking): the context comes back as source ids
         and scores only, and a fallback extract quotes only the asking edge's own chunks. ``routing_off``
-        switches parts of routing off for this question (ablations: ``sp``, ``pr``, ``rm``)."""
+        switches parts of routing off for this question (ablations: ``sp``, ``pr``, ``rm``). ``vectors``: the
+        asker's embeddings of the question (and its names), used and passed on to the edges asked when they
+        come from this cloud's model."""
         cfg = self._config
         _check_routing_off(routing_off)
         route = _Route(
@@ -121,17 +124,25 @@ class GlobalQueryService:
             )
         self._in_flight += 1
         try:
-            return await self._answer(question, asked_at, m, k, deadline, share_context, route)
+            return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
         finally:
             self._in_flight -= 1
 
     async def _answer(
-        self, question: str, asked_at: str, m: int, k: int, deadline: float, share_context: bool, route: _Route
+        self,
+        question: str,
+        asked_at: str,
+        m: int,
+        k: int,
+        deadline: float,
+        share_context: bool,
+        route: _Route,
+        given: QueryVectors | None,
     ) -> CloudAnswer:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
-        vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
+        vector, vectors = await self._question_vectors(question, given)
         out.summaries = self._index.search(
             vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, route.sparse_weight
         )
@@ -139,11 +150,11 @@ class GlobalQueryService:
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.timings["summary_match"] = time.perf_counter() - started
         if route.probing:
-            await self._probe(question, vector, out, routable, k, route.memory)
+            await self._probe(question, vector, vectors, out, routable, k, route.memory)
         else:
             out.edges_asked = choose_edges(routable[:m], k)
 
-        replies = await self._fan_out(question, out, deadline)
+        replies = await self._fan_out(question, vectors, out, deadline)
         t = time.perf_counter()
         merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
         out.context = merged.chunks
@@ -166,14 +177,23 @@ class GlobalQueryService:
         return out
 
     async def _probe(
-        self, question: str, vector: Any, out: CloudAnswer, routable: list[SummaryMatch], k: int, memory: bool
+        self,
+        question: str,
+        vector: FloatMatrix,
+        vectors: QueryVectors | None,
+        out: CloudAnswer,
+        routable: list[SummaryMatch],
+        k: int,
+        memory: bool,
     ) -> None:
         """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
         t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
         deadline = self._config.probe_deadline_s
 
-        out.probes = list(await asyncio.gather(*(self._probe_one(e, question, deadline) for e in shortlist)))
+        out.probes = list(
+            await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in shortlist))
+        )
         out.probe_bytes = sum(p.bytes for p in out.probes)
         bonus = {}
         if self._memory is not None and memory and self._config.memory_weight > 0:
@@ -184,30 +204,39 @@ class GlobalQueryService:
         out.edges_failed = [e for e in silent if e not in out.edges_asked]
         out.timings["probe"] = time.perf_counter() - t
 
-    async def _probe_one(self, edge_id: str, question: str, deadline: float) -> ProbeScores:
+    async def _probe_one(
+        self, edge_id: str, question: str, vectors: QueryVectors | None, deadline: float
+    ) -> ProbeScores:
         sent = time.perf_counter()
         try:
-            scores = await self._registry.probe(edge_id, question, deadline)
+            scores = await self._registry.probe(edge_id, question, deadline, vectors)
         except (EdgeUnavailableError, TimeoutError) as exc:
             return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
         return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
 
     async def stronger_elsewhere(
-        self, question: str, asked_at: str, local_evidence: float, local_terms: float = 0.0
+        self,
+        question: str,
+        asked_at: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: QueryVectors | None = None,
     ) -> bool:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
         other edges first by summaries are probed and the best probe score (evidence + probe_terms_weight × term
-        coverage) is compared with the asking edge's own (``query.evidence_margin``)."""
+        coverage) is compared with the asking edge's own (``query.evidence_margin``). ``vectors`` as in answer."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
-        vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
+        vector, forwarded = await self._question_vectors(question, vectors)
         size = self._probing.shortlist or CHECK_SHORTLIST
         matches = self._index.search(
             vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
         )
         others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
         shortlist = choose_edges(others, size)
-        probes = await asyncio.gather(*(self._probe_one(e, question, cfg.probe_deadline_s) for e in shortlist))
+        probes = await asyncio.gather(
+            *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in shortlist)
+        )
         terms_weight = self._probing.terms_weight
         best = max((p.score + terms_weight * p.term_coverage for p in probes if not p.error), default=0.0)
         own = _unit(local_evidence) + terms_weight * _unit(local_terms)
@@ -218,10 +247,23 @@ class GlobalQueryService:
         if self._memory is not None:
             self._memory.save()
 
-    async def _fan_out(self, question: str, out: CloudAnswer, deadline: float) -> list[EdgeKnowledge]:
+    async def _question_vectors(
+        self, question: str, given: QueryVectors | None
+    ) -> tuple[FloatMatrix, QueryVectors | None]:
+        """The question's vector for matching summaries, and the vectors to send the edges: the asker's when they
+        hold this question and come from this cloud's model, else the question embedded here."""
+        if given is not None and given.usable_by(self._embedder) and (row := given.row(question)) is not None:
+            return row, given
+        matrix = await asyncio.to_thread(self._embedder.embed, [question])
+        return matrix[0], to_send(self._embedder, [question], matrix)
+
+    async def _fan_out(
+        self, question: str, vectors: QueryVectors | None, out: CloudAnswer, deadline: float
+    ) -> list[EdgeKnowledge]:
         t = time.perf_counter()
         results = await asyncio.gather(
-            *(self._registry.retrieve(e, question, deadline) for e in out.edges_asked), return_exceptions=True
+            *(self._registry.retrieve(e, question, deadline, vectors) for e in out.edges_asked),
+            return_exceptions=True,
         )
         replies: list[EdgeKnowledge] = []
         for edge_id, result in zip(out.edges_asked, results, strict=True):

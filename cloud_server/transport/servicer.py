@@ -163,6 +163,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                 request.deadline_s,
                 share_context=not as_edge,
                 routing_off=frozenset(request.routing_off),
+                vectors=serde.vectors_from_proto(request.vectors),
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
@@ -175,7 +176,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
         try:
             terms = request.local_terms if math.isfinite(request.local_terms) else 1.0
-            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence, terms)
+            vectors = serde.vectors_from_proto(request.vectors)
+            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence, terms, vectors)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=stronger)
@@ -210,17 +212,15 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
 async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:
     """Forward the registry's retrieval calls for this session onto the stream."""
     while (call := await session.outbox.get()) is not None:
+        vectors = serde.vectors_to_proto(call.vectors)
         if call.probe:
             probe = cloud_pb2.ProbeRequest(
-                request_id=call.request_id, question=call.question, deadline_s=call.deadline_s
+                request_id=call.request_id, question=call.question, deadline_s=call.deadline_s, vectors=vectors
             )
             out.put_nowait(cloud_pb2.CloudMessage(probe_request=probe))
             continue
-        out.put_nowait(
-            cloud_pb2.CloudMessage(
-                retrieval_request=cloud_pb2.RetrievalRequest(
-                    request_id=call.request_id, question=call.question, deadline_s=call.deadline_s
-                )
-            )
+        request = cloud_pb2.RetrievalRequest(
+            request_id=call.request_id, question=call.question, deadline_s=call.deadline_s, vectors=vectors
         )
+        out.put_nowait(cloud_pb2.CloudMessage(retrieval_request=request))
     out.put_nowait(_CLOSE)  # a newer session replaced this one

@@ -24,6 +24,7 @@ from shared.config import EdgeConfig
 from shared.errors import DgragError
 from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
+from shared.query_vectors import QueryVectors
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
 from shared.vocabulary import ALL_ABLATIONS, MAX_QUESTION_CHARS, LocalMode
@@ -106,18 +107,19 @@ class QueryService:
         self._kb = kb
         self._recent: OrderedDict[tuple[str, int], Retrieval] = OrderedDict()
 
-    def retrieve(self, question: str, use_graph: bool = True) -> Retrieval:
+    def retrieve(self, question: str, use_graph: bool = True, given: QueryVectors | None = None) -> Retrieval:
         """Retrieval only (what the cloud asks an edge for). The last few questions' retrievals are remembered
         while the store is unchanged: the cloud probes an edge and then asks it for the same question's
-        knowledge, which must not cost a second retrieval (a remembered one reports 0 seconds)."""
+        knowledge, which must not cost a second retrieval (a remembered one reports 0 seconds). ``given``: the
+        asker's embeddings of the question, used when they come from this edge's model."""
         _check_question(question)
         if not use_graph:
-            return self._retriever.retrieve(question, use_graph=False)
+            return self._retriever.retrieve(question, use_graph=False, given=given)
         key = (question, self._kb.store.generation)
         if (seen := self._recent.get(key)) is not None:
             self._recent.move_to_end(key)
             return dataclasses.replace(seen, timings={"retrieval": 0.0})
-        found = self._retriever.retrieve(question)
+        found = self._retriever.retrieve(question, given=given)
         self._recent[key] = found
         while len(self._recent) > RECENT_RETRIEVALS:
             self._recent.popitem(last=False)

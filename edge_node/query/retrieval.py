@@ -22,6 +22,7 @@ from shared import prompts
 from shared.candidates import find_candidates
 from shared.config import RetrievalConfig
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
+from shared.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.text import normalise_name, occurs_in, sentences, truncate_chars
 from shared.tokenizer import Tokenizer
 from shared.trace import Source
@@ -96,6 +97,8 @@ class Retrieval:
     context_tokens: int
     evidence: Evidence
     timings: dict[str, float] = field(default_factory=dict)
+    vectors: QueryVectors | None = None
+    """The embeddings of the question and its names that this retrieval used (sent on with an escalation)."""
 
     @property
     def sources(self) -> list[Source]:
@@ -178,8 +181,15 @@ class Retriever:
         words = data.get("keywords", []) if isinstance(data, dict) else []
         return [w.strip() for w in words if isinstance(w, str) and w.strip() and occurs_in(w.strip(), question)]
 
-    def retrieve(self, question: str, use_graph: bool = True, slm_keywords: list[str] | None = None) -> Retrieval:
-        """Entities, relations and chunks for ``question`` and the context built from them."""
+    def retrieve(
+        self,
+        question: str,
+        use_graph: bool = True,
+        slm_keywords: list[str] | None = None,
+        given: QueryVectors | None = None,
+    ) -> Retrieval:
+        """Entities, relations and chunks for ``question`` and the context built from them; ``given``: vectors
+        already computed for the question (or its names) by the same model, which are not computed again."""
         started = time.perf_counter()
         names, keywords = question_terms(question)
         keywording = time.perf_counter() - started
@@ -187,7 +197,7 @@ class Retriever:
         for word in slm_keywords or []:
             if word not in keywords:
                 keywords.append(word)
-        found = self._match(question, names, keywords, graph)
+        found = self._match(question, names, keywords, graph, given)
         seeds = {
             e: s for e, s in found.entity_scores.items() if s >= self._config.min_entity_score and e in graph.entities
         }
@@ -198,18 +208,23 @@ class Retriever:
         entities, relations = self._described(found, graph)
         evidence = _evidence(found, chunks, keywords)
         timings = {"keywording": keywording, "retrieval": time.perf_counter() - started - keywording}
-        return Retrieval(question, keywords, names, entities, relations, chunks, context, used, evidence, timings)
+        return Retrieval(
+            question, keywords, names, entities, relations, chunks, context, used, evidence, timings, found.vectors
+        )
 
-    def _match(self, question: str, names: list[str], keywords: list[str], graph: KnowledgeGraph) -> _Matches:
+    def _match(
+        self, question: str, names: list[str], keywords: list[str], graph: KnowledgeGraph, given: QueryVectors | None
+    ) -> _Matches:
         """The entities, relations and chunks the question's vector, names and keywords reach."""
         cfg = self._config
         # Only the question and its names are embedded (other keywords match entities by exact name):
         # embedding is most of retrieval's time on a CPU.
         embedded_names = [w for w in keywords if w in names]
-        vectors = self._embedder.embed([question, *embedded_names])
+        texts = [question, *embedded_names]
+        vectors = embed_reusing(self._embedder, texts, given)
         qv = vectors[0]
         spaces = self._kb.vectors
-        found = _Matches(qv, len(embedded_names))
+        found = _Matches(qv, len(embedded_names), to_send(self._embedder, texts, vectors))
         for word in keywords:
             eid = graph.entity_by_key.get(normalise_name(word))
             if eid is not None:
@@ -310,6 +325,7 @@ class _Matches:
 
     question_vector: Any
     names_embedded: int
+    vectors: QueryVectors | None
     entity_scores: dict[int, float] = field(default_factory=dict)
     exact: set[int] = field(default_factory=set)
     matched_names: int = 0

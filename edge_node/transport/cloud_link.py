@@ -10,6 +10,7 @@ from shared.errors import CloudUnavailableError
 from shared.grpc_transport import auth_metadata, open_channel
 from shared.knowledge import CloudAnswer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.query_vectors import QueryVectors
 
 
 class CloudLink:
@@ -22,22 +23,33 @@ class CloudLink:
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(
-        self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()
+        self,
+        question: str,
+        asked_at: str,
+        routing_off: frozenset[str] = frozenset(),
+        vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
         """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
-        ``routing_off``: parts of the cloud's routing off for this question (ablations)."""
-        request = cloud_pb2.GlobalQueryRequest(question=question, asked_at=asked_at, routing_off=sorted(routing_off))
+        ``routing_off``: parts of the cloud's routing off for this question (ablations); ``vectors``: this edge's
+        embeddings of the question."""
+        request = cloud_pb2.GlobalQueryRequest(
+            question=question, asked_at=asked_at, routing_off=sorted(routing_off),
+            vectors=serde.vectors_to_proto(vectors),
+        )  # fmt: skip
         try:
             reply = await self.stub.GlobalQuery(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
         return serde.cloud_answer_from_proto(reply)
 
-    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+    async def stronger_elsewhere(
+        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: QueryVectors | None = None
+    ) -> bool:
         """The cloud's evidence check (one bit); raises CloudUnavailableError like global_query."""
         request = cloud_pb2.CheckEvidenceRequest(
-            question=question, local_evidence=local_evidence, local_terms=local_terms
-        )
+            question=question, local_evidence=local_evidence, local_terms=local_terms,
+            vectors=serde.vectors_to_proto(vectors),
+        )  # fmt: skip
         try:
             reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:

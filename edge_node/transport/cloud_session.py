@@ -26,6 +26,7 @@ from shared.constants import SOFTWARE_VERSION
 from shared.errors import PermissionDeniedError
 from shared.knowledge import SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
+from shared.query_vectors import QueryVectors, QueryVectorsError
 
 log = logging.getLogger(__name__)
 MAX_CONCURRENT_RETRIEVALS = 8
@@ -154,7 +155,8 @@ class CloudSession:
     ) -> None:
         deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
         try:
-            knowledge = await asyncio.wait_for(self._runtime.retrieve_for(request.question, "cloud"), deadline)
+            given = _given(request.vectors)
+            knowledge = await asyncio.wait_for(self._runtime.retrieve_for(request.question, "cloud", given), deadline)
         except TimeoutError:
             self._reply_error(out, request, f"retrieval took longer than the {deadline:.1f} s deadline")
             return
@@ -170,7 +172,7 @@ class CloudSession:
         """Scores only; every reply is audited with its size."""
         deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
         try:
-            scores = await asyncio.wait_for(self._runtime.probe(request.question), deadline)
+            scores = await asyncio.wait_for(self._runtime.probe(request.question, _given(request.vectors)), deadline)
         except PermissionDeniedError as exc:
             self._reply_error(out, request, str(exc))
             return
@@ -228,3 +230,12 @@ async def _messages(call: grpc.aio.StreamStreamCall, stop: asyncio.Event) -> Asy
 async def _cancel_on(stop: asyncio.Event, call: grpc.aio.StreamStreamCall) -> None:
     await stop.wait()
     call.cancel()
+
+
+def _given(msg: cloud_pb2.QueryVectors) -> QueryVectors | None:
+    """The cloud's vectors for a question; malformed ones are ignored (the edge embeds the question itself)."""
+    try:
+        return serde.vectors_from_proto(msg)
+    except QueryVectorsError as exc:
+        log.warning("ignoring the cloud's query vectors: %s", exc)
+        return None

@@ -178,15 +178,21 @@ def test_an_app_may_not_run_an_evidence_check(tmp_path: Path) -> None:
 class _CloudDown:
     """An escalator whose cloud cannot be reached (both for the check and for escalation)."""
 
-    async def global_query(self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset()) -> None:
+    async def global_query(
+        self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset(), vectors: object = None
+    ) -> None:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
-    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+    async def stronger_elsewhere(
+        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: object = None
+    ) -> bool:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
 
 class _NothingStronger(_CloudDown):
-    async def stronger_elsewhere(self, question: str, local_evidence: float, local_terms: float = 0.0) -> bool:
+    async def stronger_elsewhere(
+        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: object = None
+    ) -> bool:
         return False
 
 

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from shared.proto.dgrag.v1 import common_pb2 as dgrag_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x64grag/v1/cloud.proto\x12\x08\x64grag.v1\x1a\x15\x64grag/v1/common.proto\"2\n\x05Hello\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x18\n\x10software_version\x18\x02 \x01(\t\"F\n\x0bSummarySync\x12$\n\tsummaries\x18\x01 \x03(\x0b\x32\x11.dgrag.v1.Summary\x12\x11\n\tup_to_seq\x18\x02 \x01(\x04\"n\n\x0cSummaryDelta\x12\"\n\x07upserts\x18\x01 \x03(\x0b\x32\x11.dgrag.v1.Summary\x12\'\n\ntombstones\x18\x02 \x03(\x0b\x32\x13.dgrag.v1.Tombstone\x12\x11\n\tup_to_seq\x18\x03 \x01(\x04\"\x1c\n\tHeartbeat\x12\x0f\n\x07sent_at\x18\x01 \x01(\x01\"[\n\x0eRetrievalReply\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12&\n\tknowledge\x18\x02 \x01(\x0b\x32\x13.dgrag.v1.Knowledge\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\x95\x01\n\nProbeReply\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x15\n\rname_coverage\x18\x03 \x01(\x02\x12\x13\n\x0b\x62\x65st_entity\x18\x04 \x01(\x02\x12\x12\n\nbest_chunk\x18\x05 \x01(\x02\x12\r\n\x05\x65rror\x18\x06 \x01(\t\x12\x15\n\rterm_coverage\x18\x07 \x01(\x02\"\x93\x02\n\x0b\x45\x64geMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.dgrag.v1.HelloH\x00\x12%\n\x04sync\x18\x02 \x01(\x0b\x32\x15.dgrag.v1.SummarySyncH\x00\x12\'\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x16.dgrag.v1.SummaryDeltaH\x00\x12(\n\theartbeat\x18\x04 \x01(\x0b\x32\x13.dgrag.v1.HeartbeatH\x00\x12\x33\n\x0fretrieval_reply\x18\x05 \x01(\x0b\x32\x18.dgrag.v1.RetrievalReplyH\x00\x12+\n\x0bprobe_reply\x18\x06 \x01(\x0b\x32\x14.dgrag.v1.ProbeReplyH\x00\x42\x06\n\x04kind\"8\n\x07Welcome\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x1c\n\x14heartbeat_interval_s\x18\x02 \x01(\x01\"0\n\x03\x41\x63k\x12\x11\n\tup_to_seq\x18\x01 \x01(\x04\x12\x16\n\x0esummaries_held\x18\x02 \x01(\r\"L\n\x10RetrievalRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\ndeadline_s\x18\x03 \x01(\x01\"H\n\x0cProbeRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\ndeadline_s\x18\x03 \x01(\x01\"\xc4\x01\n\x0c\x43loudMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.dgrag.v1.WelcomeH\x00\x12\x1c\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\r.dgrag.v1.AckH\x00\x12\x37\n\x11retrieval_request\x18\x03 \x01(\x0b\x32\x1a.dgrag.v1.RetrievalRequestH\x00\x12/\n\rprobe_request\x18\x04 \x01(\x0b\x32\x16.dgrag.v1.ProbeRequestH\x00\x42\x06\n\x04kind\"\x7f\n\x12GlobalQueryRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x10\n\x08\x61sked_at\x18\x02 \x01(\t\x12\r\n\x05top_m\x18\x03 \x01(\r\x12\r\n\x05top_k\x18\x04 \x01(\r\x12\x12\n\ndeadline_s\x18\x05 \x01(\x01\x12\x13\n\x0brouting_off\x18\x06 \x03(\t\"S\n\x0cSummaryMatch\x12\x12\n\nsummary_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65\x64ge_id\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x02\x12\x0f\n\x07version\x18\x04 \x01(\x04\"\xd0\x02\n\x10GlobalQueryReply\x12\x0e\n\x06\x61nswer\x18\x01 \x01(\t\x12)\n\tsummaries\x18\x02 \x03(\x0b\x32\x16.dgrag.v1.SummaryMatch\x12\x13\n\x0b\x65\x64ges_asked\x18\x03 \x03(\t\x12\x15\n\redges_replied\x18\x04 \x03(\t\x12\x14\n\x0c\x65\x64ges_failed\x18\x05 \x03(\t\x12\x30\n\x0e\x63ontext_chunks\x18\x06 \x03(\x0b\x32\x18.dgrag.v1.KnowledgeChunk\x12\x15\n\rcontext_edges\x18\x07 \x03(\t\x12\"\n\x07timings\x18\x08 \x01(\x0b\x32\x11.dgrag.v1.Timings\x12\x16\n\x0e\x62ytes_received\x18\t \x01(\x04\x12%\n\x06probes\x18\n \x03(\x0b\x32\x15.dgrag.v1.ProbeResult\x12\x13\n\x0bprobe_bytes\x18\x0b \x01(\x04\"\xa4\x01\n\x0bProbeResult\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x15\n\rname_coverage\x18\x03 \x01(\x02\x12\x13\n\x0b\x62\x65st_entity\x18\x04 \x01(\x02\x12\x12\n\nbest_chunk\x18\x05 \x01(\x02\x12\x0f\n\x07seconds\x18\x06 \x01(\x01\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x15\n\rterm_coverage\x18\x08 \x01(\x02\"8\n\x15MatchSummariesRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\r\n\x05top_m\x18\x02 \x01(\r\"@\n\x13MatchSummariesReply\x12)\n\tsummaries\x18\x01 \x03(\x0b\x32\x16.dgrag.v1.SummaryMatch\"U\n\x14\x43heckEvidenceRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x16\n\x0elocal_evidence\x18\x02 \x01(\x02\x12\x13\n\x0blocal_terms\x18\x03 \x01(\x02\"0\n\x12\x43heckEvidenceReply\x12\x1a\n\x12stronger_elsewhere\x18\x01 \x01(\x08\"\x12\n\x10ListEdgesRequest\"r\n\x08\x45\x64geInfo\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x11\n\tconnected\x18\x02 \x01(\x08\x12\x17\n\x0f\x63onnected_since\x18\x03 \x01(\x01\x12\x11\n\tsummaries\x18\x04 \x01(\r\x12\x16\n\x0elast_heartbeat\x18\x05 \x01(\x01\"3\n\x0eListEdgesReply\x12!\n\x05\x65\x64ges\x18\x01 \x03(\x0b\x32\x12.dgrag.v1.EdgeInfo2\xf2\x02\n\x05\x43loud\x12<\n\x07Session\x12\x15.dgrag.v1.EdgeMessage\x1a\x16.dgrag.v1.CloudMessage(\x01\x30\x01\x12G\n\x0bGlobalQuery\x12\x1c.dgrag.v1.GlobalQueryRequest\x1a\x1a.dgrag.v1.GlobalQueryReply\x12P\n\x0eMatchSummaries\x12\x1f.dgrag.v1.MatchSummariesRequest\x1a\x1d.dgrag.v1.MatchSummariesReply\x12\x41\n\tListEdges\x12\x1a.dgrag.v1.ListEdgesRequest\x1a\x18.dgrag.v1.ListEdgesReply\x12M\n\rCheckEvidence\x12\x1e.dgrag.v1.CheckEvidenceRequest\x1a\x1c.dgrag.v1.CheckEvidenceReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x64grag/v1/cloud.proto\x12\x08\x64grag.v1\x1a\x15\x64grag/v1/common.proto\"2\n\x05Hello\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x18\n\x10software_version\x18\x02 \x01(\t\"F\n\x0bSummarySync\x12$\n\tsummaries\x18\x01 \x03(\x0b\x32\x11.dgrag.v1.Summary\x12\x11\n\tup_to_seq\x18\x02 \x01(\x04\"n\n\x0cSummaryDelta\x12\"\n\x07upserts\x18\x01 \x03(\x0b\x32\x11.dgrag.v1.Summary\x12\'\n\ntombstones\x18\x02 \x03(\x0b\x32\x13.dgrag.v1.Tombstone\x12\x11\n\tup_to_seq\x18\x03 \x01(\x04\"\x1c\n\tHeartbeat\x12\x0f\n\x07sent_at\x18\x01 \x01(\x01\"[\n\x0eRetrievalReply\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12&\n\tknowledge\x18\x02 \x01(\x0b\x32\x13.dgrag.v1.Knowledge\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\x95\x01\n\nProbeReply\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x15\n\rname_coverage\x18\x03 \x01(\x02\x12\x13\n\x0b\x62\x65st_entity\x18\x04 \x01(\x02\x12\x12\n\nbest_chunk\x18\x05 \x01(\x02\x12\r\n\x05\x65rror\x18\x06 \x01(\t\x12\x15\n\rterm_coverage\x18\x07 \x01(\x02\"\x93\x02\n\x0b\x45\x64geMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.dgrag.v1.HelloH\x00\x12%\n\x04sync\x18\x02 \x01(\x0b\x32\x15.dgrag.v1.SummarySyncH\x00\x12\'\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x16.dgrag.v1.SummaryDeltaH\x00\x12(\n\theartbeat\x18\x04 \x01(\x0b\x32\x13.dgrag.v1.HeartbeatH\x00\x12\x33\n\x0fretrieval_reply\x18\x05 \x01(\x0b\x32\x18.dgrag.v1.RetrievalReplyH\x00\x12+\n\x0bprobe_reply\x18\x06 \x01(\x0b\x32\x14.dgrag.v1.ProbeReplyH\x00\x42\x06\n\x04kind\"8\n\x07Welcome\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x1c\n\x14heartbeat_interval_s\x18\x02 \x01(\x01\"0\n\x03\x41\x63k\x12\x11\n\tup_to_seq\x18\x01 \x01(\x04\x12\x16\n\x0esummaries_held\x18\x02 \x01(\r\"M\n\x0cQueryVectors\x12\x10\n\x08\x65mbedder\x18\x01 \x01(\t\x12\x0b\n\x03\x64im\x18\x02 \x01(\r\x12\r\n\x05texts\x18\x03 \x03(\t\x12\x0f\n\x07vectors\x18\x04 \x01(\x0c\"u\n\x10RetrievalRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\ndeadline_s\x18\x03 \x01(\x01\x12\'\n\x07vectors\x18\x04 \x01(\x0b\x32\x16.dgrag.v1.QueryVectors\"q\n\x0cProbeRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\ndeadline_s\x18\x03 \x01(\x01\x12\'\n\x07vectors\x18\x04 \x01(\x0b\x32\x16.dgrag.v1.QueryVectors\"\xc4\x01\n\x0c\x43loudMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.dgrag.v1.WelcomeH\x00\x12\x1c\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\r.dgrag.v1.AckH\x00\x12\x37\n\x11retrieval_request\x18\x03 \x01(\x0b\x32\x1a.dgrag.v1.RetrievalRequestH\x00\x12/\n\rprobe_request\x18\x04 \x01(\x0b\x32\x16.dgrag.v1.ProbeRequestH\x00\x42\x06\n\x04kind\"\xa8\x01\n\x12GlobalQueryRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x10\n\x08\x61sked_at\x18\x02 \x01(\t\x12\r\n\x05top_m\x18\x03 \x01(\r\x12\r\n\x05top_k\x18\x04 \x01(\r\x12\x12\n\ndeadline_s\x18\x05 \x01(\x01\x12\x13\n\x0brouting_off\x18\x06 \x03(\t\x12\'\n\x07vectors\x18\x07 \x01(\x0b\x32\x16.dgrag.v1.QueryVectors\"S\n\x0cSummaryMatch\x12\x12\n\nsummary_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65\x64ge_id\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x02\x12\x0f\n\x07version\x18\x04 \x01(\x04\"\xd0\x02\n\x10GlobalQueryReply\x12\x0e\n\x06\x61nswer\x18\x01 \x01(\t\x12)\n\tsummaries\x18\x02 \x03(\x0b\x32\x16.dgrag.v1.SummaryMatch\x12\x13\n\x0b\x65\x64ges_asked\x18\x03 \x03(\t\x12\x15\n\redges_replied\x18\x04 \x03(\t\x12\x14\n\x0c\x65\x64ges_failed\x18\x05 \x03(\t\x12\x30\n\x0e\x63ontext_chunks\x18\x06 \x03(\x0b\x32\x18.dgrag.v1.KnowledgeChunk\x12\x15\n\rcontext_edges\x18\x07 \x03(\t\x12\"\n\x07timings\x18\x08 \x01(\x0b\x32\x11.dgrag.v1.Timings\x12\x16\n\x0e\x62ytes_received\x18\t \x01(\x04\x12%\n\x06probes\x18\n \x03(\x0b\x32\x15.dgrag.v1.ProbeResult\x12\x13\n\x0bprobe_bytes\x18\x0b \x01(\x04\"\xa4\x01\n\x0bProbeResult\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x15\n\rname_coverage\x18\x03 \x01(\x02\x12\x13\n\x0b\x62\x65st_entity\x18\x04 \x01(\x02\x12\x12\n\nbest_chunk\x18\x05 \x01(\x02\x12\x0f\n\x07seconds\x18\x06 \x01(\x01\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x15\n\rterm_coverage\x18\x08 \x01(\x02\"8\n\x15MatchSummariesRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\r\n\x05top_m\x18\x02 \x01(\r\"@\n\x13MatchSummariesReply\x12)\n\tsummaries\x18\x01 \x03(\x0b\x32\x16.dgrag.v1.SummaryMatch\"~\n\x14\x43heckEvidenceRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x16\n\x0elocal_evidence\x18\x02 \x01(\x02\x12\x13\n\x0blocal_terms\x18\x03 \x01(\x02\x12\'\n\x07vectors\x18\x04 \x01(\x0b\x32\x16.dgrag.v1.QueryVectors\"0\n\x12\x43heckEvidenceReply\x12\x1a\n\x12stronger_elsewhere\x18\x01 \x01(\x08\"\x12\n\x10ListEdgesRequest\"r\n\x08\x45\x64geInfo\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x11\n\tconnected\x18\x02 \x01(\x08\x12\x17\n\x0f\x63onnected_since\x18\x03 \x01(\x01\x12\x11\n\tsummaries\x18\x04 \x01(\r\x12\x16\n\x0elast_heartbeat\x18\x05 \x01(\x01\"3\n\x0eListEdgesReply\x12!\n\x05\x65\x64ges\x18\x01 \x03(\x0b\x32\x12.dgrag.v1.EdgeInfo2\xf2\x02\n\x05\x43loud\x12<\n\x07Session\x12\x15.dgrag.v1.EdgeMessage\x1a\x16.dgrag.v1.CloudMessage(\x01\x30\x01\x12G\n\x0bGlobalQuery\x12\x1c.dgrag.v1.GlobalQueryRequest\x1a\x1a.dgrag.v1.GlobalQueryReply\x12P\n\x0eMatchSummaries\x12\x1f.dgrag.v1.MatchSummariesRequest\x1a\x1d.dgrag.v1.MatchSummariesReply\x12\x41\n\tListEdges\x12\x1a.dgrag.v1.ListEdgesRequest\x1a\x18.dgrag.v1.ListEdgesReply\x12M\n\rCheckEvidence\x12\x1e.dgrag.v1.CheckEvidenceRequest\x1a\x1c.dgrag.v1.CheckEvidenceReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,34 +50,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WELCOME']._serialized_end=902
   _globals['_ACK']._serialized_start=904
   _globals['_ACK']._serialized_end=952
-  _globals['_RETRIEVALREQUEST']._serialized_start=954
-  _globals['_RETRIEVALREQUEST']._serialized_end=1030
-  _globals['_PROBEREQUEST']._serialized_start=1032
-  _globals['_PROBEREQUEST']._serialized_end=1104
-  _globals['_CLOUDMESSAGE']._serialized_start=1107
-  _globals['_CLOUDMESSAGE']._serialized_end=1303
-  _globals['_GLOBALQUERYREQUEST']._serialized_start=1305
-  _globals['_GLOBALQUERYREQUEST']._serialized_end=1432
-  _globals['_SUMMARYMATCH']._serialized_start=1434
-  _globals['_SUMMARYMATCH']._serialized_end=1517
-  _globals['_GLOBALQUERYREPLY']._serialized_start=1520
-  _globals['_GLOBALQUERYREPLY']._serialized_end=1856
-  _globals['_PROBERESULT']._serialized_start=1859
-  _globals['_PROBERESULT']._serialized_end=2023
-  _globals['_MATCHSUMMARIESREQUEST']._serialized_start=2025
-  _globals['_MATCHSUMMARIESREQUEST']._serialized_end=2081
-  _globals['_MATCHSUMMARIESREPLY']._serialized_start=2083
-  _globals['_MATCHSUMMARIESREPLY']._serialized_end=2147
-  _globals['_CHECKEVIDENCEREQUEST']._serialized_start=2149
-  _globals['_CHECKEVIDENCEREQUEST']._serialized_end=2234
-  _globals['_CHECKEVIDENCEREPLY']._serialized_start=2236
-  _globals['_CHECKEVIDENCEREPLY']._serialized_end=2284
-  _globals['_LISTEDGESREQUEST']._serialized_start=2286
-  _globals['_LISTEDGESREQUEST']._serialized_end=2304
-  _globals['_EDGEINFO']._serialized_start=2306
-  _globals['_EDGEINFO']._serialized_end=2420
-  _globals['_LISTEDGESREPLY']._serialized_start=2422
-  _globals['_LISTEDGESREPLY']._serialized_end=2473
-  _globals['_CLOUD']._serialized_start=2476
-  _globals['_CLOUD']._serialized_end=2846
+  _globals['_QUERYVECTORS']._serialized_start=954
+  _globals['_QUERYVECTORS']._serialized_end=1031
+  _globals['_RETRIEVALREQUEST']._serialized_start=1033
+  _globals['_RETRIEVALREQUEST']._serialized_end=1150
+  _globals['_PROBEREQUEST']._serialized_start=1152
+  _globals['_PROBEREQUEST']._serialized_end=1265
+  _globals['_CLOUDMESSAGE']._serialized_start=1268
+  _globals['_CLOUDMESSAGE']._serialized_end=1464
+  _globals['_GLOBALQUERYREQUEST']._serialized_start=1467
+  _globals['_GLOBALQUERYREQUEST']._serialized_end=1635
+  _globals['_SUMMARYMATCH']._serialized_start=1637
+  _globals['_SUMMARYMATCH']._serialized_end=1720
+  _globals['_GLOBALQUERYREPLY']._serialized_start=1723
+  _globals['_GLOBALQUERYREPLY']._serialized_end=2059
+  _globals['_PROBERESULT']._serialized_start=2062
+  _globals['_PROBERESULT']._serialized_end=2226
+  _globals['_MATCHSUMMARIESREQUEST']._serialized_start=2228
+  _globals['_MATCHSUMMARIESREQUEST']._serialized_end=2284
+  _globals['_MATCHSUMMARIESREPLY']._serialized_start=2286
+  _globals['_MATCHSUMMARIESREPLY']._serialized_end=2350
+  _globals['_CHECKEVIDENCEREQUEST']._serialized_start=2352
+  _globals['_CHECKEVIDENCEREQUEST']._serialized_end=2478
+  _globals['_CHECKEVIDENCEREPLY']._serialized_start=2480
+  _globals['_CHECKEVIDENCEREPLY']._serialized_end=2528
+  _globals['_LISTEDGESREQUEST']._serialized_start=2530
+  _globals['_LISTEDGESREQUEST']._serialized_end=2548
+  _globals['_EDGEINFO']._serialized_start=2550
+  _globals['_EDGEINFO']._serialized_end=2664
+  _globals['_LISTEDGESREPLY']._serialized_start=2666
+  _globals['_LISTEDGESREPLY']._serialized_end=2717
+  _globals['_CLOUD']._serialized_start=2720
+  _globals['_CLOUD']._serialized_end=3090
 # @@protoc_insertion_point(module_scope)

@@ -99,25 +99,41 @@ class Ack(_message.Message):
     summaries_held: int
     def __init__(self, up_to_seq: _Optional[int] = ..., summaries_held: _Optional[int] = ...) -> None: ...
 
+class QueryVectors(_message.Message):
+    __slots__ = ("embedder", "dim", "texts", "vectors")
+    EMBEDDER_FIELD_NUMBER: _ClassVar[int]
+    DIM_FIELD_NUMBER: _ClassVar[int]
+    TEXTS_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
+    embedder: str
+    dim: int
+    texts: _containers.RepeatedScalarFieldContainer[str]
+    vectors: bytes
+    def __init__(self, embedder: _Optional[str] = ..., dim: _Optional[int] = ..., texts: _Optional[_Iterable[str]] = ..., vectors: _Optional[bytes] = ...) -> None: ...
+
 class RetrievalRequest(_message.Message):
-    __slots__ = ("request_id", "question", "deadline_s")
+    __slots__ = ("request_id", "question", "deadline_s", "vectors")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     question: str
     deadline_s: float
-    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+    vectors: QueryVectors
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
 
 class ProbeRequest(_message.Message):
-    __slots__ = ("request_id", "question", "deadline_s")
+    __slots__ = ("request_id", "question", "deadline_s", "vectors")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     question: str
     deadline_s: float
-    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ...) -> None: ...
+    vectors: QueryVectors
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
 
 class CloudMessage(_message.Message):
     __slots__ = ("welcome", "ack", "retrieval_request", "probe_request")
@@ -132,20 +148,22 @@ class CloudMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ..., probe_request: _Optional[_Union[ProbeRequest, _Mapping]] = ...) -> None: ...
 
 class GlobalQueryRequest(_message.Message):
-    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s", "routing_off")
+    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s", "routing_off", "vectors")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     ASKED_AT_FIELD_NUMBER: _ClassVar[int]
     TOP_M_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
     ROUTING_OFF_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
     question: str
     asked_at: str
     top_m: int
     top_k: int
     deadline_s: float
     routing_off: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ..., routing_off: _Optional[_Iterable[str]] = ...) -> None: ...
+    vectors: QueryVectors
+    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ..., routing_off: _Optional[_Iterable[str]] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
 
 class SummaryMatch(_message.Message):
     __slots__ = ("summary_id", "edge_id", "score", "version")
@@ -220,14 +238,16 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence", "local_terms")
+    __slots__ = ("question", "local_evidence", "local_terms", "vectors")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
     local_terms: float
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ...) -> None: ...
+    vectors: QueryVectors
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
     __slots__ = ("stronger_elsewhere",)
