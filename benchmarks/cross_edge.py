@@ -10,7 +10,9 @@ is how 64 edges fit in memory). Each question is sent to the cloud's GlobalQuery
 and top-k = N (a fan-out to every edge). Printed per (N, k), p50/p95 in ms: summary match, fan-out, edge retrieval,
 transfers, and the overhead = client wall time minus the cloud LLM's time; plus bytes per query. With two-stage
 routing (the cloud's default; ``--probe-shortlist 0`` turns it off) the probes' time is its own phase (``probe``):
-run both to see what stage 2 adds.
+run both to see what stage 2 adds. ``--asker-vectors`` sends each question with the embeddings of it and its
+names, as an edge escalating its own question does (it computed them for its local retrieval, before the timed
+call); without it the client is an app and the cloud embeds the question.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ from typing import Any
 
 import grpc
 
+from benchmarks.network_node import embedder
+from shared import serde
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.query_vectors import to_send
+from shared.question_terms import question_terms
 from simulation.bundle import load_questions
 from simulation.hosts import host_groups
 from simulation.metrics import percentile
@@ -84,7 +90,21 @@ async def wait_edges(address: str, metadata: Any, n: int, timeout: float) -> Non
     raise SystemExit(f"not all {n} edges connected and published summaries within {timeout} s")
 
 
-async def measure(address: str, metadata: Any, questions: list[str], k: int) -> dict[str, Any]:
+def asker_vectors(questions: list[str], kind: str) -> dict[str, cloud_pb2.QueryVectors]:
+    """What an escalating edge sends with each question: its embeddings of the question and its names."""
+    model = embedder(kind)
+    out = {}
+    for q in questions:
+        texts = [q, *question_terms(q)[0]]
+        msg = serde.vectors_to_proto(to_send(model, texts, model.embed(texts)))
+        if msg is not None:
+            out[q] = msg
+    return out
+
+
+async def measure(
+    address: str, metadata: Any, questions: list[str], k: int, vectors: dict[str, cloud_pb2.QueryVectors]
+) -> dict[str, Any]:
     samples: dict[str, list[float]] = {p: [] for p in PHASES}
     sent: list[int] = []
     received: list[int] = []
@@ -94,7 +114,7 @@ async def measure(address: str, metadata: Any, questions: list[str], k: int) -> 
         for q in questions[:2]:  # warm-up: connections, caches
             await stub.GlobalQuery(cloud_pb2.GlobalQueryRequest(question=q, top_k=k, top_m=k), metadata=metadata)
         for q in questions:
-            request = cloud_pb2.GlobalQueryRequest(question=q, top_k=k, top_m=k)
+            request = cloud_pb2.GlobalQueryRequest(question=q, top_k=k, top_m=k, vectors=vectors.get(q))
             started = time.perf_counter()
             reply = await stub.GlobalQuery(request, metadata=metadata)
             wall = time.perf_counter() - started
@@ -142,10 +162,11 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
         print(f"[{n_edges} edges] starting and indexing (scripted SLM) ...", file=sys.stderr)
         asyncio.run(wait_edges(address, metadata, n_edges, 900))
         questions = [q.question for q in load_questions(args.bench)][: args.queries]
+        vectors = asker_vectors(questions, args.embedder) if args.asker_vectors else {}
         rows = []
         for k in sorted({1, n_edges}):
             print(f"[{n_edges} edges] measuring top-k={k} over {len(questions)} questions ...", file=sys.stderr)
-            rows.append({"edges": n_edges, **asyncio.run(measure(address, metadata, questions, k))})
+            rows.append({"edges": n_edges, **asyncio.run(measure(address, metadata, questions, k, vectors))})
             print(json.dumps(rows[-1]), file=sys.stderr)
         return rows
     finally:
@@ -188,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
     parser.add_argument("--edges-per-host", type=int, default=1, help="edges per process sharing one embedder")
     parser.add_argument("--probe-shortlist", type=int, default=4, help="edges probed per question (0 = no probes)")
+    parser.add_argument(
+        "--asker-vectors", action="store_true", help="send the question's and its names' embeddings, as an edge does"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -19,24 +18,13 @@ import numpy as np
 from edge_node.store.graph import KnowledgeGraph
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared import prompts
-from shared.candidates import find_candidates
 from shared.config import RetrievalConfig
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.query_vectors import QueryVectors, embed_reusing, to_send
+from shared.question_terms import question_terms
 from shared.text import normalise_name, occurs_in, sentences, truncate_chars
 from shared.tokenizer import Tokenizer
 from shared.trace import Source
-
-_WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
-_QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")
-_COMMON = frozenset(
-    """
-    what which who whom whose when where why how does did do is are was were the and that this these those with
-    from about article articles report reported according between both after before while their there have has
-    had been being into than then them they would could should also more most same other such only over under
-    published news suggest mentioned mention yes
-    """.split()
-)
 
 
 @dataclass(frozen=True)
@@ -103,18 +91,6 @@ class Retrieval:
     @property
     def sources(self) -> list[Source]:
         return [Source(c.doc_id, c.id, round(c.score, 4)) for c in self.chunks]
-
-
-def question_terms(question: str) -> tuple[list[str], list[str]]:
-    """Model-free (names, keywords) of a question: names are capitalised spans and quoted titles."""
-    names = [c.name for c in find_candidates(question, limit=12)]
-    names += [m.group(1).strip() for m in _QUOTED.finditer(question) if m.group(1).strip() not in names]
-    by_key: dict[str, str] = {}
-    for name in names:
-        by_key.setdefault(normalise_name(name), name)
-    names = list(by_key.values())
-    words = [w.strip("'’") for w in _WORD.findall(question) if len(w) >= 4 and w.casefold() not in _COMMON]
-    return names, list(dict.fromkeys(names + words))
 
 
 def excerpt(text: str, terms: list[str], max_chars: int) -> str:
