@@ -53,6 +53,8 @@ class Case:
     matches: dict[float, list[SummaryMatch]]
     """Stage-1 ranking per sparse weight."""
     probes: dict[str, ProbeScores]
+    vector: Any = None
+    """The question's embedding (the routing memory is keyed by it)."""
 
 
 def _floats(text: str) -> list[float]:
@@ -85,7 +87,7 @@ def collect(
                 started = time.perf_counter()
                 probes[edge] = edges[edge].probe(q.question)
                 seconds.append(time.perf_counter() - started)
-            cases.append(Case(q.qid, frozenset(q.home_edges), matches, probes))
+            cases.append(Case(q.qid, frozenset(q.home_edges), matches, probes, v))
             if n % 50 == 0:
                 print(f"probed {n}/{len(questions)} questions", file=sys.stderr)
     finally:

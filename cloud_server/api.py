@@ -18,6 +18,7 @@ from cloud_server.services.edge_registry import EdgeRegistry
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.routing import ProbeRouting, choose_edges
+from cloud_server.services.routing_memory import RoutingMemory
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
@@ -37,6 +38,7 @@ __all__ = [
     "CloudParts",
     "EdgeStatus",
     "ProbeRouting",
+    "RoutingMemory",
     "SummaryIndex",
     "SummaryMatch",
     "TokenBook",
