@@ -24,7 +24,8 @@ from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.extractive import SourcedText, extractive_answer
 from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores, SummaryMatch
 from shared.models.base import Embedder, FloatMatrix, TextGenerator
-from shared.query_vectors import QueryVectors, to_send
+from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
+from shared.question_terms import question_terms
 from shared.tokenizer import Tokenizer
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
@@ -251,11 +252,13 @@ class GlobalQueryService:
         self, question: str, given: QueryVectors | None
     ) -> tuple[FloatMatrix, QueryVectors | None]:
         """The question's vector for matching summaries, and the vectors to send the edges: the asker's when they
-        hold this question and come from this cloud's model, else the question embedded here."""
+        hold this question and come from this cloud's model, else the question and its names embedded here (once,
+        instead of once per edge probed)."""
         if given is not None and given.usable_by(self._embedder) and (row := given.row(question)) is not None:
             return row, given
-        matrix = await asyncio.to_thread(self._embedder.embed, [question])
-        return matrix[0], to_send(self._embedder, [question], matrix)
+        texts = [question, *question_terms(question)[0]][:MAX_TEXTS]
+        matrix = await asyncio.to_thread(self._embedder.embed, texts)
+        return matrix[0], to_send(self._embedder, texts, matrix)
 
     async def _fan_out(
         self, question: str, vectors: QueryVectors | None, out: CloudAnswer, deadline: float

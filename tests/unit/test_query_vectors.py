@@ -128,7 +128,8 @@ def test_an_apps_vectors_of_another_model_are_ignored_and_malformed_ones_refused
             msg = cloud_pb2.QueryVectors(embedder="another-model", dim=8, texts=[QUESTION], vectors=foreign.tobytes())
             reply = await _global_query(net, msg)
             assert list(reply.edges_asked) == ["edge-b"] and "Omar Haddad" in reply.answer
-            assert seen.count(QUESTION) == 1  # the cloud embedded it; edge-b reused the cloud's vector
+            # the cloud embedded the question and its names; the edges probed and asked reused its rows
+            assert seen.count(QUESTION) == 1 and seen.count("Zephyr Medical") == 1
             broken = cloud_pb2.QueryVectors(embedder="hash64", dim=64, texts=[QUESTION], vectors=b"\0" * 12)
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await _global_query(net, broken)
