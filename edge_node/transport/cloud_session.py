@@ -171,8 +171,9 @@ class CloudSession:
     async def _probe(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.ProbeRequest) -> None:
         """Scores only; every reply is audited with its size."""
         deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
+        given = _given(request.vectors)
         try:
-            scores = await asyncio.wait_for(self._runtime.probe(request.question, _given(request.vectors)), deadline)
+            scores = await asyncio.wait_for(self._runtime.probe(request.question, given), deadline)
         except PermissionDeniedError as exc:
             self._reply_error(out, request, str(exc))
             return
@@ -188,9 +189,11 @@ class CloudSession:
             best_entity=scores.best_entity, best_chunk=scores.best_chunk, term_coverage=scores.term_coverage,
         )  # fmt: skip
         message = cloud_pb2.EdgeMessage(probe_reply=reply)
+        steered = {} if given is None else {"requester_vectors": len(given.texts)}
         self._runtime.audit.record(
-            "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4)
-        )
+            "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4),
+            **steered,
+        )  # fmt: skip
         out.put_nowait(message)
 
     def _reply_error(

@@ -99,6 +99,10 @@ def test_an_escalated_question_is_embedded_once_for_the_check_the_cloud_and_the_
             # edge-a embeds it for its own retrieval; the cloud and edge-b (probed, then asked) reuse those rows
             assert seen.count(QUESTION) == 1
             assert seen.count("Zephyr Medical") <= 1
+            # edge-b's audit says that the requester's vectors chose what it retrieved
+            audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
+            replies = [e for e in audit if e["what"] in ("retrieval_reply", "probe_reply")]
+            assert replies and all(e.get("requester_vectors", 0) >= 1 for e in replies)
         finally:
             await net.close()
 
