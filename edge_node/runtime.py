@@ -310,7 +310,7 @@ class EdgeRuntime:
             relations=len(knowledge.relations),
             withheld=outbound.withheld,
             **({"texts": knowledge_texts(knowledge)} if self.config.privacy.audit_content else {}),
-            **_steered_by(given),
+            **steered_by(given),
         )
         return knowledge
 
@@ -370,7 +370,7 @@ def _size(vectors: QueryVectors | None) -> int:
     return 0 if vectors is None else vectors.matrix.nbytes + sum(len(t.encode()) for t in vectors.texts)
 
 
-def _steered_by(given: QueryVectors | None) -> dict[str, int]:
+def steered_by(given: QueryVectors | None) -> dict[str, int]:
     """For the audit: the requester's vectors (not this edge's embedding of the question) chose what was retrieved,
     so the question text alone does not show what the retrieval looked for."""
     return {} if given is None else {"requester_vectors": len(given.texts)}

@@ -167,7 +167,7 @@ def vectors_from_proto(msg: cloud_pb2.QueryVectors) -> QueryVectors | None:
     if not msg.texts and not msg.vectors:
         return None
     n, dim = len(msg.texts), msg.dim
-    if not 1 <= n <= MAX_TEXTS or not 1 <= dim <= MAX_DIM or len(msg.vectors) != 4 * n * dim:
+    if dim < 1 or len(msg.vectors) != 4 * n * dim:  # counts and sizes beyond that: QueryVectors checks them
         raise QueryVectorsError(
             f"query vectors: {len(msg.vectors)} bytes for {n} texts of dim {dim}; send 4 × texts × dim bytes "
             f"(float32), at most {MAX_TEXTS} texts of dim {MAX_DIM}"

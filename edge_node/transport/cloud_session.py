@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC
-from edge_node.runtime import EdgeRuntime
+from edge_node.runtime import EdgeRuntime, steered_by
 from edge_node.transport.cloud_link import CloudLink
 from shared import serde
 from shared.constants import SOFTWARE_VERSION
@@ -189,10 +189,9 @@ class CloudSession:
             best_entity=scores.best_entity, best_chunk=scores.best_chunk, term_coverage=scores.term_coverage,
         )  # fmt: skip
         message = cloud_pb2.EdgeMessage(probe_reply=reply)
-        steered = {} if given is None else {"requester_vectors": len(given.texts)}
         self._runtime.audit.record(
             "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4),
-            **steered,
+            **steered_by(given),
         )  # fmt: skip
         out.put_nowait(message)
 
