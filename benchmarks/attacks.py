@@ -20,7 +20,7 @@ import grpc
 
 from edge_node.api import read_api_token
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
+from shared.grpc_transport import admitted, auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
 from simulation.processes import Server, stop_all
 
@@ -132,9 +132,14 @@ async def _global(
 
 
 async def _session(targets: Targets, metadata: object, messages: Sequence[cloud_pb2.EdgeMessage]) -> str:
-    """Send ``messages`` on a session and keep it open: the status the cloud closes it with."""
+    """Send ``messages`` on a session and keep it open: the status the cloud closes it with.
+
+    The messages go only once the cloud admitted the session, so a refusal of the credentials is read as the
+    cloud's status (a write racing it would turn it into INTERNAL on the client, grpc/grpc#36066)."""
+    go = asyncio.Event()
 
     async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
+        await go.wait()
         for message in messages:
             yield message
         await asyncio.sleep(STREAM_WAIT_S * 2)
@@ -143,6 +148,8 @@ async def _session(targets: Targets, metadata: object, messages: Sequence[cloud_
         call = cloud_pb2_grpc.CloudStub(channel).Session(requests(), metadata=metadata)
         try:
             async with asyncio.timeout(STREAM_WAIT_S):
+                if await admitted(call):
+                    go.set()
                 async for _ in call:
                     pass
         except grpc.aio.AioRpcError as exc:

@@ -28,5 +28,8 @@ EDGE_ID_HEADER = "x-dgrag-edge-id"
 AUTHORIZATION_HEADER = "authorization"
 """gRPC metadata key carrying ``Bearer <token>``."""
 
+SESSION_ADMITTED = ("x-dgrag-session", "admitted")
+"""Response header the cloud sends as soon as it admits an edge session (a refusal comes without it)."""
+
 SOFTWARE_VERSION = "0.1.0"
 """Sent in the session hello, for the cloud's registry."""

@@ -23,6 +23,7 @@ from cloud_server.services.summary_intake import check_capacity, check_publicati
 from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
 from shared import serde
+from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -53,6 +54,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[cloud_pb2.CloudMessage]:
         edge_id, _ = caller_identity(context.invocation_metadata())
+        await context.send_initial_metadata((SESSION_ADMITTED,))  # the edge sends its hello after these
         try:
             first = await asyncio.wait_for(anext(aiter(requests), None), self._hello_timeout_s)
         except TimeoutError:

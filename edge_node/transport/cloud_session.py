@@ -24,6 +24,7 @@ from edge_node.transport.cloud_link import CloudLink
 from shared import serde
 from shared.constants import SOFTWARE_VERSION
 from shared.errors import PermissionDeniedError
+from shared.grpc_transport import admitted
 from shared.knowledge import SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
 from shared.query_vectors import QueryVectors, QueryVectorsError
@@ -74,15 +75,13 @@ class CloudSession:
     async def _session(self, stop: asyncio.Event) -> None:
         out: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
         call = self._client.stub.Session(_drain(out), metadata=self._client.metadata)
-        out.put_nowait(
-            cloud_pb2.EdgeMessage(
-                hello=cloud_pb2.Hello(edge_id=self._runtime.edge_id, software_version=SOFTWARE_VERSION)
-            )
-        )
         tasks: list[asyncio.Task[None]] = []
         answering: set[asyncio.Task[None]] = set()
         stopper = asyncio.create_task(_cancel_on(stop, call))
         try:
+            if await admitted(call):  # refused: reading the call below raises the cloud's status
+                hello = cloud_pb2.Hello(edge_id=self._runtime.edge_id, software_version=SOFTWARE_VERSION)
+                out.put_nowait(cloud_pb2.EdgeMessage(hello=hello))
             async for message in _messages(call, stop):
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
+from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_network, token_of
@@ -51,8 +51,8 @@ def test_each_role_calls_only_its_methods(tmp_path: Path) -> None:
                 assert await _code(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as(ADMIN_ID))) == (
                     grpc.StatusCode.OK
                 )
-                hello = cloud_pb2.EdgeMessage(hello=cloud_pb2.Hello(edge_id=APP_ID))
-                session = stub.Session(iter([hello]), metadata=_as(APP_ID))
+                session = stub.Session(iter([]), metadata=_as(APP_ID))  # refused before any message is read
+                assert not await admitted(session)
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     await session.read()
                 assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
