@@ -27,7 +27,8 @@ from pathlib import Path
 
 import grpc
 
-from benchmarks.attacks import EDGE, Targets, run_attacks, start_targets
+from benchmarks.attack_targets import EDGE, Targets, start_targets
+from benchmarks.attacks import run_attacks
 from benchmarks.bad_inputs import make_bad_inputs
 from shared.console import one_line
 from shared.machine import machine_facts

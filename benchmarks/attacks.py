@@ -1,9 +1,9 @@
 """Protocol attacks against a real cloud and a real edge process on loopback (the adversarial suite and benchmark).
 
-``start_targets(workdir)`` starts ``dgrag cloud serve`` and ``dgrag edge serve`` (real models) with a tokens
-file of two edges, an app and an operator; ``run_attacks(targets)`` tries every attack in :data:`ATTACKS`
-and returns what each got. An attack is refused when it gets its expected status (or, for the corrections
-and floods, the documented outcome) and both servers still answer afterwards.
+``run_attacks(targets)`` tries every attack in :data:`ATTACKS` against the servers of
+:func:`benchmarks.attack_targets.start_targets` and returns what each got. An attack is refused when it gets
+its expected status (or, for the corrections and floods, the documented outcome) and both servers still
+answer afterwards.
 """
 
 from __future__ import annotations
@@ -11,68 +11,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 
-from edge_node.api import read_api_token
+from benchmarks.attack_targets import (
+    ADMIN,
+    APP,
+    EDGE,
+    FACT,
+    MAX_MESSAGE_BYTES,
+    OTHER,
+    STREAM_WAIT_S,
+    Targets,
+    cloud_channel,
+    edge_call,
+    global_query,
+    hello,
+    session_status,
+    status_of,
+    summary,
+    sync,
+)
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import admitted, auth_metadata
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
-from simulation.processes import Server, stop_all
-
-EDGE, OTHER, APP, ADMIN = "e1", "e2", "app", "ops"
-STREAM_WAIT_S = 15.0
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-FACT = "The Kestrel Observatory in Armenia is directed by Mara Vance, who took over in 2019."
-
-
-@dataclass
-class Targets:
-    """The running servers and the credentials the attacks use (real ones, so each attack is the only fault)."""
-
-    workdir: Path
-    cloud: Server
-    edge: Server
-    tokens: dict[str, str]
-    edge_api_token: str
-
-    def meta(self, caller: str, token_of: str | None = None) -> tuple[tuple[str, str], ...]:
-        return auth_metadata(caller, self.tokens[token_of or caller])
-
-    def stop(self) -> None:
-        stop_all([self.edge, self.cloud])
-
-
-def start_targets(workdir: Path, env: dict[str, str]) -> Targets:
-    """A cloud (2 queries at once, 1 s hello timeout, 4 MiB messages) and an edge whose API may ingest only
-    under ``workdir/inbox``."""
-    tokens = {name: secrets.token_urlsafe(24) for name in (EDGE, OTHER, APP, ADMIN)}
-    roles = {EDGE: "edge", OTHER: "edge", APP: "app", ADMIN: "admin"}
-    (workdir / "tokens").write_text("".join(f"{roles[n]} {n} {t}\n" for n, t in tokens.items()))
-    (workdir / "cloud.toml").write_text(
-        f'tokens_file = "{workdir / "tokens"}"\nport = 0\nhello_timeout_s = 1.0\n'
-        f"max_message_bytes = {MAX_MESSAGE_BYTES}\n[llm]\nn_ctx = 2048\n"
-        "[query]\nmax_concurrent_queries = 2\ndeadline_s = 3.0\nmax_tokens = 32\n"
-    )
-    (workdir / "inbox").mkdir(exist_ok=True)
-    (workdir / "edge.toml").write_text(
-        f'edge_id = "{EDGE}"\n[server]\nport = 0\ningest_roots = "{workdir / "inbox"}"\n'
-    )
-    clean = {k: v for k, v in env.items() if not k.startswith("DGRAG__")}
-    cloud = Server("cloud", ["cloud", "serve", "--config", str(workdir / "cloud.toml")], workdir, clean)
-    edge_args = ["edge", "serve", "--data-dir", str(workdir / "edge"), "--config", str(workdir / "edge.toml")]
-    edge = Server("edge", edge_args, workdir, clean)
-    try:
-        cloud.wait_ready()
-        edge.wait_ready()
-    except BaseException:
-        stop_all([edge, cloud])
-        raise
-    return Targets(workdir, cloud, edge, tokens, read_api_token(workdir / "edge" / "api.token"))
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2
 
 
 @dataclass(frozen=True)
@@ -106,117 +70,43 @@ async def run_attacks(targets: Targets, names: Sequence[str] = ()) -> list[Outco
     return out
 
 
-# --- helpers -----------------------------------------------------------------------------------------------
-
-
-async def _status(call: Awaitable[object]) -> str:
-    try:
-        await call
-    except grpc.aio.AioRpcError as exc:
-        return str(exc.code().name)
-    return "OK"
-
-
-def _cloud(targets: Targets) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(targets.cloud.address, options=[("grpc.max_send_message_length", 64 << 20)])
-
-
-async def _global(
-    targets: Targets, metadata: object, top_m: int = 0, top_k: int = 0, deadline_s: float = 0.0
-) -> str:
-    async with _cloud(targets) as channel:
-        request = cloud_pb2.GlobalQueryRequest(
-            question="Who directs the Kestrel Observatory?", top_m=top_m, top_k=top_k, deadline_s=deadline_s
-        )
-        return await _status(cloud_pb2_grpc.CloudStub(channel).GlobalQuery(request, metadata=metadata, timeout=60))
-
-
-async def _session(targets: Targets, metadata: object, messages: Sequence[cloud_pb2.EdgeMessage]) -> str:
-    """Send ``messages`` on a session and keep it open: the status the cloud closes it with.
-
-    The messages go only once the cloud admitted the session, so a refusal of the credentials is read as the
-    cloud's status (a write racing it would turn it into INTERNAL on the client, grpc/grpc#36066)."""
-    go = asyncio.Event()
-
-    async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
-        await go.wait()
-        for message in messages:
-            yield message
-        await asyncio.sleep(STREAM_WAIT_S * 2)
-
-    async with _cloud(targets) as channel:
-        call = cloud_pb2_grpc.CloudStub(channel).Session(requests(), metadata=metadata)
-        try:
-            async with asyncio.timeout(STREAM_WAIT_S):
-                if await admitted(call):
-                    go.set()
-                async for _ in call:
-                    pass
-        except grpc.aio.AioRpcError as exc:
-            return str(exc.code().name)
-        except TimeoutError:
-            call.cancel()
-            return f"still open after {STREAM_WAIT_S:.0f} s"
-    return "OK"
-
-
-def _hello(edge_id: str = EDGE) -> cloud_pb2.EdgeMessage:
-    return cloud_pb2.EdgeMessage(hello=cloud_pb2.Hello(edge_id=edge_id))
-
-
-def _sync(*summaries: common_pb2.Summary) -> cloud_pb2.EdgeMessage:
-    return cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(summaries=list(summaries), up_to_seq=1))
-
-
-def _summary(sid: str = f"{EDGE}/sg-1", text: str = FACT, version: int = 1) -> common_pb2.Summary:
-    return common_pb2.Summary(id=sid, version=version, text=text, top_entities=["Kestrel Observatory"])
-
-
-async def _edge_call(targets: Targets, metadata: object, request: edge_pb2.IngestRequest) -> str:
-    async with grpc.aio.insecure_channel(targets.edge.address) as channel:
-        return await _status(edge_pb2_grpc.EdgeStub(channel).Ingest(request, metadata=metadata, timeout=30))
-
-
-# --- credentials and roles ---------------------------------------------------------------------------------
-
-
 @attack("UNAUTHENTICATED")
 async def no_credentials(t: Targets) -> str:
-    return await _global(t, ())
+    return await global_query(t, ())
 
 
 @attack("UNAUTHENTICATED")
 async def wrong_token(t: Targets) -> str:
-    return await _global(t, auth_metadata(EDGE, "not-the-token-" + "x" * 20))
+    return await global_query(t, auth_metadata(EDGE, "not-the-token-" + "x" * 20))
 
 
 @attack("UNAUTHENTICATED")
 async def another_edges_token(t: Targets) -> str:
-    return await _global(t, t.meta(EDGE, token_of=OTHER))
+    return await global_query(t, t.meta(EDGE, token_of=OTHER))
 
 
 @attack("PERMISSION_DENIED")
 async def edge_lists_edges(t: Targets) -> str:
-    async with _cloud(t) as channel:
-        return await _status(cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(),
+    async with cloud_channel(t) as channel:
+        return await status_of(cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(),
                                                                           metadata=t.meta(EDGE)))  # fmt: skip
 
 
 @attack("PERMISSION_DENIED")
 async def edge_matches_summaries(t: Targets) -> str:
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         request = cloud_pb2.MatchSummariesRequest(question="Kestrel", top_m=5)
-        return await _status(cloud_pb2_grpc.CloudStub(channel).MatchSummaries(request, metadata=t.meta(EDGE)))
+        return await status_of(cloud_pb2_grpc.CloudStub(channel).MatchSummaries(request, metadata=t.meta(EDGE)))
 
 
 @attack("PERMISSION_DENIED")
 async def app_opens_an_edge_session(t: Targets) -> str:
-    return await _session(t, t.meta(APP), [_hello(APP)])
+    return await session_status(t, t.meta(APP), [hello(APP)])
 
 
 @attack("PERMISSION_DENIED")
 async def hello_names_another_edge(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(OTHER)])
+    return await session_status(t, t.meta(EDGE), [hello(OTHER)])
 
 
 # --- the session protocol ------------------------------------------------------------------------------------
@@ -224,66 +114,66 @@ async def hello_names_another_edge(t: Targets) -> str:
 
 @attack("INVALID_ARGUMENT")
 async def no_hello_first(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_sync(_summary())])
+    return await session_status(t, t.meta(EDGE), [sync(summary())])
 
 
 @attack("INVALID_ARGUMENT")
 async def replayed_hello(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(), _hello()])
+    return await session_status(t, t.meta(EDGE), [hello(), hello()])
 
 
 @attack("DEADLINE_EXCEEDED")
 async def silent_session(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [])
+    return await session_status(t, t.meta(EDGE), [])
 
 
 @attack("PERMISSION_DENIED")
 async def foreign_summary_id(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(), _sync(_summary(f"{OTHER}/sg-planted"))])
+    return await session_status(t, t.meta(EDGE), [hello(), sync(summary(f"{OTHER}/sg-planted"))])
 
 
 @attack("INVALID_ARGUMENT")
 async def duplicate_summary_ids(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(), _sync(_summary(), _summary())])
+    return await session_status(t, t.meta(EDGE), [hello(), sync(summary(), summary())])
 
 
 @attack("INVALID_ARGUMENT")
 async def oversized_summary_text(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(), _sync(_summary(text="word " * 5000))])
+    return await session_status(t, t.meta(EDGE), [hello(), sync(summary(text="word " * 5000))])
 
 
 @attack("INVALID_ARGUMENT")
 async def summary_version_zero(t: Targets) -> str:
-    return await _session(t, t.meta(EDGE), [_hello(), _sync(_summary(version=0))])
+    return await session_status(t, t.meta(EDGE), [hello(), sync(summary(version=0))])
 
 
 @attack("RESOURCE_EXHAUSTED")
 async def oversized_message(t: Targets) -> str:
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         request = cloud_pb2.GlobalQueryRequest(question="x" * (MAX_MESSAGE_BYTES + 1024))
-        return await _status(cloud_pb2_grpc.CloudStub(channel).GlobalQuery(request, metadata=t.meta(APP)))
+        return await status_of(cloud_pb2_grpc.CloudStub(channel).GlobalQuery(request, metadata=t.meta(APP)))
 
 
 @attack("INVALID_ARGUMENT")
 async def malformed_bytes(t: Targets) -> str:
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         call = channel.unary_unary("/dgrag.v1.Cloud/GlobalQuery")
-        return await _status(call(b"\xff\xff\xff\xff\x0f", metadata=t.meta(APP), timeout=10))
+        return await status_of(call(b"\xff\xff\xff\xff\x0f", metadata=t.meta(APP), timeout=10))
 
 
 @attack("INVALID_ARGUMENT")
 async def fan_out_beyond_the_cap(t: Targets) -> str:
-    return await _global(t, t.meta(APP), top_k=1000)
+    return await global_query(t, t.meta(APP), top_k=1000)
 
 
 @attack("INVALID_ARGUMENT")
 async def summaries_beyond_the_cap(t: Targets) -> str:
-    return await _global(t, t.meta(APP), top_m=100_000)
+    return await global_query(t, t.meta(APP), top_m=100_000)
 
 
 @attack("INVALID_ARGUMENT")
 async def deadline_beyond_the_cap(t: Targets) -> str:
-    return await _global(t, t.meta(APP), deadline_s=3600)
+    return await global_query(t, t.meta(APP), deadline_s=3600)
 
 
 @attack("CORRECTED")
@@ -291,15 +181,15 @@ async def spoofed_provenance_score_and_size(t: Targets) -> str:
     """An edge answers a retrieval request claiming to be another edge, with score 99, a 200 KB chunk declared
     as 1 token: the cloud must attribute it to the session's edge, clamp the score and cut the chunk."""
     outbox: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
-    outbox.put_nowait(_hello())
-    outbox.put_nowait(_sync(_summary()))
+    outbox.put_nowait(hello())
+    outbox.put_nowait(sync(summary()))
     synced = asyncio.Event()
 
     async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
         while (message := await outbox.get()) is not None:
             yield message
 
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         stub = cloud_pb2_grpc.CloudStub(channel)
         session = stub.Session(requests(), metadata=t.meta(EDGE))
 
@@ -346,7 +236,7 @@ async def spoofed_provenance_score_and_size(t: Targets) -> str:
 async def session_flood(t: Targets) -> str:
     """100 sessions of one edge at once: each replaces the last; the cloud keeps answering."""
     results = await asyncio.gather(*(_session_briefly(t) for _ in range(100)), return_exceptions=True)
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         edges = await cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=t.meta(ADMIN),
                                                                    timeout=10)  # fmt: skip
     crashed = [r for r in results if isinstance(r, BaseException)]
@@ -355,10 +245,10 @@ async def session_flood(t: Targets) -> str:
 
 async def _session_briefly(t: Targets) -> None:
     async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
-        yield _hello(OTHER)
+        yield hello(OTHER)
         await asyncio.sleep(0.5)
 
-    async with _cloud(t) as channel:
+    async with cloud_channel(t) as channel:
         call = cloud_pb2_grpc.CloudStub(channel).Session(requests(), metadata=t.meta(OTHER))
         with contextlib.suppress(grpc.aio.AioRpcError):
             async for _ in call:
@@ -368,7 +258,7 @@ async def _session_briefly(t: Targets) -> None:
 @attack("RESOURCE_EXHAUSTED")
 async def query_flood(t: Targets) -> str:
     """12 questions at once at a cloud that answers 2 at a time: the rest are refused at once, not queued."""
-    codes = await asyncio.gather(*(_global(t, t.meta(APP)) for _ in range(12)))
+    codes = await asyncio.gather(*(global_query(t, t.meta(APP)) for _ in range(12)))
     return "RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in codes and "OK" in codes else f"got {sorted(set(codes))}"
 
 
@@ -377,17 +267,17 @@ async def query_flood(t: Targets) -> str:
 
 @attack("UNAUTHENTICATED")
 async def edge_api_without_token(t: Targets) -> str:
-    return await _edge_call(t, (), edge_pb2.IngestRequest(paths=[str(t.workdir / "inbox")]))
+    return await edge_call(t, (), edge_pb2.IngestRequest(paths=[str(t.workdir / "inbox")]))
 
 
 @attack("UNAUTHENTICATED")
 async def edge_api_with_the_cloud_token(t: Targets) -> str:
-    return await _edge_call(t, t.meta(EDGE), edge_pb2.IngestRequest(paths=[str(t.workdir / "inbox")]))
+    return await edge_call(t, t.meta(EDGE), edge_pb2.IngestRequest(paths=[str(t.workdir / "inbox")]))
 
 
 @attack("PERMISSION_DENIED")
 async def ingest_outside_the_roots(t: Targets) -> str:
-    return await _edge_call(t, bearer_metadata(t.edge_api_token), edge_pb2.IngestRequest(paths=["/etc/passwd"]))
+    return await edge_call(t, bearer_metadata(t.edge_api_token), edge_pb2.IngestRequest(paths=["/etc/passwd"]))
 
 
 @attack("PERMISSION_DENIED")
@@ -395,11 +285,11 @@ async def ingest_a_symlink_out_of_the_roots(t: Targets) -> str:
     link = t.workdir / "inbox" / "innocent.txt"
     if not link.is_symlink():
         os.symlink("/etc/passwd", link)
-    return await _edge_call(t, bearer_metadata(t.edge_api_token), edge_pb2.IngestRequest(paths=[str(link)]))
+    return await edge_call(t, bearer_metadata(t.edge_api_token), edge_pb2.IngestRequest(paths=[str(link)]))
 
 
 @attack("INVALID_ARGUMENT")
 async def malformed_bytes_at_the_edge(t: Targets) -> str:
     async with grpc.aio.insecure_channel(t.edge.address) as channel:
         call = channel.unary_unary("/dgrag.v1.Edge/Query")
-        return await _status(call(b"\x0a\xff\xff\xff", metadata=bearer_metadata(t.edge_api_token), timeout=10))
+        return await status_of(call(b"\x0a\xff\xff\xff", metadata=bearer_metadata(t.edge_api_token), timeout=10))

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.attacks import ATTACKS, Targets, run_attacks, start_targets
+from benchmarks.attack_targets import Targets, start_targets
+from benchmarks.attacks import ATTACKS, run_attacks
 from shared.health_cli import check
 
 pytestmark = pytest.mark.integration
