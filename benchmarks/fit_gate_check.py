@@ -1,14 +1,16 @@
 """Fit the gate's threshold together with the evidence check (gate.check_other_edges, query.evidence_margin).
 
     python -m benchmarks.fit_gate_check --bundle RUN/answers.jsonl PROBES.json [--bundle ...]
-        [--thresholds 0.25,0.3,0.35,0.375] [--margins off,0,0.05,0.1] [--terms 0.5] [--max-escalation-within 0.2]
+        [--thresholds 0.25,0.3,0.35,0.375] [--margins off,0,0.05,0.1] [--terms 0.5] [--lexical 1]
+        [--max-escalation-within 0.2]
 
 Each ``--bundle`` pairs a simulation's answers (its ``local`` rows: the gate's signals per question and asked-at
 edge) with the probe scores ``benchmarks.probe_routing --json`` wrote for the same bundle (every edge's evidence
 score per question). For every threshold and margin the combined decision is replayed: the gate escalates when
 its score is below the threshold (or the SLM refused); otherwise, with the check on, the question escalates when
 another edge's probe beats the asking edge's own by more than the margin, each scored evidence + ``--terms`` ×
-term coverage as the cloud scores them (query.probe_terms_weight); the asking edge's own scores are its probe's.
+term coverage + ``--lexical`` × lexical coverage as the cloud scores them (query.probe_terms_weight,
+query.probe_lexical_weight); the asking edge's own scores are its probe's.
 Printed per bundle: escalation within, out and unanswerable (the check is not replayed for
 unanswerable questions: they have no probes) and how many asks paid for a check. The chosen point has the
 highest mean out-of-domain escalation over the bundles whose within-domain escalation stays at or below the
@@ -24,19 +26,23 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate import _score, gate_rows, split
+from cloud_server.api import ProbeRouting
 from shared.config import GateConfig
+from shared.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
 
 OFF = None
 """A margin of None: the check is off (the gate alone decides)."""
+EVIDENCE_ONLY = ProbeRouting(0, 0.0, 1, 1.0)
+"""Probe scores compared by evidence alone (no term or lexical coverage)."""
 
 
 @dataclass(frozen=True)
 class Bundle:
     name: str
     rows: list[dict[str, Any]]
-    probes: dict[str, dict[str, tuple[float, float]]]
-    """Per question id: every probed edge's evidence score and term coverage."""
+    probes: dict[str, dict[str, ProbeScores]]
+    """Per question id: every probed edge's scores."""
 
 
 @dataclass(frozen=True)
@@ -52,18 +58,22 @@ def load_bundle(rows_path: Path, probes_path: Path) -> Bundle:
     payload = json.loads(probes_path.read_text())
     if "cases" not in payload:
         raise SystemExit(f"{probes_path} has no per-question probe scores: rerun benchmarks.probe_routing --json")
-    probes = {
-        c["qid"]: {e: (score, c["parts"][e][2]) for e, score in c["probes"].items()} for c in payload["cases"]
-    }
+    probes = {c["qid"]: {e: _probe(e, score, c["parts"][e]) for e, score in c["probes"].items()}
+              for c in payload["cases"]}  # fmt: skip
     return Bundle(str(payload.get("bench", rows_path)), gate_rows(read_rows(rows_path)), probes)
+
+
+def _probe(edge: str, score: float, parts: list[float]) -> ProbeScores:
+    """An edge's probe from benchmarks.probe_routing's parts (coverage, chunk, terms[, lexical: newer files])."""
+    return ProbeScores(edge, score, term_coverage=parts[2], lexical=parts[3] if len(parts) > 3 else 0.0)
 
 
 def escalates(
     row: dict[str, Any],
-    probes: dict[str, dict[str, tuple[float, float]]],
+    probes: dict[str, dict[str, ProbeScores]],
     threshold: float,
     margin: float | None,
-    terms: float = 0.0,
+    scoring: ProbeRouting = EVIDENCE_ONLY,
 ) -> bool:
     """The edge's decision for one ask: the gate, then (margin not None) the evidence check."""
     signals, weights = row["signals"], GATE_WEIGHTS
@@ -72,7 +82,7 @@ def escalates(
     scores = probes.get(row["qid"])
     if margin is None or scores is None:
         return False
-    scored = {e: evidence + terms * coverage for e, (evidence, coverage) in scores.items()}
+    scored = {e: scoring.probed(p) for e, p in scores.items()}
     own = scored.get(row["asked_at"], min(max(float(signals["evidence"]), 0.0), 1.0))
     others = max((s for e, s in scored.items() if e != row["asked_at"]), default=0.0)
     return others > own + margin
@@ -88,10 +98,14 @@ GATE_WEIGHTS = _weights()
 
 
 def rates(
-    bundle: Bundle, rows: list[dict[str, Any]], threshold: float, margin: float | None, terms: float = 0.0
+    bundle: Bundle,
+    rows: list[dict[str, Any]],
+    threshold: float,
+    margin: float | None,
+    scoring: ProbeRouting = EVIDENCE_ONLY,
 ) -> Rates:
     def share(kind: str) -> float | None:
-        flags = [escalates(r, bundle.probes, threshold, margin, terms) for r in rows if r["kind"] == kind]
+        flags = [escalates(r, bundle.probes, threshold, margin, scoring) for r in rows if r["kind"] == kind]
         return sum(flags) / len(flags) if flags else None
 
     gate_local = [r for r in rows if not escalates(r, bundle.probes, threshold, OFF) and r["qid"] in bundle.probes]
@@ -104,12 +118,12 @@ def choose(
     rows: list[list[dict[str, Any]]],
     grid: list[tuple[float, float | None]],
     max_within: float,
-    terms: float = 0.0,
+    scoring: ProbeRouting = EVIDENCE_ONLY,
 ) -> tuple[float, float | None] | None:
     """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere."""
     best: tuple[float, tuple[float, float | None]] | None = None
     for threshold, margin in grid:
-        found = [rates(b, r, threshold, margin, terms) for b, r in zip(bundles, rows, strict=True)]
+        found = [rates(b, r, threshold, margin, scoring) for b, r in zip(bundles, rows, strict=True)]
         if any(f.within > max_within for f in found):
             continue
         mean_out = sum(f.out for f in found) / len(found)
@@ -132,26 +146,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--thresholds", default="0.2,0.25,0.275,0.3,0.325,0.35,0.375")
     parser.add_argument("--margins", default="off,0,0.02,0.05,0.1,0.15,0.2")
     parser.add_argument("--terms", type=float, default=0.0, help="query.probe_terms_weight of the cloud")
+    parser.add_argument("--lexical", type=float, default=0.0, help="query.probe_lexical_weight of the cloud")
     parser.add_argument("--max-escalation-within", type=float, default=0.2)
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
+    scoring = ProbeRouting(0, 0.0, 1, 1.0, args.terms, args.lexical)
     grid = [(float(t), _margin(m)) for t in args.thresholds.split(",") for m in args.margins.split(",")]
     for b in bundles:
         print(f"\n{b.name}: {len(b.rows)} asks\n")
         print("| threshold | check margin | escalation within | out | unanswerable | asks checked |")
         print("|---|---|---|---|---|---|")
         for threshold, margin in grid:
-            r = rates(b, b.rows, threshold, margin, args.terms)
+            r = rates(b, b.rows, threshold, margin, scoring)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
             print(f"| {threshold:g} | {_label(margin)} | {r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")
     halves = [split(b.rows) for b in bundles]
-    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, args.terms)
+    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring)
     if half is not None:
-        judged = [rates(b, h[1], *half, args.terms) for b, h in zip(bundles, halves, strict=True)]
+        judged = [rates(b, h[1], *half, scoring) for b, h in zip(bundles, halves, strict=True)]
         pairs = zip(bundles, judged, strict=True)
         text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
         print(f"\nfitted on half (threshold {half[0]:g}, margin {_label(half[1])}), judged on the other half: {text}")
-    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, args.terms)
+    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring)
     if point is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
         return 1

@@ -2,7 +2,7 @@
 
     python -m benchmarks.probe_routing --bench simulation/bundles/lihua4 [--cache-dir .dgrag/sim-cache]
         [--sparse 0,0.1,0.2] [--shortlist 2,3,4] [--weight 1,0.7,0.5] [--terms 0,0.5,1] [--margin 0,0.02,0.05,0.1]
-        [--max-k 1,2,3]
+        [--lexical 0,0.5,1] [--max-k 1,2,3]
         [--evidence-margin 0,0.05,0.1,0.2] [--json OUT]
 
 Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
@@ -113,13 +113,16 @@ def evaluate(cases: list[Case], sparse: float, routing: ProbeRouting | None) -> 
     return {"route_hit@1": round(hit1 / n, 4), "route_recall": round(recall / n, 4), "edges_asked": round(asked / n, 3)}
 
 
-def evidence_check(cases: list[Case], margin: float, terms_weight: float = 0.0) -> dict[str, Any]:
+def evidence_check(
+    cases: list[Case], margin: float, terms_weight: float = 0.0, lexical_weight: float = 0.0
+) -> dict[str, Any]:
     """How often the evidence check fires asked at a home edge (within) and at another probed edge (out); the
     other edges checked are every other probed one (the cloud checks its shortlist less the asking edge). Scores
-    as the cloud compares them: evidence + ``terms_weight`` × term coverage."""
+    as the cloud compares them (ProbeRouting.probed with these weights)."""
     within = out = n_within = n_out = 0
+    scoring = ProbeRouting(0, 0.0, 1, 1.0, terms_weight, lexical_weight)
     for case in cases:
-        scores = {e: p.score + terms_weight * p.term_coverage for e, p in case.probes.items() if not p.error}
+        scores = {e: scoring.probed(p) for e, p in case.probes.items() if not p.error}
         for edge, own in scores.items():
             fires = max((s for e, s in scores.items() if e != edge), default=0.0) > own + margin
             if edge in case.home:
@@ -128,6 +131,7 @@ def evidence_check(cases: list[Case], margin: float, terms_weight: float = 0.0) 
                 n_out, out = n_out + 1, out + fires
     return {
         "terms": terms_weight,
+        "lexical": lexical_weight,
         "margin": margin,
         "fires_within": round(within / max(n_within, 1), 4),
         "fires_out": round(out / max(n_out, 1), 4),
@@ -138,7 +142,10 @@ def case_scores(case: Case) -> dict[str, Any]:
     """One question's probe scores per edge (for benchmarks.fit_gate_check); failed probes are left out."""
     answered = {e: p for e, p in case.probes.items() if not p.error}
     scores = {e: round(p.score, 6) for e, p in answered.items()}
-    parts = {e: [round(x, 6) for x in (p.name_coverage, p.best_chunk, p.term_coverage)] for e, p in answered.items()}
+    parts = {
+        e: [round(x, 6) for x in (p.name_coverage, p.best_chunk, p.term_coverage, p.lexical)]
+        for e, p in answered.items()
+    }
     return {"qid": case.qid, "home": sorted(case.home), "probes": scores, "parts": parts}
 
 
@@ -151,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shortlist", default="2,3,4")
     parser.add_argument("--weight", default="1,0.7,0.5")
     parser.add_argument("--terms", default="0,0.5,1", help="weights of the term coverage (query.probe_terms_weight)")
+    parser.add_argument("--lexical", default="0", help="weights of the lexical coverage (query.probe_lexical_weight)")
     parser.add_argument("--margin", default="0,0.02,0.05,0.1")
     parser.add_argument("--max-k", default="1,2,3")
     parser.add_argument("--evidence-margin", default="0,0.05,0.1,0.2", help="gate check margins to evaluate")
@@ -162,11 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists), sparse)
     results = [{"setting": f"sparse {w:g}, summaries only (top-k 1)", **evaluate(cases, w, None)} for w in sparse]
     max_ks = [int(x) for x in _floats(args.max_k)]
-    stage2 = (_floats(args.weight), _floats(args.terms), _floats(args.margin), max_ks)
+    stage2 = (_floats(args.weight), _floats(args.terms), _floats(args.lexical), _floats(args.margin), max_ks)
     grid = itertools.product(sparse, shortlists, *stage2)
-    for w, shortlist, weight, terms, margin, max_k in grid:
-        routing = ProbeRouting(shortlist, margin, max_k, weight, terms)
-        setting = f"sparse {w:g}, shortlist {shortlist}, weight {weight:g}, terms {terms:g}, margin {margin:g}"
+    for w, shortlist, weight, terms, lexical, margin, max_k in grid:
+        routing = ProbeRouting(shortlist, margin, max_k, weight, terms, lexical)
+        setting = f"sparse {w:g}, shortlist {shortlist}, weight {weight:g}, terms {terms:g}, lexical {lexical:g}"
+        setting += f", margin {margin:g}"
         setting += f", max_k {max_k}"
         results.append({"setting": setting, **evaluate(cases, w, routing)})
     print(machine_facts().markdown())
@@ -174,10 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")
     for r in results:
         print(f"| {r['setting']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | {r['edges_asked']:.2f} |")
-    checks = [evidence_check(cases, m, t) for t in _floats(args.terms) for m in _floats(args.evidence_margin)]
-    print("\n| terms weight | evidence margin | check fires within | check fires out |\n|---|---|---|---|")
+    weights = itertools.product(_floats(args.terms), _floats(args.lexical), _floats(args.evidence_margin))
+    checks = [evidence_check(cases, m, t, x) for t, x, m in weights]
+    print("\n| terms weight | lexical weight | evidence margin | check fires within | check fires out |")
+    print("|---|---|---|---|---|")
     for c in checks:
-        print(f"| {c['terms']:g} | {c['margin']:g} | {c['fires_within']:.1%} | {c['fires_out']:.1%} |")
+        fires = f"{c['fires_within']:.1%} | {c['fires_out']:.1%}"
+        print(f"| {c['terms']:g} | {c['lexical']:g} | {c['margin']:g} | {fires} |")
     if args.json:
         payload = {
             "bench": str(args.bench),

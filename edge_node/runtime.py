@@ -73,7 +73,12 @@ class EvidenceChecker(Protocol):
     """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
 
     async def stronger_elsewhere(
-        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: QueryVectors | None = None
+        self,
+        question: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: QueryVectors | None = None,
+        local_lexical: float = 0.0,
     ) -> bool:
         """One bit from the cloud; raises CloudUnavailableError when the cloud cannot answer."""
         ...
@@ -268,8 +273,10 @@ class EdgeRuntime:
         self.audit.record("evidence_check", "cloud", len(question.encode()) + 8 + _size(vectors), question=shown,
                           evidence=evidence)  # fmt: skip
         try:
-            terms = local.retrieval.evidence.term_coverage
-            stronger = await escalator.stronger_elsewhere(question, evidence, terms, vectors=vectors)
+            own = local.retrieval.evidence
+            stronger = await escalator.stronger_elsewhere(
+                question, evidence, own.term_coverage, vectors=vectors, local_lexical=own.lexical
+            )
         except CloudUnavailableError as exc:
             stronger = False
             if local.gate is not None and local.gate.score < self.config.gate.threshold:
@@ -323,7 +330,8 @@ class EdgeRuntime:
         def run() -> ProbeScores:
             evidence = self._query.retrieve(question, given=given).evidence
             return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
-                               evidence.best_chunk, term_coverage=evidence.term_coverage)  # fmt: skip
+                               evidence.best_chunk, term_coverage=evidence.term_coverage,
+                               lexical=evidence.lexical)  # fmt: skip
 
         return await self._run(run)
 

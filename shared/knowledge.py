@@ -107,6 +107,9 @@ class ProbeScores:
     term_coverage: float = 0.0
     """The best share of the question's words (names and keywords) that one retrieved chunk contains: a
     lexical match that tells apart edges whose names and topics are the same."""
+    lexical: float = 0.0
+    """The best IDF-weighted share of the question's words that one chunk of the edge's whole store holds
+    (shared.lexical): rare words weigh most, so an edge lacking them scores low."""
 
     @property
     def refused(self) -> bool:

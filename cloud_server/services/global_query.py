@@ -222,10 +222,12 @@ class GlobalQueryService:
         local_evidence: float,
         local_terms: float = 0.0,
         vectors: QueryVectors | None = None,
+        local_lexical: float = 0.0,
     ) -> bool:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
-        other edges first by summaries are probed and the best probe score (evidence + probe_terms_weight × term
-        coverage) is compared with the asking edge's own (``query.evidence_margin``). ``vectors`` as in answer."""
+        other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
+        weighted term and lexical coverage) is compared with the asking edge's own, scored alike
+        (``query.evidence_margin``). ``vectors`` as in answer."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
         vector, forwarded = await self._question_vectors(question, vectors)
@@ -238,10 +240,11 @@ class GlobalQueryService:
         probes = await asyncio.gather(
             *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in shortlist)
         )
-        terms_weight = self._probing.terms_weight
-        best = max((p.score + terms_weight * p.term_coverage for p in probes if not p.error), default=0.0)
-        own = _unit(local_evidence) + terms_weight * _unit(local_terms)
-        return best > own + cfg.evidence_margin
+        best = max((self._probing.probed(p) for p in probes if not p.error), default=0.0)
+        mine = ProbeScores(
+            asked_at, _unit(local_evidence), term_coverage=_unit(local_terms), lexical=_unit(local_lexical)
+        )
+        return best > self._probing.probed(mine) + cfg.evidence_margin
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

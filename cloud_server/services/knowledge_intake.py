@@ -60,6 +60,7 @@ def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
         _score(scores.best_chunk),
         error=scores.error[:500],
         term_coverage=min(max(_finite(scores.term_coverage), 0.0), 1.0),
+        lexical=min(max(_finite(scores.lexical), 0.0), 1.0),
     )
 
 

@@ -46,6 +46,7 @@ class ProbeRouting:
     max_k: int
     weight: float
     terms_weight: float = 0.0
+    lexical_weight: float = 0.0
 
     @classmethod
     def from_config(cls, cfg: CloudQueryConfig) -> ProbeRouting:
@@ -57,17 +58,23 @@ class ProbeRouting:
             raise ConfigError(f"query.probe_weight = {cfg.probe_weight}: give a weight in [0, 1]")
         if cfg.probe_margin < 0 or cfg.probe_deadline_s <= 0:
             raise ConfigError("query.probe_margin must be >= 0 and query.probe_deadline_s > 0")
-        if cfg.probe_terms_weight < 0:
-            raise ConfigError(f"query.probe_terms_weight = {cfg.probe_terms_weight}: give a weight >= 0")
-        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight, cfg.probe_terms_weight)
+        for name, weight in (("probe_terms_weight", cfg.probe_terms_weight),
+                             ("probe_lexical_weight", cfg.probe_lexical_weight)):  # fmt: skip
+            if not weight >= 0:
+                raise ConfigError(f"query.{name} = {weight}: give a weight >= 0")
+        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight, cfg.probe_terms_weight,
+                   cfg.probe_lexical_weight)  # fmt: skip
 
     @property
     def enabled(self) -> bool:
         return self.shortlist > 0
 
+    def probed(self, probe: ProbeScores) -> float:
+        """An edge's probe score: evidence + terms_weight × term coverage + lexical_weight × lexical coverage."""
+        return probe.score + self.terms_weight * probe.term_coverage + self.lexical_weight * probe.lexical
+
     def score(self, probe: ProbeScores, summary_score: float, bonus: float = 0.0) -> float:
-        probed = probe.score + self.terms_weight * probe.term_coverage
-        return self.weight * probed + (1.0 - self.weight) * summary_score + bonus
+        return self.weight * self.probed(probe) + (1.0 - self.weight) * summary_score + bonus
 
     def choose(
         self,

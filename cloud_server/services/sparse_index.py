@@ -7,17 +7,13 @@ An inverted index from term to the summaries holding it, kept in step with the c
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-_STOP = frozenset(
-    """
-    the and for are was were with from that this these those what which who whom whose when where why how does did
-    has have had been being into than then them they their there about after before while also more most other
-    such only over under both same this knowledge subgraph summary article articles report according news
-    """.split()
-)
+from shared.lexical import STOP_WORDS
+from shared.lexical import terms as lexical_terms
+
+_STOP = STOP_WORDS | frozenset("knowledge subgraph summary article articles report according news".split())
+"""Function words, and the words every summary uses."""
 K1, B = 1.2, 0.75
 """BM25's usual term-saturation and length-normalisation constants."""
 KEY_NAME_REPEAT = 2
@@ -25,9 +21,8 @@ KEY_NAME_REPEAT = 2
 
 
 def terms(text: str) -> list[str]:
-    """Lower-cased words of three or more characters that are not function words."""
-    words = (w.strip("'-").lower() for w in _WORD.findall(text))
-    return [w for w in words if len(w) >= 3 and w not in _STOP]
+    """Lower-cased words of three or more characters that are not function words or summary boilerplate."""
+    return lexical_terms(text, _STOP)
 
 
 class SparseIndex:

@@ -178,8 +178,11 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
         try:
             terms = request.local_terms if math.isfinite(request.local_terms) else 1.0
+            lexical = request.local_lexical if math.isfinite(request.local_lexical) else 1.0
             vectors = serde.vectors_from_proto(request.vectors)
-            stronger = await self._queries.stronger_elsewhere(request.question, caller, evidence, terms, vectors)
+            stronger = await self._queries.stronger_elsewhere(
+                request.question, caller, evidence, terms, vectors, local_lexical=lexical
+            )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=stronger)

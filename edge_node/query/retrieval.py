@@ -19,6 +19,7 @@ from edge_node.store.graph import KnowledgeGraph
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared import prompts
 from shared.config import RetrievalConfig
+from shared.lexical import LexicalIndex
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.question_terms import question_terms
@@ -69,6 +70,9 @@ class Evidence:
     term_coverage: float = 0.0
     """The best share of the question's names and keywords that one retrieved chunk contains (routing probes
     use it; the gate's score does not)."""
+    lexical: float = 0.0
+    """The best IDF-weighted share of the question's words that one chunk of the whole store holds
+    (shared.lexical; routing probes and the evidence check use it, the gate's score does not)."""
 
 
 @dataclass
@@ -129,11 +133,19 @@ class Retriever:
         self._generator = generator
         self._config = config
         self._graph: KnowledgeGraph | None = None
+        self._lexical: LexicalIndex | None = None
 
     def graph(self) -> KnowledgeGraph:
         if self._graph is None or self._graph.generation != self._kb.store.generation:
             self._graph = KnowledgeGraph.load(self._kb.store)
         return self._graph
+
+    def lexical(self) -> LexicalIndex:
+        """Which chunks hold which words, rebuilt when the store changes."""
+        store = self._kb.store
+        if self._lexical is None or self._lexical.generation != store.generation:
+            self._lexical = LexicalIndex(store.chunk_texts(), store.generation)
+        return self._lexical
 
     def slm_keywords(self, question: str) -> list[str]:
         """Keywords the SLM picks from the question (constrained JSON); only words of the question are kept."""
@@ -182,7 +194,7 @@ class Retriever:
         chunks, used = self._pack(scored, keywords)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
         entities, relations = self._described(found, graph)
-        evidence = _evidence(found, chunks, keywords)
+        evidence = _evidence(found, chunks, keywords, self.lexical().coverage(question))
         timings = {"keywording": keywording, "retrieval": time.perf_counter() - started - keywording}
         return Retrieval(
             question, keywords, names, entities, relations, chunks, context, used, evidence, timings, found.vectors
@@ -339,14 +351,14 @@ def _graph_scores(graph: KnowledgeGraph, seeds: dict[int, float], relation_hits:
     return scores
 
 
-def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str]) -> Evidence:
+def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str], lexical: float) -> Evidence:
     """How strongly the knowledge base supports the question (a gate signal): the share of its names that
     matched an entity, with the best chunk's similarity; and, for routing, the best term coverage of a chunk."""
     coverage = found.matched_names / found.names_embedded if found.names_embedded else 0.0
     best_entity = max(found.entity_scores.values(), default=0.0)
     best_chunk = max((c.vector_score for c in chunks), default=0.0)
     score = (coverage + max(best_chunk, 0.0)) / 2 if found.names_embedded else max(best_chunk, 0.0)
-    return Evidence(coverage, best_entity, best_chunk, score, term_coverage(terms, chunks))
+    return Evidence(coverage, best_entity, best_chunk, score, term_coverage(terms, chunks), lexical)
 
 
 def term_coverage(terms: list[str], chunks: list[ScoredChunk]) -> float:

@@ -43,12 +43,17 @@ class CloudLink:
         return serde.cloud_answer_from_proto(reply)
 
     async def stronger_elsewhere(
-        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: QueryVectors | None = None
+        self,
+        question: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: QueryVectors | None = None,
+        local_lexical: float = 0.0,
     ) -> bool:
         """The cloud's evidence check (one bit); raises CloudUnavailableError like global_query."""
         request = cloud_pb2.CheckEvidenceRequest(
             question=question, local_evidence=local_evidence, local_terms=local_terms,
-            vectors=serde.vectors_to_proto(vectors),
+            vectors=serde.vectors_to_proto(vectors), local_lexical=local_lexical,
         )  # fmt: skip
         try:
             reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)

@@ -186,6 +186,7 @@ class CloudSession:
         reply = cloud_pb2.ProbeReply(
             request_id=request.request_id, score=scores.score, name_coverage=scores.name_coverage,
             best_entity=scores.best_entity, best_chunk=scores.best_chunk, term_coverage=scores.term_coverage,
+            lexical=scores.lexical,
         )  # fmt: skip
         message = cloud_pb2.EdgeMessage(probe_reply=reply)
         self._runtime.audit.record(

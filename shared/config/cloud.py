@@ -57,6 +57,9 @@ class CloudQueryConfig:
     probe_terms_weight: float = 1.0
     """An edge's probe score is its evidence score plus this weight × its term coverage (the best share of the
     question's words one of its chunks contains); 0 = evidence only."""
+    probe_lexical_weight: float = 1.0
+    """... plus this weight × its lexical coverage (the best IDF-weighted share of the question's words that one
+    chunk of its whole store holds; shared.lexical); 0 = not used."""
     evidence_margin: float = 0.3
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's evidence by this margin."""

@@ -7,9 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate_check import Bundle, choose, escalates, load_bundle, rates
+from cloud_server.api import ProbeRouting
+from shared.knowledge import ProbeScores
+
+
+def _probes(**scores: tuple[float, float, float]) -> dict[str, ProbeScores]:
+    """Per edge: (evidence, term coverage, lexical coverage)."""
+    return {e: ProbeScores(e, ev, term_coverage=t, lexical=x) for e, (ev, t, x) in scores.items()}
+
 
 # gate score = 0.7 × evidence + 0.3 × jaccard (cosine and claims weigh 0 by default)
-PROBES = {"q1": {"a": (0.9, 0.0), "b": (0.3, 0.0)}, "q2": {"a": (0.4, 0.0), "b": (0.8, 0.0)}}
+PROBES = {"q1": _probes(a=(0.9, 0, 0), b=(0.3, 0, 0)), "q2": _probes(a=(0.4, 0, 0), b=(0.8, 0, 0))}
 
 
 def _row(qid: str, asked_at: str, kind: str, evidence: float, jaccard: float = 1.0) -> dict[str, Any]:
@@ -42,7 +50,7 @@ def test_rates_and_the_chosen_point(tmp_path: Path) -> None:
     grid = [(0.3, None), (0.3, 0.1), (0.95, None)]
     assert choose([bundle], [ROWS], grid, max_within=0.0) == (0.3, 0.1), "0.95 escalates within-domain asks"
     path = tmp_path / "probes.json"
-    parts = {"a": [1, 0.9, 0.0], "b": [1, 0.3, 0.0]}
+    parts = {"a": [1, 0.9, 0.0], "b": [1, 0.3, 0.0, 0.0]}  # files from before the lexical coverage have 3 parts
     case = {"qid": "q1", "home": ["a"], "probes": {"a": 0.9, "b": 0.3}, "parts": parts}
     path.write_text(json.dumps({"bench": "t", "cases": [case]}))
     rows = tmp_path / "answers.jsonl"
@@ -51,8 +59,11 @@ def test_rates_and_the_chosen_point(tmp_path: Path) -> None:
     assert loaded.probes == {"q1": PROBES["q1"]} and len(loaded.rows) == 1
 
 
-def test_term_coverage_counts_on_both_sides_of_the_check() -> None:
-    probes = {"q": {"a": (0.5, 0.9), "b": (0.6, 0.1)}}
+def test_term_and_lexical_coverage_count_on_both_sides_of_the_check() -> None:
+    probes = {"q": _probes(a=(0.5, 0.9, 0.2), b=(0.6, 0.1, 0.9))}
     row = _row("q", "a", "within", 0.5)  # score 0.65: the gate keeps it
     assert escalates(row, probes, 0.3, 0.05), "evidence alone: b (0.6) beats a (0.5) by 0.1"
-    assert not escalates(row, probes, 0.3, 0.05, terms=0.5), "with terms a scores 0.95, b 0.65"
+    terms = ProbeRouting(0, 0.0, 1, 1.0, terms_weight=0.5)
+    assert not escalates(row, probes, 0.3, 0.05, terms), "with terms a scores 0.95, b 0.65"
+    both = ProbeRouting(0, 0.0, 1, 1.0, terms_weight=0.5, lexical_weight=1.0)
+    assert escalates(row, probes, 0.3, 0.05, both), "with lexical coverage too: a 1.15, b 1.55"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 
@@ -72,8 +73,11 @@ def test_bad_probe_settings_say_what_to_change(changes: dict[str, float], messag
 
 
 def test_an_edge_cannot_outbid_the_others_beyond_range() -> None:
-    accepted = accept_probe("b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf"), term_coverage=4.0))
-    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0, term_coverage=1.0)
+    accepted = accept_probe(
+        "b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf"), term_coverage=4.0, lexical=float("inf"))
+    )
+    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0, term_coverage=1.0, lexical=0.0)
+    assert accept_probe("b", ProbeScores("b", 0.5, lexical=3.0)).lexical == 1.0
 
 
 def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refuses(tmp_path: Path) -> None:
@@ -96,6 +100,7 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
             assert probes["edge-b"].score > probes["edge-a"].score and not probes["edge-b"].error
             # "Zephyr", "Medical", "Lisbon", "founded" are all in zeph-1; edge-a's chunks hold none of them
             assert probes["edge-b"].term_coverage > 0.5 > probes["edge-a"].term_coverage
+            assert probes["edge-b"].lexical > 0.5 > probes["edge-a"].lexical
             assert "edge-b" in reply.edges_asked and "edge-a" not in reply.edges_asked
             assert 0 < reply.probe_bytes < 200, "a probe reply is a few dozen bytes"
             assert "probe" in reply.timings.seconds
@@ -157,6 +162,36 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
     run(asyncio.wait_for(main(), 60))
 
 
+def test_the_check_compares_lexical_coverage_on_both_sides(tmp_path: Path) -> None:
+    # evidence margin 0, terms off: edge-b's probe (evidence <= 1, lexical about 1 for its own question) beats an
+    # edge claiming evidence 1 and lexical 0, not one claiming lexical 1; with the lexical weight 0 neither
+    query = CloudQueryConfig(deadline_s=2.0, evidence_margin=0.0, probe_terms_weight=0.0, probe_lexical_weight=1.0)
+
+    async def main() -> None:
+        for weight, expected in ((1.0, [True, False]), (0.0, [False, False])):
+            sub = tmp_path / f"w{weight:g}"
+            sub.mkdir()
+            cfg = dataclasses.replace(query, probe_lexical_weight=weight)
+            net = await start_network(sub, {"edge-a": ACME, "edge-b": ZEPHYR}, query=cfg)
+            try:
+                await connected(net, "edge-a", "edge-b")
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                    found = []
+                    for lexical in (0.0, 1.0):
+                        request = cloud_pb2.CheckEvidenceRequest(
+                            question="Who founded Zephyr Medical in Lisbon?", local_evidence=1.0, local_lexical=lexical
+                        )
+                        reply = await cloud_pb2_grpc.CloudStub(channel).CheckEvidence(
+                            request, metadata=auth_metadata("edge-a", token_of("edge-a")), timeout=10
+                        )
+                        found.append(reply.stronger_elsewhere)
+                assert found == expected, f"lexical weight {weight}"
+            finally:
+                await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+
+
 def test_an_app_may_not_run_an_evidence_check(tmp_path: Path) -> None:
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-b": ZEPHYR})
@@ -184,14 +219,24 @@ class _CloudDown:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
     async def stronger_elsewhere(
-        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: object = None
+        self,
+        question: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: object = None,
+        local_lexical: float = 0.0,
     ) -> bool:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
 
 class _NothingStronger(_CloudDown):
     async def stronger_elsewhere(
-        self, question: str, local_evidence: float, local_terms: float = 0.0, vectors: object = None
+        self,
+        question: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: object = None,
+        local_lexical: float = 0.0,
     ) -> bool:
         return False
 

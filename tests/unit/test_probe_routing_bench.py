@@ -26,7 +26,7 @@ def test_the_check_fires_where_another_edge_probes_clearly_better() -> None:
     cases = [_case("b", a=0.2, b=0.9, c=0.85)]
     loose = evidence_check(cases, 0.0)
     # asked at b (home): no other edge beats 0.9; asked at a or c: b does
-    assert loose == {"terms": 0.0, "margin": 0.0, "fires_within": 0.0, "fires_out": 1.0}
+    assert loose == {"terms": 0.0, "lexical": 0.0, "margin": 0.0, "fires_within": 0.0, "fires_out": 1.0}
     strict = evidence_check(cases, 0.1)
     assert strict["fires_out"] == 0.5, "c (0.85) is within 0.1 of b (0.9): only a's check fires"
 
@@ -40,3 +40,11 @@ def test_term_coverage_can_decide_between_edges_whose_evidence_ties() -> None:
     assert with_terms["route_hit@1"] == 1.0
     assert evidence_check(cases, 0.1, 0.0)["fires_out"] == 0.0
     assert evidence_check(cases, 0.1, 0.5)["fires_out"] == 1.0, "b beats a by 0.35 with terms"
+
+
+def test_lexical_coverage_can_decide_between_edges_whose_evidence_ties() -> None:
+    probes = {"a": ProbeScores("a", 0.6, lexical=0.3), "b": ProbeScores("b", 0.6, lexical=0.8)}
+    cases = [Case("q", frozenset({"b"}), {0.0: MATCHES}, probes)]
+    with_lexical = ProbeRouting(shortlist=2, margin=0.0, max_k=1, weight=1.0, lexical_weight=1.0)
+    assert evaluate(cases, 0.0, with_lexical)["route_hit@1"] == 1.0
+    assert evidence_check(cases, 0.1, 0.0, 1.0)["fires_out"] == 1.0, "b beats a by 0.5 with lexical coverage"

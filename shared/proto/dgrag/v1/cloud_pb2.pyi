@@ -50,7 +50,7 @@ class RetrievalReply(_message.Message):
     def __init__(self, request_id: _Optional[str] = ..., knowledge: _Optional[_Union[_common_pb2.Knowledge, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ProbeReply(_message.Message):
-    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error", "term_coverage")
+    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error", "term_coverage", "lexical")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +58,7 @@ class ProbeReply(_message.Message):
     BEST_CHUNK_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     score: float
     name_coverage: float
@@ -65,7 +66,8 @@ class ProbeReply(_message.Message):
     best_chunk: float
     error: str
     term_coverage: float
-    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ...) -> None: ...
+    lexical: float
+    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ...) -> None: ...
 
 class EdgeMessage(_message.Message):
     __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply", "probe_reply")
@@ -204,7 +206,7 @@ class GlobalQueryReply(_message.Message):
     def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ...) -> None: ...
 
 class ProbeResult(_message.Message):
-    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage")
+    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage", "lexical")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
@@ -213,6 +215,7 @@ class ProbeResult(_message.Message):
     SECONDS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     score: float
     name_coverage: float
@@ -221,7 +224,8 @@ class ProbeResult(_message.Message):
     seconds: float
     error: str
     term_coverage: float
-    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ...) -> None: ...
+    lexical: float
+    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ...) -> None: ...
 
 class MatchSummariesRequest(_message.Message):
     __slots__ = ("question", "top_m")
@@ -238,16 +242,18 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence", "local_terms", "vectors")
+    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
+    LOCAL_LEXICAL_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
     local_terms: float
     vectors: QueryVectors
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
+    local_lexical: float
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
     __slots__ = ("stronger_elsewhere",)
