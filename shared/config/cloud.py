@@ -47,20 +47,21 @@ class CloudQueryConfig:
     answerable question of both shipped bundles (README, "Routing when edges share topics")."""
     probe_deadline_s: float = 1.0
     """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
-    probe_margin: float = 0.08
+    probe_margin: float = 0.1
     """Adaptive k: the best-probed edge is asked, and so is every other whose routing score is within this
     margin of the best (close scores: ask more; one edge standing out: ask one)."""
     probe_max_k: int = 3
     """Most edges asked after probing (a caller's explicit top_k overrides it)."""
     probe_weight: float = 0.9
     """Routing score = probe_weight × probe score + (1 − probe_weight) × the edge's summary score."""
-    probe_terms_weight: float = 1.0
+    probe_terms_weight: float = 0.0
     """An edge's probe score is its evidence score plus this weight × its term coverage (the best share of the
-    question's words one of its chunks contains); 0 = evidence only."""
+    question's names and keywords that one of its retrieved chunks contains; 0 = not used: with the lexical
+    coverage below it added nothing in the fit) ..."""
     probe_lexical_weight: float = 1.0
     """... plus this weight × its lexical coverage (the best IDF-weighted share of the question's words that one
     chunk of its whole store holds; shared.lexical); 0 = not used."""
-    evidence_margin: float = 0.3
+    evidence_margin: float = 0.1
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's evidence by this margin."""
     memory_weight: float = 0.0
