@@ -35,6 +35,8 @@ OFF = None
 """A margin of None: the check is off (the gate alone decides)."""
 EVIDENCE_ONLY = ProbeRouting(0, 0.0, 1, 1.0)
 """Probe scores compared by evidence alone (no term or lexical coverage)."""
+REFUSALS, CHECK_REFUSALS = GateConfig().refusal_share, GateConfig().check_refusal_share
+"""The refusal shares that escalate by themselves: the gate alone, and with the check (gate.check_refusal_share)."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +76,11 @@ def escalates(
     threshold: float,
     margin: float | None,
     scoring: ProbeRouting = EVIDENCE_ONLY,
+    check_refusals: float = CHECK_REFUSALS,
 ) -> bool:
     """The edge's decision for one ask: the gate, then (margin not None) the evidence check."""
-    signals, weights = row["signals"], GATE_WEIGHTS
-    if signals["refusal_share"] >= GateConfig().refusal_share or _score(signals, weights) < threshold:
+    signals = row["signals"]
+    if gate_escalates(signals, threshold, REFUSALS if margin is None else check_refusals):
         return True
     scores = probes.get(row["qid"])
     if margin is None or scores is None:
@@ -86,6 +89,11 @@ def escalates(
     own = scored.get(row["asked_at"], min(max(float(signals["evidence"]), 0.0), 1.0))
     others = max((s for e, s in scored.items() if e != row["asked_at"]), default=0.0)
     return others > own + margin
+
+
+def gate_escalates(signals: dict[str, Any], threshold: float, refusals: float) -> bool:
+    """The gate by itself: too many refusals, or a score below ``threshold``."""
+    return bool(signals["refusal_share"] >= refusals or _score(signals, GATE_WEIGHTS) < threshold)
 
 
 def _weights() -> dict[str, float]:
@@ -103,12 +111,15 @@ def rates(
     threshold: float,
     margin: float | None,
     scoring: ProbeRouting = EVIDENCE_ONLY,
+    check_refusals: float = CHECK_REFUSALS,
 ) -> Rates:
     def share(kind: str) -> float | None:
-        flags = [escalates(r, bundle.probes, threshold, margin, scoring) for r in rows if r["kind"] == kind]
+        flags = [escalates(r, bundle.probes, threshold, margin, scoring, check_refusals)
+                 for r in rows if r["kind"] == kind]  # fmt: skip
         return sum(flags) / len(flags) if flags else None
 
-    gate_local = [r for r in rows if not escalates(r, bundle.probes, threshold, OFF) and r["qid"] in bundle.probes]
+    gate_local = [r for r in rows if r["qid"] in bundle.probes
+                  and not gate_escalates(r["signals"], threshold, check_refusals)]  # fmt: skip
     checks = len(gate_local) / len(rows) if margin is not None and rows else 0.0
     return Rates(share("within") or 0.0, share("out") or 0.0, share("unanswerable"), checks)
 
@@ -119,11 +130,12 @@ def choose(
     grid: list[tuple[float, float | None]],
     max_within: float,
     scoring: ProbeRouting = EVIDENCE_ONLY,
+    check_refusals: float = CHECK_REFUSALS,
 ) -> tuple[float, float | None] | None:
     """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere."""
     best: tuple[float, tuple[float, float | None]] | None = None
     for threshold, margin in grid:
-        found = [rates(b, r, threshold, margin, scoring) for b, r in zip(bundles, rows, strict=True)]
+        found = [rates(b, r, threshold, margin, scoring, check_refusals) for b, r in zip(bundles, rows, strict=True)]
         if any(f.within > max_within for f in found):
             continue
         mean_out = sum(f.out for f in found) / len(found)
@@ -147,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--margins", default="off,0,0.02,0.05,0.1,0.15,0.2")
     parser.add_argument("--terms", type=float, default=0.0, help="query.probe_terms_weight of the cloud")
     parser.add_argument("--lexical", type=float, default=0.0, help="query.probe_lexical_weight of the cloud")
+    parser.add_argument("--check-refusal-share", type=float, default=CHECK_REFUSALS, help="gate.check_refusal_share")
     parser.add_argument("--max-escalation-within", type=float, default=0.2)
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
@@ -157,17 +170,18 @@ def main(argv: list[str] | None = None) -> int:
         print("| threshold | check margin | escalation within | out | unanswerable | asks checked |")
         print("|---|---|---|---|---|---|")
         for threshold, margin in grid:
-            r = rates(b, b.rows, threshold, margin, scoring)
+            r = rates(b, b.rows, threshold, margin, scoring, args.check_refusal_share)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
             print(f"| {threshold:g} | {_label(margin)} | {r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")
     halves = [split(b.rows) for b in bundles]
-    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring)
+    refusals = args.check_refusal_share
+    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring, refusals)
     if half is not None:
-        judged = [rates(b, h[1], *half, scoring) for b, h in zip(bundles, halves, strict=True)]
+        judged = [rates(b, h[1], *half, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
         pairs = zip(bundles, judged, strict=True)
         text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
         print(f"\nfitted on half (threshold {half[0]:g}, margin {_label(half[1])}), judged on the other half: {text}")
-    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring)
+    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring, refusals)
     if point is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
         return 1

@@ -279,7 +279,8 @@ class EdgeRuntime:
             )
         except CloudUnavailableError as exc:
             stronger = False
-            if local.gate is not None and local.gate.score < self.config.gate.threshold:
+            gate, usual = local.gate, self.config.gate
+            if gate is not None and (gate.score < usual.threshold or gate.refusal_share >= usual.refusal_share):
                 # the gate passed this answer only because the check was to follow: without it, no generation
                 out.answer, out.verified = extract_answer(question, local.retrieval), False
                 out.decision = Decision.ESCALATE

@@ -167,6 +167,7 @@ class QueryService:
         gate_config = dataclasses.replace(
             gate,
             threshold=gate.check_threshold if checked else gate.threshold,
+            refusal_share=gate.check_refusal_share if checked else gate.refusal_share,
             confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
             similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
         )

@@ -146,6 +146,12 @@ class GateConfig:
     check_threshold: float = 0.2
     """With check_other_edges and a cloud to ask: the gate escalates by itself only below this score; at or above
     it the evidence check decides (when the cloud cannot be asked, ``threshold`` applies again)."""
+    check_refusal_share: float = 0.75
+    """With check_other_edges and a cloud to ask: refusals escalate by themselves only at or above this share of
+    the answers (3 of 4); a split vote is left to the evidence check (when the cloud cannot be asked,
+    ``refusal_share`` applies again). How often a small SLM says "not enough information" for a question its
+    context does answer varies with the llama.cpp build (README, "The same figures under another llama.cpp
+    build"); the check compares evidence, which does not."""
     check_other_edges: bool = True
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For

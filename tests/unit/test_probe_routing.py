@@ -139,7 +139,9 @@ def test_the_cloud_remembers_answered_queries_and_saves_the_memory_when_it_stops
 
 
 def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_path: Path) -> None:
-    always_local = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
+    always_local = GateConfig(
+        threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_refusal_share=1.1, check_other_edges=True
+    )
 
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-b": ZEPHYR}, extra_edges=["edge-a"])
@@ -258,6 +260,29 @@ def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_
             assert "could not be reached" in down.note and down.answer != checked.answer
             unchecked = await runtime.query(question, "full", frozenset({"gc"}), _NothingStronger())
             assert unchecked.local.decision == "escalate", "without the check the threshold is 1.01"
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+
+
+def test_with_the_check_refusals_escalate_alone_only_at_check_refusal_share(tmp_path: Path) -> None:
+    # edge-a knows Acme only: its scripted SLM declines a question about Zephyr in every answer (share 1.0)
+    question = "Who founded Zephyr Medical in Lisbon?"
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["edge-a", "edge-b"])
+        lenient = GateConfig(threshold=0.0, check_threshold=0.0, check_refusal_share=1.1, check_other_edges=True)
+        await start_edge(net, tmp_path, "edge-a", ACME, gate=lenient)
+        await start_edge(net, tmp_path, "edge-b", ACME, gate=dataclasses.replace(lenient, check_refusal_share=1.0))
+        try:
+            checked = await net.runtimes["edge-a"].query(question, "full", frozenset(), _NothingStronger())
+            assert checked.local.gate is not None and checked.local.gate.refusal_share == 1.0
+            assert checked.decision == "local" and "evidence_check" in checked.timings, "the check decided"
+            down = await net.runtimes["edge-a"].query(question, "full", frozenset(), _CloudDown())
+            assert down.decision == "escalate" and not down.verified, "no check: refusal_share (0.5) applies again"
+            strict = await net.runtimes["edge-b"].query(question, "full", frozenset(), _NothingStronger())
+            assert strict.decision == "escalate" and "evidence_check" not in strict.timings, "4 of 4 refused"
         finally:
             await net.close()
 
