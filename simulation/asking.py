@@ -19,6 +19,7 @@ import grpc
 from shared.extractive import is_extractive
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
+from shared.knowledge import ProbeScores
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.trace import AnswerTrace, Decision
 from shared.vocabulary import EDGE_MODE_OF
@@ -191,9 +192,7 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "edges_replied": cloud.edges_replied if cloud else [],
         "edges_failed": cloud.edges_failed if cloud else [],
         "timings": trace.timings,
-        "probes": [{"edge_id": x.edge_id, "score": round(x.score, 4), "error": x.error} for x in cloud.probes]
-        if cloud
-        else [],
+        "probes": [_probe_row(x) for x in cloud.probes] if cloud else [],
         "bytes_left_edges": (cloud.bytes_received + cloud.probe_bytes if cloud else 0) + question_bytes,
         "probe_bytes": cloud.probe_bytes if cloud else 0,
         **generation_quality(trace),
@@ -208,3 +207,9 @@ def generation_quality(trace: AnswerTrace) -> dict[str, Any]:
     generations = len(trace.answers) + (1 if cloud else 0)
     degenerate = sum(1 for f in trace.degenerate if f) + (1 if cloud and is_extractive(cloud.answer) else 0)
     return {"generations": generations, "degenerate_generations": degenerate, "extractive": is_extractive(trace.answer)}
+
+
+def _probe_row(p: ProbeScores) -> dict[str, Any]:
+    """One probe in an answer row: the edge, its evidence, term and lexical coverage, and any error."""
+    return {"edge_id": p.edge_id, "score": round(p.score, 4), "terms": round(p.term_coverage, 4),
+            "lexical": round(p.lexical, 4), "error": p.error}  # fmt: skip

@@ -156,12 +156,12 @@ class GateConfig:
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For
     edges that share names and topics, where local evidence alone looks strong. Costs a round trip and the
-    probes for every local answer (p50/p95 13/70 ms on lihua4, 36/137 ms on multihop4 in docs/results/routing-*,
-    with the edge's query vectors sent along), and the question leaves the edge even
-    when answered locally (audited); false keeps it home unless the gate escalates. On by default: with
-    check_threshold 0.2 and the cloud's evidence_margin 0.3 (benchmarks/fit_gate_check.py) escalation within /
-    out went from 18.2% / 87.9% to 15.2% / 97.0% on multihop4 and from 47.4% / 78.9% to 26.3% / 71.1% on lihua4
-    (docs/results/routing-*)."""
+    probes for every local answer (p50/p95 15/79 ms on lihua4, 40/113 ms on multihop4 in docs/results/routing-*,
+    with the edge's query vectors sent along), and the question leaves the edge even when answered locally
+    (audited); false keeps it home unless the gate escalates. On by default: with check_threshold 0.2,
+    check_refusal_share 0.75 and the cloud's evidence_margin 0.1 and lexical coverage
+    (benchmarks/fit_gate_check.py) escalation within / out went from 18.2% / 87.9% to 15.2% / 100% on multihop4
+    and from 47.4% / 78.9% to 10.5% / 89.5% on lihua4 (docs/results/routing-*)."""
 
 
 @dataclass(frozen=True)
