@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.fit_gate import _score, gate_rows, split
 from cloud_server.api import ProbeRouting
-from shared.config import GateConfig
+from shared.config import CloudQueryConfig, GateConfig
 from shared.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
 
@@ -157,8 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", nargs=2, action="append", type=Path, required=True, metavar=("ROWS", "PROBES"))
     parser.add_argument("--thresholds", default="0.2,0.25,0.275,0.3,0.325,0.35,0.375")
     parser.add_argument("--margins", default="off,0,0.02,0.05,0.1,0.15,0.2")
-    parser.add_argument("--terms", type=float, default=0.0, help="query.probe_terms_weight of the cloud")
-    parser.add_argument("--lexical", type=float, default=0.0, help="query.probe_lexical_weight of the cloud")
+    cloud = CloudQueryConfig()
+    parser.add_argument("--terms", type=float, default=cloud.probe_terms_weight, help="query.probe_terms_weight")
+    parser.add_argument("--lexical", type=float, default=cloud.probe_lexical_weight, help="query.probe_lexical_weight")
     parser.add_argument("--check-refusal-share", type=float, default=CHECK_REFUSALS, help="gate.check_refusal_share")
     parser.add_argument("--max-escalation-within", type=float, default=0.2)
     args = parser.parse_args(argv)

@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shortlist", default="2,3,4")
     parser.add_argument("--weight", default="1,0.7,0.5")
     parser.add_argument("--terms", default="0,0.5,1", help="weights of the term coverage (query.probe_terms_weight)")
-    parser.add_argument("--lexical", default="0", help="weights of the lexical coverage (query.probe_lexical_weight)")
+    parser.add_argument("--lexical", default="0,1", help="weights of the lexical coverage (query.probe_lexical_weight)")
     parser.add_argument("--margin", default="0,0.02,0.05,0.1")
     parser.add_argument("--max-k", default="1,2,3")
     parser.add_argument("--evidence-margin", default="0,0.05,0.1,0.2", help="gate check margins to evaluate")

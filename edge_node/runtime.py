@@ -26,6 +26,7 @@ from edge_node.policy.privacy import (
     guard_summaries,
     knowledge_for_cloud,
     knowledge_texts,
+    word_scores,
 )
 from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
 from edge_node.store import publication
@@ -178,13 +179,13 @@ class EdgeRuntime:
         self, items: Sequence[ReadResult], progress: ProgressSink | None = None, summarise: bool = True
     ) -> IngestReport:
         report = await self._run(lambda: self._ingest.ingest(list(items), progress, summarise))
-        self._changed()
+        await self._after_write()
         return report
 
     async def delete(self, doc_ids: Sequence[str], progress: ProgressSink | None = None) -> SummaryRefresh | None:
         """Delete ``doc_ids`` (each once: naming one twice is the same as once)."""
         result = await self._run(lambda: self._ingest.delete(list(dict.fromkeys(doc_ids)), progress))
-        self._changed()
+        await self._after_write()
         return result
 
     async def refresh_summaries(self, progress: ProgressSink | None = None) -> SummaryRefresh:
@@ -234,9 +235,12 @@ class EdgeRuntime:
         if local.decision != Decision.ESCALATE and not checking:
             return out
         if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
+            kind = "global_query" if local.decision == Decision.ESCALATE else "evidence_check"
+            self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
             if local.decision == Decision.ESCALATE:
-                self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
                 out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
+            else:
+                self._unchecked(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
             return out
         if local.decision != Decision.ESCALATE and not await self._stronger_elsewhere(question, local, escalator, out):
             return out
@@ -270,25 +274,30 @@ class EdgeRuntime:
         evidence = local.retrieval.evidence.score
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
-        self.audit.record("evidence_check", "cloud", len(question.encode()) + 8 + _size(vectors), question=shown,
-                          evidence=evidence)  # fmt: skip
+        own = local.retrieval.evidence
+        terms, lexical = word_scores(self.config.privacy, own.term_coverage, own.lexical)
+        self.audit.record("evidence_check", "cloud", len(question.encode()) + 15 + _size(vectors), question=shown,
+                          evidence=evidence, terms=terms, lexical=lexical)  # fmt: skip
         try:
-            own = local.retrieval.evidence
             stronger = await escalator.stronger_elsewhere(
-                question, evidence, own.term_coverage, vectors=vectors, local_lexical=own.lexical
+                question, evidence, terms, vectors=vectors, local_lexical=lexical
             )
         except CloudUnavailableError as exc:
             stronger = False
-            gate, usual = local.gate, self.config.gate
-            if gate is not None and (gate.score < usual.threshold or gate.refusal_share >= usual.refusal_share):
-                # the gate passed this answer only because the check was to follow: without it, no generation
-                out.answer, out.verified = extract_answer(question, local.retrieval), False
-                out.decision = Decision.ESCALATE
-                out.note = CLOUD_DOWN_NOTE.format(why=exc)
+            self._unchecked(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         out.timings["evidence_check"] = time.perf_counter() - started
         if stronger:
             out.note = STRONGER_ELSEWHERE_NOTE
         return stronger
+
+    def _unchecked(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> None:
+        """The check did not run: the gate let this answer through only because it was to follow, so the usual
+        threshold and refusal share apply again (below them: no generation shown, the extract instead)."""
+        gate, usual = local.gate, self.config.gate
+        if gate is not None and (gate.score < usual.threshold or gate.refusal_share >= usual.refusal_share):
+            out.answer, out.verified = extract_answer(question, local.retrieval), False
+            out.decision = Decision.ESCALATE
+            out.note = note
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
@@ -330,9 +339,9 @@ class EdgeRuntime:
 
         def run() -> ProbeScores:
             evidence = self._query.retrieve(question, given=given).evidence
+            terms, lexical = word_scores(self.config.privacy, evidence.term_coverage, evidence.lexical)
             return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
-                               evidence.best_chunk, term_coverage=evidence.term_coverage,
-                               lexical=evidence.lexical)  # fmt: skip
+                               evidence.best_chunk, term_coverage=terms, lexical=lexical)  # fmt: skip
 
         return await self._run(run)
 
@@ -368,6 +377,11 @@ class EdgeRuntime:
         self._closed = True
         await self._run(self._kb.flush)
         self._worker.shutdown(wait=True)
+
+    async def _after_write(self) -> None:
+        """Rebuild what retrieval derives from the store now, not on the next probe (which has a deadline)."""
+        await self._run(self._query.warm)
+        self._changed()
 
     def _changed(self) -> None:
         for listener in self._listeners:

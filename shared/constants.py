@@ -29,7 +29,10 @@ AUTHORIZATION_HEADER = "authorization"
 """gRPC metadata key carrying ``Bearer <token>``."""
 
 SESSION_ADMITTED = ("x-dgrag-session", "admitted")
-"""Response header the cloud sends as soon as it admits an edge session (a refusal comes without it)."""
+"""Response header the cloud sends as soon as its credential check admits an edge session (a refusal of the
+credentials comes without it; a bad hello is refused later, after it)."""
+ADMISSION_WAIT_S = 5.0
+"""How long a session's opener waits for the cloud's headers before writing anyway (an older cloud sends none)."""
 
 SOFTWARE_VERSION = "0.1.0"
 """Sent in the session hello, for the cloud's registry."""

@@ -8,11 +8,9 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from shared.constants import AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
+from shared.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
 from shared.errors import ConfigError
 
-ADMISSION_WAIT_S = 5.0
-"""How long a session's opener waits for the cloud's headers before writing anyway (an older cloud sends none)."""
 KEEPALIVE_MS = 20_000
 """Ping an idle connection this often, so NAT boxes keep the edge's stream open."""
 
@@ -80,9 +78,9 @@ async def admitted(call: grpc.aio.StreamStreamCall, timeout_s: float = ADMISSION
     """Whether the cloud admitted a session call; wait for it before the first write.
 
     grpc aio reports INTERNAL instead of the server's status when a client write races the server's refusal
-    (grpc/grpc#36066), so an edge with a revoked token would read "internal error" rather than "permission
-    denied: ... check the tokens file". The cloud sends :data:`SESSION_ADMITTED` headers once it admits a
-    session; a refusal comes as trailers only, without them. False: read the call for the refusal's status.
+    (grpc/grpc#36066), so an edge with a revoked token would read "internal error" rather than "unauthenticated:
+    ... check the tokens file". The cloud sends :data:`SESSION_ADMITTED` headers once its credential check admits
+    a session; a refusal comes as trailers only, without them. False: read the call for the refusal's status.
     A cloud that sends no headers within ``timeout_s`` (one older than this check) is taken as admitting.
     """
     try:

@@ -222,12 +222,13 @@ class GlobalQueryService:
         local_evidence: float,
         local_terms: float = 0.0,
         vectors: QueryVectors | None = None,
-        local_lexical: float = 0.0,
+        local_lexical: float | None = 0.0,
     ) -> bool:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
         other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
         weighted term and lexical coverage) is compared with the asking edge's own, scored alike
-        (``query.evidence_margin``). ``vectors`` as in answer."""
+        (``query.evidence_margin``). ``vectors`` as in answer. ``local_lexical`` None (an edge that does not send
+        it): both sides are scored without the lexical coverage."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
         vector, forwarded = await self._question_vectors(question, vectors)
@@ -240,11 +241,12 @@ class GlobalQueryService:
         probes = await asyncio.gather(
             *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in shortlist)
         )
-        best = max((self._probing.probed(p) for p in probes if not p.error), default=0.0)
+        scoring = self._probing if local_lexical is not None else dataclasses.replace(self._probing, lexical_weight=0)
+        best = max((scoring.probed(p) for p in probes if not p.error), default=0.0)
         mine = ProbeScores(
-            asked_at, _unit(local_evidence), term_coverage=_unit(local_terms), lexical=_unit(local_lexical)
+            asked_at, _unit(local_evidence), term_coverage=_unit(local_terms), lexical=_unit(local_lexical or 0.0)
         )
-        return best > self._probing.probed(mine) + cfg.evidence_margin
+        return best > scoring.probed(mine) + cfg.evidence_margin
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

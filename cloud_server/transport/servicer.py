@@ -178,7 +178,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
         try:
             terms = request.local_terms if math.isfinite(request.local_terms) else 1.0
-            lexical = request.local_lexical if math.isfinite(request.local_lexical) else 1.0
+            lexical = None if not request.HasField("local_lexical") else request.local_lexical
+            lexical = lexical if lexical is None or math.isfinite(lexical) else 1.0
             vectors = serde.vectors_from_proto(request.vectors)
             stronger = await self._queries.stronger_elsewhere(
                 request.question, caller, evidence, terms, vectors, local_lexical=lexical

@@ -32,6 +32,12 @@ def forbids_raw_text(policy: PrivacyConfig) -> bool:
     return policy.level != "chunks" or not policy.share_chunks
 
 
+def word_scores(policy: PrivacyConfig, term_coverage: float, lexical: float) -> tuple[float, float]:
+    """Term and lexical coverage as they may leave the edge (probes, the evidence check): they tell which words the
+    edge's chunks hold, so both are 0 under a policy that keeps raw text home (its probes compete on evidence)."""
+    return (0.0, 0.0) if forbids_raw_text(policy) else (term_coverage, lexical)
+
+
 @dataclass(frozen=True)
 class Outbound:
     """Knowledge that may leave, and how many texts the leak check held back."""

@@ -107,6 +107,11 @@ class QueryService:
         self._kb = kb
         self._recent: OrderedDict[tuple[str, int], Retrieval] = OrderedDict()
 
+    def warm(self) -> None:
+        """Load what retrieval derives from the store (graph, lexical index) now rather than on the next query."""
+        self._retriever.graph()
+        self._retriever.lexical()
+
     def retrieve(self, question: str, use_graph: bool = True, given: QueryVectors | None = None) -> Retrieval:
         """Retrieval only (what the cloud asks an edge for). The last few questions' retrievals are remembered
         while the store is unchanged: the cloud probes an edge and then asks it for the same question's

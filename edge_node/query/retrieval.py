@@ -141,7 +141,8 @@ class Retriever:
         return self._graph
 
     def lexical(self) -> LexicalIndex:
-        """Which chunks hold which words, rebuilt when the store changes."""
+        """Which chunks hold which words, rebuilt when the store changes. Called on the knowledge base's one worker
+        thread (as all retrieval is), and swapped in by one assignment."""
         store = self._kb.store
         if self._lexical is None or self._lexical.generation != store.generation:
             self._lexical = LexicalIndex(store.chunk_texts(), store.generation)
@@ -353,7 +354,8 @@ def _graph_scores(graph: KnowledgeGraph, seeds: dict[int, float], relation_hits:
 
 def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str], lexical: float) -> Evidence:
     """How strongly the knowledge base supports the question (a gate signal): the share of its names that
-    matched an entity, with the best chunk's similarity; and, for routing, the best term coverage of a chunk."""
+    matched an entity, with the best chunk's similarity; and, for routing, the best term coverage of a retrieved
+    chunk and the ``lexical`` coverage over the whole store."""
     coverage = found.matched_names / found.names_embedded if found.names_embedded else 0.0
     best_entity = max(found.entity_scores.values(), default=0.0)
     best_chunk = max((c.vector_score for c in chunks), default=0.0)

@@ -191,7 +191,7 @@ class CloudSession:
         message = cloud_pb2.EdgeMessage(probe_reply=reply)
         self._runtime.audit.record(
             "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4),
-            **steered_by(given),
+            terms=round(scores.term_coverage, 4), lexical=round(scores.lexical, 4), **steered_by(given),
         )  # fmt: skip
         out.put_nowait(message)
 

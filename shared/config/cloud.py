@@ -63,7 +63,8 @@ class CloudQueryConfig:
     chunk of its whole store holds; shared.lexical); 0 = not used."""
     evidence_margin: float = 0.1
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
-    probe score exceeds the asking edge's evidence by this margin."""
+    probe score exceeds the asking edge's own, scored alike (evidence plus the weighted term and lexical
+    coverage it sends), by this margin."""
     memory_weight: float = 0.0
     """Routing memory: add this weight × (remembered usefulness − 0.5) to an edge's stage-2 routing score when a
     close past question taught the cloud something about it (0 = memory not used)."""

@@ -103,9 +103,11 @@ class PrivacyConfig:
     max_chunk_chars: int = 2000
     """Longest chunk text sent (longer ones are cut)."""
     answer_probes: bool = True
-    """Answer the cloud's routing probes: four scores per question, no text. They do tell the cloud how well
-    this edge's knowledge matches a question (e.g. whether it knows a name); off: the cloud routes to this
-    edge by its summaries only (it is asked when its summaries match a question best)."""
+    """Answer the cloud's routing probes: six scores per question, no text. They do tell the cloud how well
+    this edge's knowledge matches a question (e.g. whether it knows a name; with the term and lexical coverage,
+    how many of the question's words one of its chunks holds, which an app or edge asking one-word questions can
+    use to test for a word; under a level that keeps raw text home those two are sent as 0); off: the cloud
+    routes to this edge by its summaries only (it is asked when its summaries match a question best)."""
 
 
 @dataclass(frozen=True)

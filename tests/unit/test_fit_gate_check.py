@@ -67,3 +67,11 @@ def test_term_and_lexical_coverage_count_on_both_sides_of_the_check() -> None:
     assert not escalates(row, probes, 0.3, 0.05, terms), "with terms a scores 0.95, b 0.65"
     both = ProbeRouting(0, 0.0, 1, 1.0, terms_weight=0.5, lexical_weight=1.0)
     assert escalates(row, probes, 0.3, 0.05, both), "with lexical coverage too: a 1.15, b 1.55"
+
+
+def test_a_split_refusal_vote_escalates_alone_only_without_the_check() -> None:
+    row = {**ROWS[0], "signals": {**ROWS[0]["signals"], "refusal_share": 0.5}}  # a's evidence 0.9: nobody beats it
+    assert escalates(row, PROBES, 0.3, None), "the gate alone: 2 of 4 refusals escalate"
+    assert not escalates(row, PROBES, 0.3, 0.1), "with the check (check_refusal_share 0.75) the check decides"
+    assert escalates(row, PROBES, 0.3, 0.1, check_refusals=0.5)
+    assert escalates({**row, "signals": {**row["signals"], "refusal_share": 0.75}}, PROBES, 0.3, 0.1)

@@ -15,6 +15,7 @@ from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from edge_node.ingest.readers import RawDocument
 from shared.config import CloudConfig, CloudQueryConfig
+from shared.constants import SESSION_ADMITTED
 from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
@@ -139,7 +140,7 @@ def test_wrong_token_is_refused_and_an_edge_cannot_write_another_edges_summaries
                     cloud_pb2.EdgeMessage(delta=cloud_pb2.SummaryDelta(upserts=[foreign], up_to_seq=1)),
                 ]
                 call = stub.Session(iter(messages), metadata=own)
-                assert await admitted(call)
+                assert SESSION_ADMITTED in tuple(await call.initial_metadata()) and await admitted(call)
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     async for _ in call:
                         pass

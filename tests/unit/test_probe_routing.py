@@ -170,7 +170,8 @@ def test_the_check_compares_lexical_coverage_on_both_sides(tmp_path: Path) -> No
     query = CloudQueryConfig(deadline_s=2.0, evidence_margin=0.0, probe_terms_weight=0.0, probe_lexical_weight=1.0)
 
     async def main() -> None:
-        for weight, expected in ((1.0, [True, False]), (0.0, [False, False])):
+        # an edge that sends no lexical coverage (older than it) is compared without it on both sides
+        for weight, expected in ((1.0, [True, False, False]), (0.0, [False, False, False])):
             sub = tmp_path / f"w{weight:g}"
             sub.mkdir()
             cfg = dataclasses.replace(query, probe_lexical_weight=weight)
@@ -179,7 +180,7 @@ def test_the_check_compares_lexical_coverage_on_both_sides(tmp_path: Path) -> No
                 await connected(net, "edge-a", "edge-b")
                 async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
                     found = []
-                    for lexical in (0.0, 1.0):
+                    for lexical in (0.0, 1.0, None):
                         request = cloud_pb2.CheckEvidenceRequest(
                             question="Who founded Zephyr Medical in Lisbon?", local_evidence=1.0, local_lexical=lexical
                         )
@@ -283,6 +284,23 @@ def test_with_the_check_refusals_escalate_alone_only_at_check_refusal_share(tmp_
             assert down.decision == "escalate" and not down.verified, "no check: refusal_share (0.5) applies again"
             strict = await net.runtimes["edge-b"].query(question, "full", frozenset(), _NothingStronger())
             assert strict.decision == "escalate" and "evidence_check" not in strict.timings, "4 of 4 refused"
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
+
+
+def test_an_edge_that_keeps_raw_text_home_sends_no_word_level_scores(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["open", "closed"])
+        await start_edge(net, tmp_path, "open", ZEPHYR)
+        await start_edge(net, tmp_path, "closed", ZEPHYR, level="entities")
+        try:
+            question = "Who founded Zephyr Medical in Lisbon?"
+            shown = await net.runtimes["open"].probe(question)
+            kept = await net.runtimes["closed"].probe(question)
+            assert shown.lexical > 0.5 and shown.term_coverage > 0.5
+            assert kept.lexical == kept.term_coverage == 0.0 and kept.score == shown.score, "evidence still goes"
         finally:
             await net.close()
 
