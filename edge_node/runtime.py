@@ -191,7 +191,7 @@ class EdgeRuntime:
     async def refresh_summaries(self, progress: ProgressSink | None = None) -> SummaryRefresh:
         """Re-partition and re-summarise what changed (``dgrag edge summarize``)."""
         result = await self._run(lambda: self._ingest.refresh_summaries(progress))
-        self._changed()
+        await self._after_write()
         return result
 
     async def repair(self) -> SummaryRefresh | None:
@@ -200,7 +200,7 @@ class EdgeRuntime:
         if not await self._run(self._kb.store.graph_dirty):
             return None
         result = await self._run(self._ingest.refresh_summaries)
-        self._changed()
+        await self._after_write()
         return result
 
     async def query(
@@ -379,7 +379,8 @@ class EdgeRuntime:
         self._worker.shutdown(wait=True)
 
     async def _after_write(self) -> None:
-        """Rebuild what retrieval derives from the store now, not on the next probe (which has a deadline)."""
+        """Rebuild what retrieval derives from the store now, not on the next probe (which has a deadline): every
+        committed write moves the store's generation, summary writes included."""
         await self._run(self._query.warm)
         self._changed()
 

@@ -175,11 +175,9 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.CheckEvidenceReply:
         caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
-        evidence = request.local_evidence if math.isfinite(request.local_evidence) else 1.0
+        evidence, terms = _claimed(request.local_evidence), _claimed(request.local_terms)
+        lexical = _claimed(request.local_lexical) if request.HasField("local_lexical") else None
         try:
-            terms = request.local_terms if math.isfinite(request.local_terms) else 1.0
-            lexical = None if not request.HasField("local_lexical") else request.local_lexical
-            lexical = lexical if lexical is None or math.isfinite(lexical) else 1.0
             vectors = serde.vectors_from_proto(request.vectors)
             stronger = await self._queries.stronger_elsewhere(
                 request.question, caller, evidence, terms, vectors, local_lexical=lexical
@@ -213,6 +211,12 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                 for s in statuses
             ]
         )
+
+
+def _claimed(value: float) -> float:
+    """An edge's claim about its own evidence: a value that is not a number counts as the strongest (1.0), so a
+    malformed claim never makes another edge look stronger."""
+    return value if math.isfinite(value) else 1.0
 
 
 async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:

@@ -214,7 +214,9 @@ def test_an_app_may_not_run_an_evidence_check(tmp_path: Path) -> None:
 
 
 class _CloudDown:
-    """An escalator whose cloud cannot be reached (both for the check and for escalation)."""
+    """An escalator whose cloud cannot be reached (for escalation; for the check too unless ``checks``)."""
+
+    checks = False
 
     async def global_query(
         self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset(), vectors: object = None
@@ -229,19 +231,15 @@ class _CloudDown:
         vectors: object = None,
         local_lexical: float = 0.0,
     ) -> bool:
-        raise CloudUnavailableError("UNAVAILABLE: test")
+        if not self.checks:
+            raise CloudUnavailableError("UNAVAILABLE: test")
+        return False
 
 
 class _NothingStronger(_CloudDown):
-    async def stronger_elsewhere(
-        self,
-        question: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
-        vectors: object = None,
-        local_lexical: float = 0.0,
-    ) -> bool:
-        return False
+    """The check answers (no edge is stronger); escalation still finds no cloud."""
+
+    checks = True
 
 
 def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_path: Path) -> None:
