@@ -31,8 +31,9 @@ from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
 from edge_node.policy.leak_guard import LeakGuard
+from edge_node.query.edge_answer import EdgeAnswer, Escalator
 from edge_node.query.gate import combined_score as gate_score
-from edge_node.runtime import EdgeAnswer, EdgeModels, EdgeRuntime, Escalator
+from edge_node.runtime import EdgeModels, EdgeRuntime
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
 from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord

@@ -13,8 +13,8 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from edge_node.ingest.readers import ReadResult
 from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
@@ -29,95 +29,28 @@ from edge_node.policy.privacy import (
     word_scores,
 )
 from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
+from edge_node.query.edge_answer import (
+    CLOUD_DOWN_NOTE,
+    QUOTES_DOCUMENTS_NOTE,
+    STRONGER_ELSEWHERE_NOTE,
+    EdgeAnswer,
+    Escalator,
+    EvidenceChecker,
+)
+from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
-from shared.knowledge import PROBES_REFUSED, CloudAnswer, EdgeKnowledge, ProbeScores, SummaryChanges
+from shared.knowledge import PROBES_REFUSED, EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.query_vectors import QueryVectors
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
-from shared.trace import AnswerTrace, Decision, Source
+from shared.trace import Decision
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
 
 T = TypeVar("T")
-STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
-QUOTES_DOCUMENTS_NOTE = (
-    "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
-    "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
-)
-CLOUD_DOWN_NOTE = (
-    "The gate escalated but the cloud could not be reached ({why}); shown instead are the context sentences that "
-    "best support the question, with their sources."
-)
-
-
-class Escalator(Protocol):
-    """Asks the cloud (implemented by the session's transport)."""
-
-    async def global_query(
-        self,
-        question: str,
-        asked_at: str,
-        routing_off: frozenset[str] = frozenset(),
-        vectors: QueryVectors | None = None,
-    ) -> CloudAnswer:
-        """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
-        embeddings of the question, so the cloud and the edges it asks need not compute them again); raises
-        CloudUnavailableError when the cloud cannot answer."""
-        ...
-
-
-@runtime_checkable
-class EvidenceChecker(Protocol):
-    """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
-
-    async def stronger_elsewhere(
-        self,
-        question: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
-        vectors: QueryVectors | None = None,
-        local_lexical: float = 0.0,
-    ) -> bool:
-        """One bit from the cloud; raises CloudUnavailableError when the cloud cannot answer."""
-        ...
-
-
-@dataclass
-class EdgeAnswer:
-    """The final answer of the full pipeline, with the local trace and the cloud's provenance."""
-
-    answer: str
-    decision: str
-    verified: bool
-    note: str
-    local: LocalAnswer
-    cloud: CloudAnswer | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def sources(self) -> list[Source]:
-        if self.cloud is not None:
-            return [Source(c.chunk.doc_id, c.chunk.chunk_id, c.chunk.score, c.edge_id) for c in self.cloud.context]
-        return self.local.retrieval.sources
-
-    def trace(self) -> AnswerTrace:
-        return dataclasses.replace(
-            self.local.trace(),
-            answer=self.answer,
-            decision=self.decision,
-            verified=self.verified,
-            note=self.note,
-            sources=self.sources,
-            timings={k: round(v, 4) for k, v in self.timings.items()},
-            local_answer=self.local.answer,
-            local_sources=self.local.retrieval.sources,
-            cloud=self.cloud,
-        )
-
-
 @dataclass(frozen=True)
 class EdgeModels:
     """The models an edge runs: its SLM, its embedder and the tokenizer that budgets its contexts."""
@@ -221,29 +154,50 @@ class EdgeRuntime:
         self, question: str, mode: str, ablations: frozenset[str], escalator: Escalator | None
     ) -> EdgeAnswer:
         local_mode = "naive" if mode == "naive" else "local"
-        checking = (
-            mode == "full"
-            and self.config.gate.check_other_edges
-            and "gc" not in ablations
-            and isinstance(escalator, EvidenceChecker)
+        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
+        out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
+        if mode != "full" or escalator is None or local.gate is None:
+            return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
+        signals = Signals(local.gate.score, local.gate.refusal_share)
+        checking = self.config.gate.check_other_edges and "gc" not in ablations
+        run = ""
+        if forbids_raw_text(self.config.privacy):
+            run = await self._run(lambda: self._guard.shared_run(question) or "")
+        situation = Situation(
+            cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
         )
-        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations, checking)
-        timings = dict(local.timings)
-        out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, timings)
-        if mode != "full" or escalator is None:
-            return out
-        if local.decision != Decision.ESCALATE and not checking:
-            return out
-        if forbids_raw_text(self.config.privacy) and (run := await self._run(self._guard.shared_run, question)):
-            kind = "global_query" if local.decision == Decision.ESCALATE else "evidence_check"
-            self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
-            if local.decision == Decision.ESCALATE:
-                out.note = QUOTES_DOCUMENTS_NOTE.format(run=run)
-            else:
-                self._unchecked(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
-            return out
-        if local.decision != Decision.ESCALATE and not await self._stronger_elsewhere(question, local, escalator, out):
-            return out
+        outcome = decide(signals, self.config.gate, situation)
+        if run and outcome.action == Action.EXTRACT:
+            self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
+            return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
+        if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
+            check = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
+            outcome = decide(signals, self.config.gate, situation, check)
+            if outcome.action == Action.EXTRACT:
+                return self._extract(question, local, out, out.note)
+        if outcome.action == Action.ANSWER_HERE:
+            return self._here(local, out)
+        return await self._escalate(question, local, escalator, ablations, out)
+
+    def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
+        """The local answer, as composed from the evidence (also when the gate alone would have escalated it)."""
+        shown = local.composed.text if local.composed is not None else local.best_generated
+        out.answer, out.decision, out.verified, out.note = shown, Decision.LOCAL, True, ""
+        return out
+
+    def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
+        out.answer, out.decision, out.verified, out.note = (
+            extract_answer(question, local.retrieval),
+            Decision.ESCALATE,
+            False,
+            note,
+        )
+        return out
+
+    async def _escalate(
+        self, question: str, local: LocalAnswer, escalator: Escalator, ablations: frozenset[str], out: EdgeAnswer
+    ) -> EdgeAnswer:
+        timings = out.timings
         started = time.perf_counter()
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
@@ -252,52 +206,49 @@ class EdgeRuntime:
             routing_off = ablations & set(CLOUD_ROUTING_ABLATIONS)
             cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
         except CloudUnavailableError as exc:
-            out.note = CLOUD_DOWN_NOTE.format(why=exc)
             timings["escalation"] = time.perf_counter() - started
-            return out
+            return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         timings["escalation"] = time.perf_counter() - started
         for phase, seconds in cloud.timings.items():
             timings[f"cloud.{phase}"] = seconds
-        note = ""
+        note = out.note
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
         return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, timings)
 
-    async def _stronger_elsewhere(
-        self, question: str, local: LocalAnswer, escalator: Escalator, out: EdgeAnswer
-    ) -> bool:
-        """gate.check_other_edges: before a local answer, ask the cloud whether another edge matches clearly better.
-        The question leaves the edge for it (audited); a cloud that cannot answer leaves the local answer."""
-        if not isinstance(escalator, EvidenceChecker):
-            return False
+    async def _check(
+        self, question: str, local: LocalAnswer, checker: EvidenceChecker, margin: float, out: EdgeAnswer
+    ) -> Check:
+        """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation).
+        The question leaves the edge for it (audited)."""
         started = time.perf_counter()
-        evidence = local.retrieval.evidence.score
+        own = local.retrieval.evidence
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
-        own = local.retrieval.evidence
         terms, lexical = word_scores(self.config.privacy, own.term_coverage, own.lexical)
-        self.audit.record("evidence_check", "cloud", len(question.encode()) + 15 + _size(vectors), question=shown,
-                          evidence=evidence, terms=terms, lexical=lexical)  # fmt: skip
+        self.audit.record(
+            "evidence_check",
+            "cloud",
+            len(question.encode()) + 20 + _size(vectors),
+            question=shown,
+            evidence=own.score,
+            terms=terms,
+            lexical=lexical,
+            margin=margin,
+        )
         try:
-            stronger = await escalator.stronger_elsewhere(
-                question, evidence, terms, vectors=vectors, local_lexical=lexical
+            stronger = await checker.stronger_elsewhere(
+                question, own.score, terms, vectors=vectors, local_lexical=lexical, margin=margin
             )
         except CloudUnavailableError as exc:
-            stronger = False
-            self._unchecked(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
-        out.timings["evidence_check"] = time.perf_counter() - started
+            out.note = CLOUD_DOWN_NOTE.format(why=exc)
+            return Check.UNREACHABLE
+        finally:
+            out.timings["evidence_check"] = time.perf_counter() - started
         if stronger:
             out.note = STRONGER_ELSEWHERE_NOTE
-        return stronger
-
-    def _unchecked(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> None:
-        """The check did not run: the gate let this answer through only because it was to follow, so the usual
-        threshold and refusal share apply again (below them: no generation shown, the extract instead)."""
-        gate, usual = local.gate, self.config.gate
-        if gate is not None and (gate.score < usual.threshold or gate.refusal_share >= usual.refusal_share):
-            out.answer, out.verified = extract_answer(question, local.retrieval), False
-            out.decision = Decision.ESCALATE
-            out.note = note
+            return Check.STRONGER_ELSEWHERE
+        return Check.NOT_STRONGER
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
@@ -310,9 +261,7 @@ class EdgeRuntime:
 
         return await self._run(run)
 
-    async def retrieve_for(
-        self, question: str, requester: str, given: QueryVectors | None = None
-    ) -> EdgeKnowledge:
+    async def retrieve_for(self, question: str, requester: str, given: QueryVectors | None = None) -> EdgeKnowledge:
         """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it. ``given``:
         the requester's embeddings of the question (used when they come from this edge's model)."""
         outbound = await self._outbound(question, given)

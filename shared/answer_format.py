@@ -1,12 +1,13 @@
-"""Answer shapes: yes/no questions get a constrained verdict first, then a short reason.
+"""Answer requests by the question's shape (shared.question_shape), and the model's output as text a person reads.
 
-A 135M model rarely starts a yes/no answer with the verdict, so for such questions it is asked for JSON
-``{"answer": "yes" | "no" | "insufficient information", "because": "..."}`` (schema-constrained where the
-runtime can) and the answer is rendered as ``"Yes. <reason>"``. The keys are named so that the verdict
-comes first even where a runtime orders properties by name (llama.cpp's schema-to-grammar converter
-does), and the reason is bounded, so a cut-off completion still carries its verdict. The third verdict lets
-the model itself declare missing information, which the gate's confidence detection reads. Both the edge
-and the cloud use this, so an answer's shape does not depend on where it was made.
+Closed questions are answered by choice: the model is asked for JSON ``{"answer": <one of the options>,
+"because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar),
+with the options a yes/no verdict, the two options the question names, or the entity names found in the
+evidence; ``insufficient information`` is always an option, so the model itself can decline and the gate's
+confidence detection reads it. The keys are named so that the verdict comes first even where a runtime orders
+properties by name, and the reason is bounded, so a cut-off completion still carries its verdict. Open
+questions get one short free-text sentence. Both the edge and the cloud use this, so an answer's shape does not
+depend on where it was made.
 """
 
 from __future__ import annotations
@@ -19,59 +20,61 @@ from shared import prompts
 from shared.degeneracy import degenerate_reason
 from shared.models.base import GenerationRequest, JsonSchema
 
-VERDICTS = ("yes", "no", "insufficient information")
+DECLINE = "insufficient information"
+VERDICTS = ("yes", "no", DECLINE)
 REASON_CHARS = 120
 MISSING = "Insufficient information."
 
-YES_NO_SCHEMA: JsonSchema = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string", "enum": list(VERDICTS)},
-        "because": {"type": "string", "maxLength": REASON_CHARS},
-    },
-    "required": ["answer", "because"],
-}
 
-_AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
-_YES_NO = re.compile(rf"^\s*{_AUX}\b|,\s*{_AUX}\s+(?:there|the|it|this|that|both|all|[A-Z'‘\"])", re.IGNORECASE)
+def choice_schema(options: Sequence[str]) -> JsonSchema:
+    """The JSON schema of a choice among ``options`` (and the decline) with a bounded reason."""
+    return {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "enum": [*dict.fromkeys([*options, DECLINE])]},
+            "because": {"type": "string", "maxLength": REASON_CHARS},
+        },
+        "required": ["answer", "because"],
+    }
+
+
+YES_NO_SCHEMA: JsonSchema = choice_schema(("yes", "no"))
 _VERDICT = re.compile(r'"answer"\s*:\s*"([^"]*)"')
 _REASON = re.compile(r'"because"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
-def is_yes_no_question(question: str) -> bool:
-    """True when ``question`` asks for a yes/no verdict (starts with, or has a clause starting with, an auxiliary)."""
-    return bool(_YES_NO.search(question))
-
-
-def render_verdict(raw: str) -> str:
-    """Turn the model's verdict JSON (possibly cut off) into ``"Yes. reason"``; free text passes through."""
-    verdict, reason = _parse(raw)
+def render_verdict(raw: str, options: Sequence[str] = VERDICTS) -> str:
+    """Turn the model's choice JSON (possibly cut off) into ``"Yes. reason"`` (or ``"Sam Altman. reason"``); free
+    text passes through."""
+    verdict, reason = _parse(raw, options)
     if verdict is None:
         return raw.strip()
-    if verdict == "insufficient information":
+    if verdict.casefold() == DECLINE:
         return MISSING if not reason else f"{MISSING} {reason}"
-    head = verdict.capitalize() + "."
+    head = verdict[:1].upper() + verdict[1:] + "."
     return f"{head} {reason}" if reason else head
 
 
-def _parse(raw: str) -> tuple[str | None, str]:
+def _parse(raw: str, options: Sequence[str]) -> tuple[str | None, str]:
     text = raw.strip()
     try:
         value = json.loads(text)
     except ValueError:
         value = None
     if isinstance(value, dict):
-        verdict = str(value.get("answer", "")).strip().casefold()
+        verdict = str(value.get("answer", "")).strip()
         reason = str(value.get("because", "")).strip()
     else:
         match = _VERDICT.search(text)
         if match is None:
             return None, ""
-        verdict = match.group(1).strip().casefold()
+        verdict = match.group(1).strip()
         found = _REASON.search(text)
         reason = found.group(1).strip() if found else ""
-    if verdict not in VERDICTS:
+    allowed = {o.casefold(): o for o in (*options, DECLINE)}
+    if verdict.casefold() not in allowed:
         return None, ""
+    verdict = allowed[verdict.casefold()]
     return verdict, reason.replace('\\"', '"')
 
 
@@ -83,17 +86,19 @@ def answer_request(
     temperature: float,
     seed: int | None,
     *,
+    options: Sequence[str] = (),
     top_p: float = 1.0,
     top_k: int = 0,
     min_p: float = 0.0,
     repeat_penalty: float = 1.0,
 ) -> GenerationRequest:
-    """The request that answers ``question`` from ``context`` (yes/no questions get the verdict schema).
-    One answer is always greedy; the sampling values apply to a batch of ``n`` > 1."""
-    yes_no = is_yes_no_question(question)
+    """The request that answers ``question`` from ``context``: a choice among ``options`` when given (see
+    :func:`answer_options`), else one short free-text sentence. One answer is always greedy; the sampling values
+    apply to a batch of ``n`` > 1."""
     context = context or "(nothing found)"
-    if yes_no:
-        prompt = prompts.ANSWER_YES_NO.format(context=context, question=question)
+    if options:
+        listed = "; ".join(options)
+        prompt = prompts.ANSWER_CHOICE.format(context=context, question=question, options=listed)
     else:
         prompt = prompts.ANSWER_QUESTION.format(context=context, question=question)
     return GenerationRequest(
@@ -107,13 +112,16 @@ def answer_request(
         top_k=top_k,
         min_p=min_p,
         repeat_penalty=repeat_penalty,
-        json_schema=YES_NO_SCHEMA if yes_no else None,
+        json_schema=choice_schema(options) if options else None,
     )
 
 
 ANSWER_INSTRUCTIONS = (
     prompts.ANSWER_SYSTEM,
-    *(t.replace("{context}", "").replace("{question}", "") for t in (prompts.ANSWER_QUESTION, prompts.ANSWER_YES_NO)),
+    *(
+        t.replace("{context}", "").replace("{question}", "").replace("{options}", "")
+        for t in (prompts.ANSWER_QUESTION, prompts.ANSWER_CHOICE)
+    ),
 )
 """The answer prompts' own words (without context and question): an answer repeating them echoes the prompt."""
 
@@ -123,7 +131,6 @@ def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str 
     return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
 
 
-def render_answers(question: str, texts: Sequence[str]) -> list[str]:
-    """The model's raw completions as answers a person reads."""
-    yes_no = is_yes_no_question(question)
-    return [render_verdict(t) if yes_no else t.strip() for t in texts]
+def render_answers(texts: Sequence[str], options: Sequence[str] = ()) -> list[str]:
+    """The model's raw completions as answers a person reads (``options``: those of a choice request)."""
+    return [render_verdict(t, options) if options else t.strip() for t in texts]

@@ -63,12 +63,12 @@ ANSWER_QUESTION = """Context:
 Question: {question}
 Answer in one short sentence. If the context does not contain the answer, say: Insufficient information."""
 
-ANSWER_YES_NO = """Context:
+ANSWER_CHOICE = """Context:
 {context}
 
 Question: {question}
-Using only the context, give the verdict (yes or no; insufficient information if the context does not say)
-and one short sentence of reason."""
+Using only the context, choose the answer from: {options} (insufficient information if the context does not
+say), and give one short sentence of reason."""
 
 JUDGE_CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 
@@ -103,7 +103,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
         "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
         "ANSWER_QUESTION": ANSWER_QUESTION,
-        "ANSWER_YES_NO": ANSWER_YES_NO,
+        "ANSWER_CHOICE": ANSWER_CHOICE,
         "JUDGE_PAIR": JUDGE_PAIR,
     }.items()
 }

@@ -94,3 +94,22 @@ def truncate_chars(text: str, limit: int) -> str:
         return ""
     cut = text[: max(0, limit - 1)].rsplit(" ", 1)[0]
     return cut + "…"
+
+
+def excerpt(text: str, terms: list[str], max_chars: int) -> str:
+    """``text`` itself when it fits in ``max_chars``; otherwise its sentences that mention the most question
+    terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context)."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    parts = sentences(text)
+    wanted = [t for t in terms if t]
+    ranked = sorted(range(len(parts)), key=lambda i: (-sum(occurs_in(t, parts[i]) for t in wanted), i))
+    keep: list[int] = []
+    used = 0
+    for i in ranked:
+        if used + len(parts[i]) + 1 <= max_chars:
+            keep.append(i)
+            used += len(parts[i]) + 1
+    if not keep:
+        return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
+    return " ".join(parts[i].strip() for i in sorted(keep))

@@ -65,6 +65,8 @@ class GateTrace:
     weights: dict[str, float] = field(default_factory=dict)
     reasons: tuple[str, ...] = ()
     degenerate: int = 0
+    unsupported: int = 0
+    """Sampled answers whose content words or numbers the evidence they cite does not hold (counted as refusals)."""
 
     @property
     def escalated(self) -> bool:
@@ -76,7 +78,8 @@ class GateTrace:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> GateTrace:
         names = {f.name for f in dataclasses.fields(cls)}
-        _check_keys(raw, names - {"weights", "reasons", "degenerate"}, {"weights", "reasons", "degenerate"}, "gate")
+        optional = {"weights", "reasons", "degenerate", "unsupported"}
+        _check_keys(raw, names - optional, optional, "gate")
         return cls(**{**raw, "reasons": tuple(raw.get("reasons", ()))})
 
 
@@ -105,6 +108,9 @@ class AnswerTrace:
     sources: list[Source]
     context_tokens: int
     timings: dict[str, float]
+    reading: dict[str, str] = field(default_factory=dict)
+    """How the answer was read: the question's shape, the reader (vote, extractive, generated, declined) and the
+    short answer."""
     local_answer: str | None = None
     """The full pipeline only (these three): what the local path answered before any escalation."""
     local_sources: list[Source] | None = None
@@ -114,7 +120,7 @@ class AnswerTrace:
     def escalated(self) -> bool:
         """The question was sent on to the cloud: the gate escalated it, or it was answered there (the evidence
         check, gate.check_other_edges, escalates questions the gate alone would have kept)."""
-        return self.decision == Decision.CLOUD or (self.gate is not None and self.gate.escalated)
+        return self.decision in (Decision.CLOUD, Decision.ESCALATE)
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -133,7 +139,7 @@ class AnswerTrace:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> AnswerTrace:
-        optional = {"local_answer", "local_sources", "cloud"}
+        optional = {"local_answer", "local_sources", "cloud", "reading"}
         _check_keys(raw, {f.name for f in dataclasses.fields(cls)} - optional, optional, "trace")
         local_sources = raw.get("local_sources")
         return cls(**{

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScor
 from shared.models.base import Embedder, FloatMatrix, TextGenerator
 from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.question_terms import question_terms
+from shared.reading import compose, plan_reading
+from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
@@ -166,11 +169,15 @@ class GlobalQueryService:
                 await asyncio.to_thread(self._memory.save)
 
         t = time.perf_counter()
-        request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None)
+        passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
+        reading = plan_reading(question, passages)
+        request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None, options=reading.options)
         completion = await asyncio.to_thread(self._generator.generate, request)
-        out.answer = render_answers(question, completion.texts)[0]
-        if degeneracy(question, merged.text, [out.answer])[0] is not None:
+        generated = render_answers(completion.texts, reading.options)
+        if degeneracy(question, merged.text, generated)[0] is not None:
             out.answer = _fallback(question, merged, asked_at, share_context)
+        else:
+            out.answer = compose(reading, generated, 0, quote=share_context).text
         if not share_context:
             out.context = [ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text="")) for c in out.context]
         out.timings["cloud_generation"] = time.perf_counter() - t
@@ -192,9 +199,7 @@ class GlobalQueryService:
         shortlist = choose_edges(routable, self._probing.shortlist)
         deadline = self._config.probe_deadline_s
 
-        out.probes = list(
-            await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in shortlist))
-        )
+        out.probes = list(await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in shortlist)))
         out.probe_bytes = sum(p.bytes for p in out.probes)
         bonus = {}
         if self._memory is not None and memory and self._config.memory_weight > 0:
@@ -223,12 +228,14 @@ class GlobalQueryService:
         local_terms: float = 0.0,
         vectors: QueryVectors | None = None,
         local_lexical: float | None = 0.0,
+        margin: float | None = None,
     ) -> bool:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
         other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
         weighted term and lexical coverage) is compared with the asking edge's own, scored alike
-        (``query.evidence_margin``). ``vectors`` as in answer. ``local_lexical`` None (an edge that does not send
-        it): both sides are scored without the lexical coverage."""
+        (by more than ``margin``, bounded to [-1, 1]; None: ``query.evidence_margin``; a negative margin asks
+        whether the asking edge leads every other by that much). ``vectors`` as in answer. ``local_lexical`` None
+        (an edge that does not send it): both sides are scored without the lexical coverage."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
         vector, forwarded = await self._question_vectors(question, vectors)
@@ -246,7 +253,8 @@ class GlobalQueryService:
         mine = ProbeScores(
             asked_at, _unit(local_evidence), term_coverage=_unit(local_terms), lexical=_unit(local_lexical or 0.0)
         )
-        return best > scoring.probed(mine) + cfg.evidence_margin
+        lead = cfg.evidence_margin if margin is None or not math.isfinite(margin) else min(max(margin, -1.0), 1.0)
+        return best > scoring.probed(mine) + lead
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

@@ -177,10 +177,11 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
         evidence, terms = _claimed(request.local_evidence), _claimed(request.local_terms)
         lexical = _claimed(request.local_lexical) if request.HasField("local_lexical") else None
+        margin = request.margin if request.HasField("margin") else None
         try:
             vectors = serde.vectors_from_proto(request.vectors)
             stronger = await self._queries.stronger_elsewhere(
-                request.question, caller, evidence, terms, vectors, local_lexical=lexical
+                request.question, caller, evidence, terms, vectors, local_lexical=lexical, margin=margin
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

@@ -25,6 +25,8 @@ from shared.errors import DgragError
 from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.query_vectors import QueryVectors
+from shared.reading import ComposedAnswer, Reading, compose, plan_reading, unsupported
+from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
 from shared.vocabulary import ALL_ABLATIONS, MAX_QUESTION_CHARS, LocalMode
@@ -58,6 +60,9 @@ class LocalAnswer:
     """The best generated answer, also when an extract was shown instead."""
     model_speed: dict[str, float] = field(default_factory=dict)
     """Prompt tokens read and written by the answer call and the seconds each took (where the runtime tells)."""
+    composed: ComposedAnswer | None = None
+    """The answer as shown when it is trusted: the short answer, then a supporting sentence and its source."""
+    reading: dict[str, str] = field(default_factory=dict)
 
     def trace(self) -> AnswerTrace:
         """Everything about this answer (for --json, the edge API and the simulation)."""
@@ -74,6 +79,7 @@ class LocalAnswer:
             best_generated=self.best_generated,
             sampling=self.sampling,
             model_speed=self.model_speed,
+            reading=self.reading,
             gate=self.gate,
             evidence=dataclasses.asdict(r.evidence),
             keywords=r.keywords,
@@ -88,6 +94,7 @@ class LocalAnswer:
 
 RECENT_RETRIEVALS = 16
 """Retrievals remembered for the cloud's follow-up request (probe, then knowledge) on an unchanged store."""
+
 
 class QueryService:
     """Answers questions from one edge's knowledge base with injected models."""
@@ -130,11 +137,9 @@ class QueryService:
             self._recent.popitem(last=False)
         return found
 
-    def query(
-        self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset(), checked: bool = False
-    ) -> LocalAnswer:
-        """``checked``: the cloud's evidence check will run before a local answer is shown, so the gate escalates
-        on its own only below ``gate.check_threshold``."""
+    def query(self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
+        """Answer ``question`` here: the answer as shown when the gate trusts it, else an extract of the evidence.
+        The runtime may decide otherwise with the cloud's help (edge_node.query.escalation)."""
         _check_question(question)
         unknown = ablations - set(ALL_ABLATIONS)
         if unknown:
@@ -151,47 +156,102 @@ class QueryService:
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive or "bq" in ablations else self._config.answer.n_answers
         t = time.perf_counter()
-        request = self._request(question, retrieval.context, n)
+        reading = plan_reading(question, passages(retrieval))
+        request = self._request(question, retrieval.context, n, reading.options)
         completion = self._generator.generate(request)
-        answers = render_answers(question, completion.texts)
+        answers = render_answers(completion.texts, reading.options)
         timings["generation"] = time.perf_counter() - t
         flags = degeneracy(question, retrieval.context, answers)
+        ungrounded = [f is None and unsupported(a, reading.passages) for a, f in zip(answers, flags, strict=True)]
         sampling = request.sampling()
         speed = completion.speed.as_dict() if completion.speed else {}
-        made = functools.partial(LocalAnswer, question=question, mode=mode, answers=answers, retrieval=retrieval,
-                                 timings=timings, degenerate=flags, sampling=sampling, model_speed=speed)  # fmt: skip
+        made = functools.partial(
+            LocalAnswer,
+            question=question,
+            mode=mode,
+            answers=answers,
+            retrieval=retrieval,
+            timings=timings,
+            degenerate=flags,
+            sampling=sampling,
+            model_speed=speed,
+        )
         if naive:
-            if flags[0] is not None:
-                note = DEGENERATE_NOTE.format(why=flags[0])
-                extract = extract_answer(question, retrieval)
-                return made(answer=extract, decision=DECISION_LOCAL, verified=False, gate=None, note=note,
-                            best_generated=answers[0])  # fmt: skip
-            return made(answer=answers[0], decision=DECISION_LOCAL, verified=True, gate=None, best_generated=answers[0])
+            return _naive(made, question, retrieval, answers, flags)
+        return self._gated(made, reading, answers, flags, ungrounded, ablations)
+
+    def _gated(
+        self,
+        made: functools.partial[LocalAnswer],
+        reading: Reading,
+        answers: list[str],
+        flags: list[str | None],
+        ungrounded: list[bool],
+        ablations: frozenset[str],
+    ) -> LocalAnswer:
+        """The gate over the sampled answers, and the answer as shown (or the extract when the gate escalates)."""
         t = time.perf_counter()
-        gate = self._config.gate
         gate_config = dataclasses.replace(
-            gate,
-            threshold=gate.check_threshold if checked else gate.threshold,
-            refusal_share=gate.check_refusal_share if checked else gate.refusal_share,
+            self._config.gate,
             confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
             similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
         )
         vectors = self._embedder.embed(answers)
-        result = evaluate(answers, vectors, retrieval.evidence.score, gate_config, [f is not None for f in flags])
-        timings["gate"] = time.perf_counter() - t
+        retrieval = made.keywords["retrieval"]
+        refused = [f is not None for f in flags]
+        result = evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
+        made.keywords["timings"]["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
+        composed = compose(reading, answers, result.best_index, self._config.answer.extractive_reader)
+        made = functools.partial(
+            made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
+        )
         if result.decision == DECISION_ESCALATE:
-            extract = extract_answer(question, retrieval)
-            return made(answer=extract, decision=DECISION_ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE,
-                        best_generated=best)  # fmt: skip
-        return made(answer=best, decision=DECISION_LOCAL, verified=True, gate=result, best_generated=best)
+            extract = extract_answer(reading.question, retrieval)
+            return made(answer=extract, decision=DECISION_ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE)
+        return made(answer=composed.text, decision=DECISION_LOCAL, verified=True, gate=result)
 
-    def _request(self, question: str, context: str, n: int) -> GenerationRequest:
+    def _request(self, question: str, context: str, n: int, options: tuple[str, ...]) -> GenerationRequest:
         cfg = self._config.answer
         return answer_request(
-            question, context, n, cfg.max_tokens, cfg.temperature, cfg.seed,
-            top_p=cfg.top_p, top_k=cfg.top_k, min_p=cfg.min_p, repeat_penalty=cfg.repeat_penalty,
-        )  # fmt: skip
+            question,
+            context,
+            n,
+            cfg.max_tokens,
+            cfg.temperature,
+            cfg.seed,
+            options=options,
+            top_p=cfg.top_p,
+            top_k=cfg.top_k,
+            min_p=cfg.min_p,
+            repeat_penalty=cfg.repeat_penalty,
+        )
+
+
+def _naive(
+    made: functools.partial[LocalAnswer],
+    question: str,
+    retrieval: Retrieval,
+    answers: list[str],
+    flags: list[str | None],
+) -> LocalAnswer:
+    """NaiveRAG: its one answer as generated, unless it is degenerate (then the extract)."""
+    if flags[0] is not None:
+        note = DEGENERATE_NOTE.format(why=flags[0])
+        extract = extract_answer(question, retrieval)
+        return made(
+            answer=extract, decision=DECISION_LOCAL, verified=False, gate=None, note=note, best_generated=answers[0]
+        )
+    return made(answer=answers[0], decision=DECISION_LOCAL, verified=True, gate=None, best_generated=answers[0])
+
+
+def passages(retrieval: Retrieval) -> list[Passage]:
+    """The retrieved chunks as the numbered evidence of the answer prompt (the context numbers them alike)."""
+    return [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
+
+
+def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]:
+    return {"shape": reading.shape.shape.value, "reader": composed.reader, "short": composed.short}
 
 
 def extract_answer(question: str, retrieval: Retrieval) -> str:

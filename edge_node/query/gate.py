@@ -88,12 +88,16 @@ def evaluate(
     evidence: float,
     config: GateConfig,
     degenerate: Sequence[bool] = (),
+    unsupported: Sequence[bool] = (),
 ) -> GateResult:
     """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``);
-    ``degenerate[i]`` marks an answer that must not be shown: it counts as a refusal, even with confidence
-    detection switched off (a loop is not an answer), and is never chosen as the best."""
+    ``degenerate[i]`` marks an answer that must not be shown and ``unsupported[i]`` one whose claim the evidence
+    does not hold (shared.reading.unsupported): both count as refusals, even with confidence detection switched
+    off (a loop is not an answer, nor an invented claim), and are never chosen as the best."""
     n = len(answers)
-    bad = list(degenerate) or [False] * n
+    loops = list(degenerate) or [False] * n
+    invented = list(unsupported) or [False] * n
+    bad = [a or b for a, b in zip(loops, invented, strict=True)]
     declines = [declares_missing(a) for a in answers] if config.confidence_detection else [False] * n
     refusals = sum(d or b for d, b in zip(declines, bad, strict=True))
     refusal_share = refusals / n if n else 1.0
@@ -113,7 +117,7 @@ def evaluate(
     score = combined_score(values, weights)
     reasons: list[str] = []
     if (config.confidence_detection or any(bad)) and refusal_share >= config.refusal_share:
-        reasons.append(f"{refusals}/{n} answers declare missing information or are degenerate")
+        reasons.append(f"{refusals}/{n} answers declare missing information, are degenerate or unsupported")
     if score < config.threshold:
         reasons.append(f"score {score:.3f} < threshold {config.threshold:.3f}")
     decision = DECISION_ESCALATE if reasons else DECISION_LOCAL
@@ -130,7 +134,8 @@ def evaluate(
         evidence=evidence,
         weights={k: w / total_weight for k, w in weights.items()},
         reasons=tuple(reasons),
-        degenerate=sum(bad),
+        degenerate=sum(loops),
+        unsupported=sum(invented),
     )
 
 

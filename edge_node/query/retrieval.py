@@ -23,7 +23,7 @@ from shared.lexical import LexicalIndex
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
 from shared.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.question_terms import question_terms
-from shared.text import normalise_name, occurs_in, sentences, truncate_chars
+from shared.text import excerpt, normalise_name, occurs_in
 from shared.tokenizer import Tokenizer
 from shared.trace import Source
 
@@ -95,25 +95,6 @@ class Retrieval:
     @property
     def sources(self) -> list[Source]:
         return [Source(c.doc_id, c.id, round(c.score, 4)) for c in self.chunks]
-
-
-def excerpt(text: str, terms: list[str], max_chars: int) -> str:
-    """``text`` itself when it fits in ``max_chars``; otherwise its sentences that mention the most question
-    terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context)."""
-    if max_chars <= 0 or len(text) <= max_chars:
-        return text
-    parts = sentences(text)
-    wanted = [t for t in terms if t]
-    ranked = sorted(range(len(parts)), key=lambda i: (-sum(occurs_in(t, parts[i]) for t in wanted), i))
-    keep: list[int] = []
-    used = 0
-    for i in ranked:
-        if used + len(parts[i]) + 1 <= max_chars:
-            keep.append(i)
-            used += len(parts[i]) + 1
-    if not keep:
-        return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
-    return " ".join(parts[i].strip() for i in sorted(keep))
 
 
 class Retriever:

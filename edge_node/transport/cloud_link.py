@@ -49,12 +49,17 @@ class CloudLink:
         local_terms: float = 0.0,
         vectors: QueryVectors | None = None,
         local_lexical: float = 0.0,
+        margin: float | None = None,
     ) -> bool:
         """The cloud's evidence check (one bit); raises CloudUnavailableError like global_query."""
         request = cloud_pb2.CheckEvidenceRequest(
-            question=question, local_evidence=local_evidence, local_terms=local_terms,
-            vectors=serde.vectors_to_proto(vectors), local_lexical=local_lexical,
-        )  # fmt: skip
+            question=question,
+            local_evidence=local_evidence,
+            local_terms=local_terms,
+            vectors=serde.vectors_to_proto(vectors),
+            local_lexical=local_lexical,
+            margin=margin,
+        )
         try:
             reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:

@@ -11,7 +11,6 @@ JsonMode = Literal["json_schema", "json_object", "none"]
 WeightFormat = Literal["bundled", "q8_0", "q4_0"]
 
 
-
 @dataclass(frozen=True)
 class ModelConfig:
     """Which language model to run and how."""
@@ -20,7 +19,7 @@ class ModelConfig:
     """llama_cpp (in-process GGUF), transformers (HF causal LM) or openai (any OpenAI-compatible endpoint)."""
     model_path: str = ""
     """GGUF file (llama_cpp) or HF model directory/id (transformers); empty = the bundled SmolLM2-135M."""
-    weights: WeightFormat = "bundled"
+    weights: WeightFormat = "q8_0"
     """llama_cpp with the bundled model: its weight format. bundled = Q4_1 as shipped; q8_0 / q4_0 = converted
     once by llama.cpp's quantizer into the model cache (prompt reading 2.0x / 1.75x faster on an AVX-512
     EPYC; benchmarks/slm_speed.py measures a machine). Ignored when model_path is set."""
@@ -58,8 +57,6 @@ class EmbedderConfig:
     """CPU threads of the embedder (PyTorch); 0 = all cores this process may use."""
 
 
-
-
 @dataclass(frozen=True)
 class JudgeModelConfig(ModelConfig):
     """A model config whose backend defaults to an OpenAI-compatible endpoint: a judge should be strong."""
@@ -79,5 +76,3 @@ class JudgeConfig:
     """Longest verdict (four short JSON fields)."""
     seed: int = 11
     """Sampling seed (the judge decodes greedily; backends that take a seed get this one)."""
-
-

@@ -116,6 +116,10 @@ class AnswerConfig:
     """Longest answer."""
     seed: int = 7
     """Sampling seed, so a re-run gives the same answers."""
+    extractive_reader: bool = True
+    """Entity, date, number and open questions are answered by the model-free reader (the evidence's name, date,
+    number or sentence that best matches the question) where it finds one, instead of the samples' vote or the
+    chosen sample; yes/no and choice questions are always the samples' vote (benchmarks/reader_oracle.py)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,12 @@ class GateConfig:
     ``refusal_share`` applies again). How often a small SLM says "not enough information" for a question its
     context does answer varies with the llama.cpp build (README, "The same figures under another llama.cpp
     build"); the check compares evidence, which does not."""
+    evidence_margin: float = 0.1
+    """A trusted answer escalates when the evidence check finds another edge whose score (evidence plus the
+    cloud's weighted term and lexical coverage) beats this edge's by more than this."""
+    stay_margin: float = 0.0
+    """A doubtful answer (between check_threshold and threshold) stays only when this edge's score beats every
+    other checked edge's by more than this; otherwise the question escalates."""
     check_other_edges: bool = True
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For
@@ -170,5 +180,3 @@ class IngestConfig:
 
     max_file_bytes: int = MAX_DOCUMENT_BYTES
     """Files larger than this are refused."""
-
-

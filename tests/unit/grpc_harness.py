@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,9 +46,14 @@ def answer_from_context(request: GenerationRequest) -> str:
         context, question = request.prompt.split("Question:", 1)
         names = set(re.findall(r"\b[A-Z][a-z]+\b", question)) - {"Who", "What", "Which", "Where", "When"}
         match = _FACT.search(context)
-        if match and any(n in match.group(1) for n in names):
-            return match.group(1)
-        return "Insufficient information."
+        fact = match.group(1) if match and any(n in match.group(1) for n in names) else ""
+        schema = request.json_schema
+        if schema is not None and "answer" in schema.get("properties", {}):
+            options = [o for o in schema["properties"]["answer"]["enum"] if o != "insufficient information"]
+            named = [o for o in options if o in fact]
+            choice = (named or options[:1])[0] if fact and options else "insufficient information"
+            return json.dumps({"answer": choice, "because": fact[:100]})
+        return fact or "Insufficient information."
     return scripted_slm(request)
 
 

@@ -85,7 +85,7 @@ def test_host_spec_errors_name_the_entry(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="host spec"):
         read_host_spec(spec, environ={})
     two = [{"data_dir": "a", "settings": {"DGRAG__EDGE_ID": "a"}},
-           {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "b", "DGRAG__SLM__WEIGHTS": "q8_0"}}]
+           {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "b", "DGRAG__SLM__WEIGHTS": "bundled"}}]
     spec.write_text(json.dumps({"edges": two}))
     with pytest.raises(ConfigError, match="must agree"):
         read_host_spec(spec, environ={})

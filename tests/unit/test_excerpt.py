@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from edge_node.query.retrieval import excerpt
+from shared.text import excerpt
 
 TEXT = (
     "The weather was mild. Acme Corp reported record sales in March. Analysts expected less. "

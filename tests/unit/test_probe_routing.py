@@ -218,6 +218,9 @@ class _CloudDown:
 
     checks = False
 
+    def __init__(self) -> None:
+        self.margins: list[float | None] = []
+
     async def global_query(
         self, question: str, asked_at: str, routing_off: frozenset[str] = frozenset(), vectors: object = None
     ) -> None:
@@ -230,7 +233,9 @@ class _CloudDown:
         local_terms: float = 0.0,
         vectors: object = None,
         local_lexical: float = 0.0,
+        margin: float | None = None,
     ) -> bool:
+        self.margins.append(margin)
         if not self.checks:
             raise CloudUnavailableError("UNAVAILABLE: test")
         return False
@@ -252,8 +257,10 @@ def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_
         runtime = net.runtimes["edge-a"]
         try:
             question = "Who leads Acme Robotics in Berlin?"
-            checked = await runtime.query(question, "full", frozenset(), _NothingStronger())
+            checker = _NothingStronger()
+            checked = await runtime.query(question, "full", frozenset(), checker)
             assert checked.decision == "local" and checked.verified and "evidence_check" in checked.timings
+            assert checker.margins == [-gate.stay_margin], "doubtful: kept only if this edge leads"
             down = await runtime.query(question, "full", frozenset(), _CloudDown())
             assert down.decision == "escalate" and not down.verified, "no check: the gate's own threshold applies"
             assert "could not be reached" in down.note and down.answer != checked.answer

@@ -242,18 +242,20 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical")
+    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical", "margin")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
     LOCAL_LEXICAL_FIELD_NUMBER: _ClassVar[int]
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
     local_terms: float
     vectors: QueryVectors
     local_lexical: float
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ...) -> None: ...
+    margin: float
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ..., margin: _Optional[float] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
     __slots__ = ("stronger_elsewhere",)

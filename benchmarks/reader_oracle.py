@@ -1,0 +1,124 @@
+"""How well the answer is read when retrieval is perfect: every question answered from its gold evidence documents.
+
+    python -m benchmarks.reader_oracle --bench simulation/bundles/multihop4 [--slm] [--limit N] [--json OUT]
+
+Each answerable question's gold documents become numbered passages (excerpted to the question's sentences as the
+edge's retrieval does) and the answer is composed as the edge composes it (shared.reading). Without ``--slm`` only
+the model-free readers run (yes/no and choice questions then answer the first option, i.e. 'yes'); with it the
+configured SLM samples ``answer.n_answers`` answers per question (on the choice schema where the shape has one)
+and both compositions are scored: ``extractive`` (the model-free reader where it has an answer) and ``model``
+(the samples' vote or chosen sample). Printed per question shape: accuracy, the majority-class baseline of the
+same questions and the count; then the same on the two halves of the questions (by question id), so a choice
+made on one half can be judged on the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from shared.answer_format import answer_request, render_answers
+from shared.config import EdgeConfig
+from shared.degeneracy import content_words
+from shared.models.factory import build_generator
+from shared.reading import Reading, compose, declines, plan_reading
+from shared.span_reader import Passage
+from shared.text import excerpt
+from simulation.bundle import Question, load_questions
+from simulation.metrics import is_correct, majority_baseline
+
+PASSAGE_CHARS = 900
+
+
+def passages_for(question: Question, docs: dict[str, dict[str, str]]) -> list[Passage]:
+    terms = content_words(question.question)
+    out: list[Passage] = []
+    for doc_id in question.evidence_doc_ids:
+        if doc_id in docs:
+            text = excerpt(docs[doc_id]["text"], terms, PASSAGE_CHARS)
+            out.append(Passage(len(out) + 1, text, doc_id))
+    return out
+
+
+def _half(qid: str) -> int:
+    return hashlib.sha256(qid.encode()).digest()[0] % 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", type=Path, required=True)
+    p.add_argument("--slm", action="store_true", help="sample the configured SLM too (slow)")
+    p.add_argument("--limit", type=int, default=0, help="the first N answerable questions (0 = all)")
+    p.add_argument("--json", type=Path, help="write every row here")
+    args = p.parse_args(argv)
+    docs = {}
+    for line in (args.bench / "docs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            docs[row["doc_id"]] = row
+    questions = [q for q in load_questions(args.bench) if q.answerable]
+    if args.limit:
+        questions = questions[: args.limit]
+    config = EdgeConfig()
+    generator = build_generator(config.slm) if args.slm else None
+    rows = []
+    started = time.perf_counter()
+    for i, q in enumerate(questions, 1):
+        reading = plan_reading(q.question, passages_for(q, docs))
+        answers = _sample(generator, reading, config) if generator is not None else []
+        row = {"qid": q.qid, "shape": reading.shape.shape.value, "gold": q.answer, "half": _half(q.qid)}
+        for name, extractive in (("extractive", True), ("model", False)):
+            if generator is None and not extractive:
+                continue
+            shown = compose(reading, answers, _first_usable(answers), extractive=extractive)
+            row[name] = shown.text
+            row[f"{name}_short"] = shown.short
+        rows.append(row)
+        print(f"\r{i}/{len(questions)} questions, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    _print(rows, [m for m in ("extractive", "model") if m in rows[0]])
+    if args.json:
+        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return 0
+
+
+def _sample(generator, reading: Reading, config: EdgeConfig) -> list[str]:  # type: ignore[no-untyped-def]
+    context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
+    a = config.answer
+    request = answer_request(
+        reading.question, context, a.n_answers, a.max_tokens, a.temperature, a.seed, options=reading.options,
+        top_p=a.top_p, top_k=a.top_k, min_p=a.min_p, repeat_penalty=a.repeat_penalty,
+    )  # fmt: skip
+    return render_answers(generator.generate(request).texts, reading.options)
+
+
+def _first_usable(answers: list[str]) -> int:
+    return next((i for i, a in enumerate(answers) if not declines(a)), 0)
+
+
+def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
+    for label, chosen in (("all", rows), ("half 0", [r for r in rows if r["half"] == 0]),
+                          ("half 1", [r for r in rows if r["half"] == 1])):  # fmt: skip
+        groups: dict[str, list[dict[str, object]]] = defaultdict(list)
+        for r in chosen:
+            groups[str(r["shape"])].append(r)
+        groups["ALL"] = chosen
+        print(f"== {label}")
+        for shape, group in sorted(groups.items()):
+            golds = [str(r["gold"]) for r in group]
+            base, base_acc = majority_baseline(golds)
+            cells = []
+            for m in modes:
+                full = sum(is_correct(str(r[m]), str(r["gold"])) for r in group) / len(group)
+                short = sum(is_correct(str(r[f"{m}_short"]), str(r["gold"])) for r in group) / len(group)
+                cells.append(f"{m} {full:6.1%} (short alone {short:6.1%})")
+            print(f"  {shape:10s} n={len(group):3d}  " + "  ".join(cells) + f"  majority {base_acc:6.1%} ({base!r})")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""What the full query pipeline returns and whom it asks: the edge's answer with its local trace and the cloud's
+provenance, and the two questions an edge may put to the cloud (escalate; check other edges' evidence)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from edge_node.query.answering import LocalAnswer
+from shared.knowledge import CloudAnswer
+from shared.query_vectors import QueryVectors
+from shared.trace import AnswerTrace, Source
+
+STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
+QUOTES_DOCUMENTS_NOTE = (
+    "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "
+    "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
+)
+CLOUD_DOWN_NOTE = (
+    "The gate escalated but the cloud could not be reached ({why}); shown instead are the context sentences that "
+    "best support the question, with their sources."
+)
+
+
+class Escalator(Protocol):
+    """Asks the cloud (implemented by the session's transport)."""
+
+    async def global_query(
+        self,
+        question: str,
+        asked_at: str,
+        routing_off: frozenset[str] = frozenset(),
+        vectors: QueryVectors | None = None,
+    ) -> CloudAnswer:
+        """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
+        embeddings of the question, so the cloud and the edges it asks need not compute them again); raises
+        CloudUnavailableError when the cloud cannot answer."""
+        ...
+
+
+@runtime_checkable
+class EvidenceChecker(Protocol):
+    """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
+
+    async def stronger_elsewhere(
+        self,
+        question: str,
+        local_evidence: float,
+        local_terms: float = 0.0,
+        vectors: QueryVectors | None = None,
+        local_lexical: float = 0.0,
+        margin: float | None = None,
+    ) -> bool:
+        """One bit from the cloud: does another edge's score beat this edge's by more than ``margin``? Raises
+        CloudUnavailableError when the cloud cannot answer."""
+        ...
+
+
+@dataclass
+class EdgeAnswer:
+    """The final answer of the full pipeline, with the local trace and the cloud's provenance."""
+
+    answer: str
+    decision: str
+    verified: bool
+    note: str
+    local: LocalAnswer
+    cloud: CloudAnswer | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> list[Source]:
+        if self.cloud is not None:
+            return [Source(c.chunk.doc_id, c.chunk.chunk_id, c.chunk.score, c.edge_id) for c in self.cloud.context]
+        return self.local.retrieval.sources
+
+    def trace(self) -> AnswerTrace:
+        return dataclasses.replace(
+            self.local.trace(),
+            answer=self.answer,
+            decision=self.decision,
+            verified=self.verified,
+            note=self.note,
+            sources=self.sources,
+            timings={k: round(v, 4) for k, v in self.timings.items()},
+            local_answer=self.local.answer,
+            local_sources=self.local.retrieval.sources,
+            cloud=self.cloud,
+        )

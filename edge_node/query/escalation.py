@@ -1,0 +1,101 @@
+"""The stay-or-escalate decision, as one pure function of the local answer's signals, the setting and the cloud's
+reply; its settings are the ``[gate]`` section. The runtime only carries out what it returns.
+
+The gate's score and refusal share place a local answer in one of three bands:
+
+- **trusted** (score >= ``threshold``, refusals below ``refusal_share``): answered here, unless the evidence check
+  finds another edge whose knowledge matches the question clearly better (its score beats this edge's own by
+  more than ``evidence_margin``);
+- **doubtful** (score >= ``check_threshold``, refusals below ``check_refusal_share``, but not trusted): answered
+  here only when this edge's evidence clearly beats every other edge's (by ``stay_margin``); the check asks the
+  cloud exactly that, so a question two edges match alike goes to the cloud;
+- **untrusted** (below both): escalated at once.
+
+With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
+keeps home), a trusted answer is shown and anything else becomes an extract of the evidence, never an untrusted
+generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from shared.config import GateConfig
+
+
+class Action(StrEnum):
+    ANSWER_HERE = "answer_here"
+    CHECK = "check"
+    """Ask the cloud whether another edge beats this one by ``check_margin`` (CheckEvidence), then decide again."""
+    ESCALATE = "escalate"
+    EXTRACT = "extract"
+    """Show the evidence's best sentences with their sources (no trusted answer, no cloud to ask)."""
+
+
+class Check(StrEnum):
+    """What the evidence check said."""
+
+    STRONGER_ELSEWHERE = "stronger_elsewhere"
+    NOT_STRONGER = "not_stronger"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the gate measured of the local answers."""
+
+    score: float
+    refusal_share: float
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the edge can do for this question."""
+
+    cloud: bool
+    """A cloud is configured and the mode lets the question go to it."""
+    checking: bool = True
+    """The evidence check may run (gate.check_other_edges, not ablated, and the cloud offers it)."""
+    keeps_home: bool = False
+    """The question quotes this edge's documents and its privacy policy keeps raw text home: it may not leave."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    action: Action
+    reason: str
+    check_margin: float | None = None
+    """For CHECK: the margin by which another edge's evidence must beat this edge's for the question to escalate
+    (negative: this edge must lead by that much to keep it)."""
+
+
+def trusted(signals: Signals, gate: GateConfig) -> bool:
+    return signals.score >= gate.threshold and signals.refusal_share < gate.refusal_share
+
+
+def doubtful(signals: Signals, gate: GateConfig) -> bool:
+    return signals.score >= gate.check_threshold and signals.refusal_share < gate.check_refusal_share
+
+
+def decide(signals: Signals, gate: GateConfig, situation: Situation, check: Check | None = None) -> Outcome:
+    """What to do with a local answer (see the module's docstring for the rule)."""
+    sure = trusted(signals, gate)
+    if not situation.cloud or situation.keeps_home or check == Check.UNREACHABLE:
+        why = (
+            "no cloud to ask"
+            if not situation.cloud
+            else ("the question quotes documents kept home" if situation.keeps_home else "the cloud could not be asked")
+        )
+        return Outcome(Action.ANSWER_HERE, f"trusted; {why}") if sure else Outcome(Action.EXTRACT, f"untrusted; {why}")
+    if check == Check.STRONGER_ELSEWHERE:
+        return Outcome(Action.ESCALATE, "another edge's evidence matches the question better")
+    if check == Check.NOT_STRONGER:
+        return Outcome(Action.ANSWER_HERE, "trusted and checked" if sure else "doubtful, but this edge leads")
+    if situation.checking and sure:
+        return Outcome(Action.CHECK, "trusted; checking other edges", gate.evidence_margin)
+    if situation.checking and doubtful(signals, gate):
+        return Outcome(Action.CHECK, "doubtful; kept only if this edge leads", -gate.stay_margin)
+    if sure:
+        return Outcome(Action.ANSWER_HERE, "trusted")
+    return Outcome(Action.ESCALATE, "untrusted")

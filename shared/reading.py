@@ -1,0 +1,210 @@
+"""Reading an answer out of numbered evidence: what the model is asked, and the answer a person is shown.
+
+:func:`plan_reading` decides from the question's shape what the model chooses among (a yes/no verdict, the two
+options the question names, the entity names of the evidence) or that it writes one free sentence.
+:func:`compose` turns the model's sampled answers into the shown answer: it leads with the short answer (the
+samples' vote, or the model-free reader's pick where that reads better: see ``AnswerConfig``), then one
+supporting sentence of the evidence with its source. :func:`unsupported` is the model-free grounding check: a
+sample whose content words and numbers are mostly not in the evidence is not supported by it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.answer_format import MISSING
+from shared.degeneracy import content_words
+from shared.question_shape import QuestionShape, Shape, shape_of
+from shared.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
+from shared.text import occurs_in, truncate_chars
+
+ENTITY_OPTIONS = 5
+"""Entity names of the evidence the model chooses among."""
+SHORT_WORDS = 30
+"""A shown short answer (generated or extracted) is cut to this many words: a long extract must not win by
+containing everything."""
+SUPPORT_CHARS = 240
+SUPPORT_SHARE = 0.5
+"""A sample is supported when at least this share of its content words (and every number) is in the evidence."""
+_DECLINES = re.compile(
+    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified)|"
+    r"does not (?:say|mention|provide|contain|specify|state)|cannot (?:be )?(?:determine|answer|find|tell)|"
+    r"unable to|i (?:do not|don't) know|unknown|unclear",
+    re.IGNORECASE,
+)
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+_NUMBERS = re.compile(r"\d[\d,.:]*")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one question is read from its evidence."""
+
+    question: str
+    shape: QuestionShape
+    passages: tuple[Passage, ...]
+    options: tuple[str, ...]
+    """What the model chooses among (empty: it writes one free sentence)."""
+    entities: tuple[Found, ...] = ()
+    """The model-free entity reader's candidates, best first (entity questions)."""
+
+
+@dataclass(frozen=True)
+class ComposedAnswer:
+    """The answer a person reads, and how it was made."""
+
+    text: str
+    short: str
+    reader: str
+    """vote (the samples' choice), extractive (the model-free reader), generated (a sample), declined."""
+    support: Found | None = None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return () if self.support is None else (self.support.passage.source,)
+
+
+def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
+    """What to ask the model for ``question`` given ``passages``."""
+    shape = shape_of(question)
+    held = tuple(passages)
+    if shape.shape == Shape.YES_NO:
+        return Reading(question, shape, held, ("yes", "no"))
+    if shape.shape == Shape.CHOICE:
+        return Reading(question, shape, held, shape.options)
+    if shape.shape == Shape.ENTITY:
+        found = tuple(rank_entities(question, held, shape.wants_person))
+        names = tuple(dict.fromkeys(f.short for f in found[:ENTITY_OPTIONS]))
+        return Reading(question, shape, held, names, found)
+    return Reading(question, shape, held, ())
+
+
+def declines(answer: str) -> bool:
+    """The answer says the evidence does not hold it (or is empty)."""
+    return not answer.strip() or bool(_DECLINES.search(answer))
+
+
+def compose(
+    reading: Reading, answers: Sequence[str], best: int = 0, extractive: bool = True, quote: bool = True
+) -> ComposedAnswer:
+    """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose).
+    ``extractive``: entity, date, number and open questions take the model-free reader's answer where it has
+    one; otherwise the samples' vote (entity) or the chosen sample (open). ``quote`` False (the reader may not
+    receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source,
+    and open questions get the generated answer or none."""
+    if not quote:
+        shown = compose(reading, answers, best, extractive and reading.shape.shape != Shape.OPEN)
+        if shown.reader == "extractive" and reading.shape.shape == Shape.OPEN:
+            return ComposedAnswer(MISSING, MISSING, "declined")
+        cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
+        return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
+    shape = reading.shape.shape
+    if reading.options and shape in (Shape.YES_NO, Shape.CHOICE):
+        return _voted(reading, answers)
+    if shape == Shape.ENTITY and reading.entities:
+        if extractive:
+            top = reading.entities[0]
+            return _shown(top.short, top, "extractive")
+        return _voted(reading, answers)
+    if extractive and shape in (Shape.DATE, Shape.NUMBER):
+        finder = find_date if shape == Shape.DATE else find_number
+        if (found := finder(reading.question, reading.passages)) is not None:
+            return _shown(found.short, found, "extractive")
+    return _open(reading, answers, best, extractive)
+
+
+def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
+    """The option most samples chose (ties: the evidence's order, then the order the question names them)."""
+    votes: Counter[str] = Counter()
+    declined = 0
+    for answer in answers:
+        chosen = _chosen(answer, reading.options)
+        if chosen is None:
+            declined += declines(answer)
+            continue
+        votes[chosen] += 1
+    if not votes or declined * 2 > len(answers):
+        return ComposedAnswer(MISSING, MISSING, "declined")
+    order = {o: i for i, o in enumerate(reading.options)}
+    winner = max(votes, key=lambda o: (votes[o], -order[o]))
+    support = _support(reading, winner)
+    return _shown(winner[:1].upper() + winner[1:], support, "vote")
+
+
+def _chosen(answer: str, options: Sequence[str]) -> str | None:
+    head = answer.strip().casefold()
+    for option in sorted(options, key=len, reverse=True):
+        if head.startswith(option.casefold()) and not head[len(option) : len(option) + 1].isalnum():
+            return option
+    return None
+
+
+def _support(reading: Reading, short: str) -> Found | None:
+    """The evidence sentence that best supports ``short`` as the answer: naming it when it is a name."""
+    if reading.shape.shape == Shape.ENTITY:
+        named = [f for f in reading.entities if f.short == short]
+        if named:
+            return named[0]
+    found = best_sentences(f"{reading.question} {short}", reading.passages, limit=1)
+    return found[0] if found else None
+
+
+def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool) -> ComposedAnswer:
+    generated = answers[best] if 0 <= best < len(answers) else ""
+    usable = generated and not declines(generated) and not unsupported(generated, reading.passages)
+    if usable and not extractive:
+        short = _cap(generated)
+        found = best_sentences(f"{reading.question} {short}", reading.passages, limit=1)
+        return _shown(short, found[0] if found else None, "generated", repeat_support=True)
+    found = best_sentences(reading.question, reading.passages, limit=1)
+    if found:
+        return _shown(_cap(found[0].sentence), found[0], "extractive", repeat_support=False)
+    if usable:
+        return _shown(_cap(generated), None, "generated")
+    return ComposedAnswer(MISSING, MISSING, "declined")
+
+
+def _shown(short: str, support: Found | None, reader: str, repeat_support: bool = True) -> ComposedAnswer:
+    """``Short answer. "Supporting sentence" [n: source]`` (the sentence left out when it is the answer)."""
+    head = short.strip().rstrip(".")
+    if support is None:
+        return ComposedAnswer(f"{head}.", head, reader)
+    cite = f"[{support.passage.number}: {support.passage.source}]"
+    if not repeat_support or support.sentence.strip().rstrip(".") == head:
+        return ComposedAnswer(f"{head}. {cite}", head, reader, support)
+    sentence = truncate_chars(" ".join(support.sentence.split()), SUPPORT_CHARS)
+    return ComposedAnswer(f'{head}. "{sentence}" {cite}', head, reader, support)
+
+
+def _cap(text: str) -> str:
+    first = " ".join(text.split())
+    words = first.split(" ")
+    return first if len(words) <= SHORT_WORDS else " ".join(words[:SHORT_WORDS]) + "…"
+
+
+def unsupported(answer: str, passages: Sequence[Passage]) -> bool:
+    """Whether ``answer``'s claim is not in the evidence: fewer than SUPPORT_SHARE of its content words, or a
+    number it states, are absent from the passages it cites ("[2]"), or from all of them when it cites none.
+    A decline, a bare verdict and an answer without passages to check against are not judged."""
+    if not passages or declines(answer):
+        return False
+    cited = {int(n) for n in _CITATION.findall(answer)}
+    chosen = [p for p in passages if p.number in cited] or list(passages)
+    evidence = " ".join(p.text for p in chosen).casefold()
+    known = set(_WORD.findall(evidence))
+    stems = {w[:5] for w in known}
+    claim = re.sub(r"^\s*(?:yes|no)\b[.,:]?", "", _CITATION.sub(" ", answer), flags=re.IGNORECASE)
+    words = content_words(claim)
+    if words and sum(1 for w in words if w in known or w[:5] in stems) / len(words) < SUPPORT_SHARE:
+        return True
+    digits = evidence.replace(",", "")
+    return any(n.replace(",", "").rstrip(".:") not in digits for n in _NUMBERS.findall(claim))
+
+
+def mentions(answer: str, name: str) -> bool:
+    """Whether ``answer`` names ``name`` (whole words, any case)."""
+    return occurs_in(name, answer)

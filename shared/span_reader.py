@@ -1,0 +1,137 @@
+"""Model-free readers: the named entity, the date or the sentence of the evidence that answers a question.
+
+Passages are the numbered evidence an answer cites. Entities are scored by how many passages name them and
+how many of the question's content words their sentences share; names the question itself uses are never
+the answer; a short name folds into the longer one it ends or starts ("Bankman-Fried" into "Sam
+Bankman-Fried"). Sentences are scored by the question's content words they cover.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.candidates import find_candidates
+from shared.degeneracy import content_words
+from shared.text import normalise_name, occurs_in, sentences
+
+PERSON_BONUS = 1.5
+"""A who-question's multi-word names (first and last name) count this much more."""
+PASSAGE_WEIGHT = 3.0
+"""What naming an entity at all in one more passage is worth, against one covered question word."""
+_DATE = re.compile(
+    r"\b\d{8}(?:_\d{1,2}:\d{2})?\b|\b\d{4}-\d{2}-\d{2}(?:T[\d:+]+)?\b|\b(?:January|February|March|April|May|June|"
+    r"July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}"
+    r"(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b|\b\d{1,2}(?::\d{2})?\s?(?:AM|PM|am|pm)\b"
+)
+_NUMBER = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|percent|million|billion|k\b)?")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One numbered piece of evidence."""
+
+    number: int
+    text: str
+    source: str
+    """Where it came from, e.g. ``doc-12`` or ``business:doc-12``."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """A reader's answer: the short answer, the sentence that supports it and its passage."""
+
+    short: str
+    sentence: str
+    passage: Passage
+    score: float
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in content_words(text)}
+
+
+def best_sentences(question: str, passages: Sequence[Passage], limit: int = 1) -> list[Found]:
+    """The sentences covering most of the question's content words (ties: earlier first)."""
+    terms = _stems(question)
+    scored: list[tuple[float, int, Found]] = []
+    order = 0
+    for passage in passages:
+        for sentence in sentences(passage.text):
+            order += 1
+            covered = len(_stems(sentence) & terms)
+            if covered:
+                scored.append((covered / (len(terms) or 1), -order, Found(sentence, sentence, passage, covered)))
+    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return [found for _, _, found in scored[:limit]]
+
+
+def rank_entities(
+    question: str, passages: Sequence[Passage], wants_person: bool = False, hints: Sequence[str] = ()
+) -> list[Found]:
+    """Named entities of ``passages`` that could answer ``question``, best first. ``hints``: texts (e.g. sampled
+    answers) whose mention of a candidate counts as one more covered question word."""
+    terms = _stems(question)
+    score: dict[str, float] = {}
+    where: dict[str, tuple[str, str, Passage, int]] = {}
+    for passage in passages:
+        named: set[str] = set()
+        for sentence in sentences(passage.text):
+            covered = len(_stems(sentence) & terms)
+            for candidate in find_candidates(sentence, 30):
+                key = normalise_name(candidate.name)
+                if candidate.kind != "name" or not key or occurs_in(candidate.name, question):
+                    continue
+                score[key] = score.get(key, 0.0) + 1 + covered
+                if key not in named:
+                    score[key] += PASSAGE_WEIGHT
+                    named.add(key)
+                if key not in where or covered > where[key][3]:
+                    where[key] = (candidate.name, sentence, passage, covered)
+    _fold_short_names(score, where)
+    for key in score:
+        score[key] += sum(1 for h in hints if occurs_in(where[key][0], h))
+        if wants_person and " " in key and not any(ch.isdigit() for ch in key):
+            score[key] *= PERSON_BONUS
+    ranked = sorted(score, key=lambda k: (-score[k], k))
+    # a name only found in passages sharing no word with the question is no answer to it
+    related = {p.number for p in passages if _stems(p.text) & terms}
+    return [
+        Found(where[k][0], where[k][1], where[k][2], score[k])
+        for k in ranked
+        if score[k] > 0 and where[k][2].number in related
+    ]
+
+
+def _fold_short_names(score: dict[str, float], where: dict[str, tuple[str, str, Passage, int]]) -> None:
+    """Move each name's score to the best-scored longer name that ends or starts with it."""
+    keys = sorted(score, key=len)
+    for key in keys:
+        longer = [
+            k for k in keys if len(k) > len(key) and (k.endswith((f" {key}", f"-{key}")) or k.startswith(f"{key} "))
+        ]
+        if longer:
+            target = max(longer, key=lambda k: (score[k], k))
+            score[target] += score[key]
+            score[key] = 0
+
+
+def find_date(question: str, passages: Sequence[Passage]) -> Found | None:
+    """The date in the sentence that best matches the question, else the first date of that sentence's passage
+    (a chat's time line, an article's publication date)."""
+    for found in best_sentences(question, passages, limit=3):
+        if m := _DATE.search(found.sentence):
+            return Found(m.group(0), found.sentence, found.passage, found.score)
+        if m := _DATE.search(found.passage.text):
+            return Found(m.group(0), found.sentence, found.passage, found.score)
+    return None
+
+
+def find_number(question: str, passages: Sequence[Passage]) -> Found | None:
+    """The first number of the sentence that best matches the question."""
+    for found in best_sentences(question, passages, limit=3):
+        for m in _NUMBER.finditer(found.sentence):
+            if not occurs_in(m.group(0).strip(), question):
+                return Found(m.group(0).strip(), found.sentence, found.passage, found.score)
+    return None
