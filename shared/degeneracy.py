@@ -65,6 +65,28 @@ def loop_reason(text: str) -> str | None:
     return None
 
 
+PUNCTUATION = frozenset(".,;:'\"()-?")
+SYMBOL_RUN = 4
+"""A symbol or emoji repeated this many times in a row (spaces between allowed) is a loop."""
+SYMBOL_SHARE = 0.3
+"""Text of 8+ symbols or emoji making up more than this share of its non-space characters is no answer."""
+
+
+def symbol_reason(text: str) -> str | None:
+    """Why ``text`` loops on symbols or emoji (🎉 🎉 🎉 🎉, ★★★★, !!!!!), or None (words are :func:`loop_reason`'s)."""
+    symbols = [c for c in text if not c.isspace() and not c.isalnum() and c not in ".,;:'\"()-?"]
+    run, previous = 0, ""
+    for c in (c for c in text if not c.isspace()):
+        run = run + 1 if c == previous and c not in PUNCTUATION and not c.isalnum() else 1
+        previous = c
+        if run >= SYMBOL_RUN:
+            return f"symbol loop: {c!r} {run} times in a row"
+    visible = sum(1 for c in text if not c.isspace())
+    if len(symbols) >= 8 and len(symbols) > SYMBOL_SHARE * visible:
+        return f"symbol loop: {len(symbols)} of {visible} characters are symbols"
+    return None
+
+
 def list_reason(text: str) -> str | None:
     """Why ``text`` is a list explosion, or None."""
     lines = [line for line in text.splitlines() if line.strip()]
@@ -114,6 +136,7 @@ def degenerate_reason(text: str, question: str = "", context: str = "", instruct
         return "prompt echo: the answer repeats the question"
     return (
         loop_reason(stripped)
+        or symbol_reason(stripped)
         or list_reason(stripped)
         or echo_reason(stripped, instructions)
         or unrelated_reason(stripped, f"{question}\n{context}")

@@ -25,6 +25,7 @@ _DATE = re.compile(
     r"July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}"
     r"(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b|\b\d{1,2}(?::\d{2})?\s?(?:AM|PM|am|pm)\b"
 )
+_AND = re.compile(r"\s+(?:and|&)\s+")
 _NUMBER = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|percent|million|billion|k\b)?")
 
 
@@ -79,16 +80,16 @@ def rank_entities(
         named: set[str] = set()
         for sentence in sentences(passage.text):
             covered = len(_stems(sentence) & terms)
-            for candidate in find_candidates(sentence, 30):
-                key = normalise_name(candidate.name)
-                if candidate.kind != "name" or not key or occurs_in(candidate.name, question):
+            for name in _names(sentence):
+                key = normalise_name(name)
+                if not key or occurs_in(name, question):
                     continue
                 score[key] = score.get(key, 0.0) + 1 + covered
                 if key not in named:
                     score[key] += PASSAGE_WEIGHT
                     named.add(key)
                 if key not in where or covered > where[key][3]:
-                    where[key] = (candidate.name, sentence, passage, covered)
+                    where[key] = (name, sentence, passage, covered)
     _fold_short_names(score, where)
     for key in score:
         score[key] += sum(1 for h in hints if occurs_in(where[key][0], h))
@@ -102,6 +103,15 @@ def rank_entities(
         for k in ranked
         if score[k] > 0 and where[k][2].number in related
     ]
+
+
+def _names(sentence: str) -> list[str]:
+    """The sentence's name candidates, a listing such as "FTX and Alameda Research" taken as its two names."""
+    out: list[str] = []
+    for candidate in find_candidates(sentence, 30):
+        if candidate.kind == "name":
+            out.extend(part.strip() for part in _AND.split(candidate.name) if part.strip())
+    return out
 
 
 def _fold_short_names(score: dict[str, float], where: dict[str, tuple[str, str, Passage, int]]) -> None:

@@ -1,0 +1,56 @@
+"""The stay-or-escalate decision as a table: signals, situation and the check's reply -> what the edge does."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_node.query.escalation import Action, Check, Signals, Situation, decide
+from shared.config import GateConfig
+
+GATE = GateConfig(threshold=0.4, refusal_share=0.5, check_threshold=0.2, check_refusal_share=0.75,
+                  evidence_margin=0.1, stay_margin=0.05)  # fmt: skip
+TRUSTED = Signals(score=0.6, refusal_share=0.0)
+DOUBTFUL = Signals(score=0.3, refusal_share=0.5)  # under the threshold, refusals split 2 of 4
+UNTRUSTED = Signals(score=0.1, refusal_share=0.0)
+REFUSED = Signals(score=0.9, refusal_share=0.75)  # 3 of 4 answers declined
+CLOUD = Situation(cloud=True)
+NO_CHECK = Situation(cloud=True, checking=False)
+NO_CLOUD = Situation(cloud=False)
+KEPT_HOME = Situation(cloud=True, keeps_home=True)
+
+CASES = [
+    # signals, situation, check reply, action, check margin
+    (TRUSTED, CLOUD, None, Action.CHECK, 0.1),
+    (DOUBTFUL, CLOUD, None, Action.CHECK, -0.05),
+    (UNTRUSTED, CLOUD, None, Action.ESCALATE, None),
+    (REFUSED, CLOUD, None, Action.ESCALATE, None),
+    (TRUSTED, CLOUD, Check.NOT_STRONGER, Action.ANSWER_HERE, None),
+    (DOUBTFUL, CLOUD, Check.NOT_STRONGER, Action.ANSWER_HERE, None),
+    (TRUSTED, CLOUD, Check.STRONGER_ELSEWHERE, Action.ESCALATE, None),
+    (DOUBTFUL, CLOUD, Check.STRONGER_ELSEWHERE, Action.ESCALATE, None),
+    (TRUSTED, CLOUD, Check.UNREACHABLE, Action.ANSWER_HERE, None),
+    (DOUBTFUL, CLOUD, Check.UNREACHABLE, Action.EXTRACT, None),
+    (TRUSTED, NO_CHECK, None, Action.ANSWER_HERE, None),
+    (DOUBTFUL, NO_CHECK, None, Action.ESCALATE, None),
+    (TRUSTED, NO_CLOUD, None, Action.ANSWER_HERE, None),
+    (DOUBTFUL, NO_CLOUD, None, Action.EXTRACT, None),
+    (UNTRUSTED, NO_CLOUD, None, Action.EXTRACT, None),
+    (TRUSTED, KEPT_HOME, None, Action.ANSWER_HERE, None),
+    (DOUBTFUL, KEPT_HOME, None, Action.EXTRACT, None),
+]
+
+
+@pytest.mark.parametrize(("signals", "situation", "check", "action", "margin"), CASES)
+def test_decision_table(
+    signals: Signals, situation: Situation, check: Check | None, action: Action, margin: float | None
+) -> None:
+    outcome = decide(signals, GATE, situation, check)
+    assert outcome.action == action, outcome.reason
+    assert outcome.check_margin == margin
+    assert outcome.reason
+
+
+def test_the_band_edges_are_inclusive_below_and_exclusive_above() -> None:
+    assert decide(Signals(0.4, 0.0), GATE, CLOUD).check_margin == 0.1  # at the threshold: trusted
+    assert decide(Signals(0.2, 0.0), GATE, CLOUD).check_margin == -0.05  # at check_threshold: doubtful
+    assert decide(Signals(0.3, 0.75), GATE, CLOUD).action == Action.ESCALATE  # at check_refusal_share

@@ -1,0 +1,62 @@
+"""Reading answers out of numbered evidence: the entity reader, the vote, the grounding check, the shown text."""
+
+from __future__ import annotations
+
+from shared.answer_format import MISSING
+from shared.reading import compose, plan_reading, unsupported
+from shared.span_reader import Passage, find_date, rank_entities
+
+PASSAGES = [
+    Passage(1, "Sam Bankman-Fried founded FTX in 2019. Bankman-Fried was charged with fraud in 2022.", "tech:ftx-1"),
+    Passage(2, "Prosecutors said Bankman-Fried misused customer funds at FTX and Alameda Research.", "biz:ftx-2"),
+    Passage(3, "Time: 20260122_14:00\nLiHua: Can we move the protein shake to after the workout?", "q1:chat-7"),
+]
+
+
+def test_the_entity_reader_folds_short_names_into_the_full_one_and_skips_the_question_s_names() -> None:
+    found = rank_entities("Who founded FTX and was charged with fraud?", PASSAGES, wants_person=True)
+    assert found[0].short == "Sam Bankman-Fried"
+    assert all(f.short != "FTX" for f in found)
+
+
+def test_an_entity_answer_leads_with_the_name_then_its_sentence_and_source() -> None:
+    reading = plan_reading("Who founded FTX and was charged with fraud?", PASSAGES)
+    assert reading.options[0] == "Sam Bankman-Fried"
+    shown = compose(reading, ["Sam Bankman-Fried. He founded it."] * 4)
+    assert shown.text.startswith("Sam Bankman-Fried. ") and "[1: tech:ftx-1]" in shown.text
+    assert shown.sources == ("tech:ftx-1",) and shown.reader == "extractive"
+    voted = compose(reading, ["Alameda Research."] * 3 + ["Sam Bankman-Fried."], extractive=False)
+    assert voted.short == "Alameda Research" and voted.reader == "vote"
+
+
+def test_a_name_from_passages_unrelated_to_the_question_is_no_answer() -> None:
+    unrelated = [Passage(1, "The Acme Robotics plant in Berlin opened with Jane Doe.", "acme-2")]
+    assert rank_entities("Who founded Zephyr Medical in Lisbon?", unrelated) == []
+
+
+def test_yes_no_is_the_samples_vote_and_a_majority_of_declines_declines() -> None:
+    reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
+    assert reading.options == ("yes", "no")
+    assert compose(reading, ["Yes. He was.", "No.", "Yes.", MISSING]).short == "Yes"
+    assert compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."]).short == "Yes", "ties: the first option"
+    assert compose(reading, [MISSING, MISSING, MISSING, "Yes."]).text == MISSING
+
+
+def test_dates_come_from_the_best_sentence_or_its_passage() -> None:
+    found = find_date("When did LiHua ask to move the protein shake?", PASSAGES)
+    assert found is not None and found.short == "20260122_14:00"
+
+
+def test_an_answer_naming_what_its_evidence_does_not_hold_is_unsupported() -> None:
+    assert not unsupported("Bankman-Fried was charged with fraud in 2022 [1].", PASSAGES)
+    assert unsupported("Bankman-Fried was charged with fraud in 2024.", PASSAGES), "a number the evidence lacks"
+    assert unsupported("The Federal Reserve raised interest rates sharply.", PASSAGES)
+    assert not unsupported(MISSING, PASSAGES) and not unsupported("Anything at all.", [])
+
+
+def test_without_quoting_only_the_short_answer_and_its_source_are_shown() -> None:
+    reading = plan_reading("Who founded FTX and was charged with fraud?", PASSAGES)
+    shown = compose(reading, ["Sam Bankman-Fried."] * 4, quote=False)
+    assert shown.text == "Sam Bankman-Fried. [1: tech:ftx-1]"
+    opened = plan_reading("What did prosecutors say about customer funds?", PASSAGES)
+    assert compose(opened, [MISSING] * 4, quote=False).text == MISSING, "no extract of another edge's sentence"
