@@ -5,10 +5,10 @@
 Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges, starts
 llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for the cloud LLM, a cloud (`dgrag
 cloud serve`, its [llm] backend = "openai"), and the two edges (`dgrag edge serve`). Then asks the business
-edge one question about its own articles and one about technology. Prints each edge's document count,
-both answers with the gate's decision, where the cloud routed an escalated question (the edge whose
-summary matches it best: business articles also cover OpenAI, so that may be the business edge itself)
-and the sources, and stops everything.
+edge one question its own articles answer and one only the technology edge can (both chosen by a rule on the
+bundle: demo_questions). Prints each edge's document count, then per question the decision, who answered, the
+short answer beside the bundle's gold answer, the shown answer with its cited source and the sources, and stops
+everything.
 
 An edge counts as indexed only when its ingest finished: a marker written last records the digest of its
 documents, models and construction settings (simulation.index_cache). A run that was interrupted or
@@ -37,6 +37,8 @@ from shared.grpc_auth import bearer_metadata
 from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
+from shared.question_shape import Shape, shape_of
+from shared.text import occurs_in
 from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import index_location, is_complete
 from simulation.indexing import build_index, docs_by_edge, working_copy
@@ -45,10 +47,31 @@ from simulation.processes import Server, dgrag_command
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "simulation" / "bundles" / "multihop4"
 EDGES = ("business", "technology")
-QUESTIONS = {
-    "business": "What did the business articles report about interest rates and the Federal Reserve?",
-    "technology": "What did the technology articles report about OpenAI and Sam Altman?",
-}
+ASKED_AT = "business"
+
+
+def demo_questions(bundle: Path = BUNDLE) -> dict[str, dict[str, Any]]:
+    """The two questions the demo asks the business edge, chosen by a rule on the bundle, not by how they are
+    answered: the bundle's first question naming one entity as its answer whose evidence includes business
+    articles and whose answer the business documents hold; and the first such question whose evidence lies on the
+    technology edge alone and whose answer occurs in no business document, so the business edge cannot answer it
+    from what it holds."""
+    rows = [json.loads(line) for line in (bundle / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    docs = [json.loads(line) for line in (bundle / "docs.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    held_here = " ".join(d["text"] for d in docs if d["edge_id"] == ASKED_AT)
+    chosen: dict[str, dict[str, Any]] = {}
+    for edge in EDGES:
+        for row in rows:
+            if shape_of(row["question"]).shape != Shape.ENTITY:
+                continue
+            here = edge == ASKED_AT
+            if (here and edge not in row["home_edges"]) or (not here and row["home_edges"] != [edge]):
+                continue
+            if occurs_in(row["answer"], held_here) != here:
+                continue
+            chosen[edge] = row
+            break
+    return chosen
 
 
 def free_port() -> int:
@@ -156,7 +179,8 @@ def _serve(
 
 def _ask_questions(work: Path, env: dict[str, str], business: str) -> int:
     """Ask the business edge each demo question with `dgrag edge ask` and show what happened."""
-    for about, question in QUESTIONS.items():
+    for about, row in demo_questions().items():
+        question = row["question"]
         print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
         done = subprocess.run(
             [*dgrag_command(), "edge", "ask", "--server", business,
@@ -166,18 +190,25 @@ def _ask_questions(work: Path, env: dict[str, str], business: str) -> int:
         if done.returncode != 0:
             print(done.stderr, file=sys.stderr)
             return 1
-        _show(json.loads(done.stdout))
+        _show(json.loads(done.stdout), row)
     return 0
 
 
-def _show(trace: dict[str, Any]) -> None:
+def _show(trace: dict[str, Any], row: dict[str, Any]) -> None:
     cloud_part = trace.get("cloud") or {}
-    print(f"answer:   {trace['answer']}")
-    print(f"decision: {trace['decision']} (gate score {trace['gate']['score']:.2f}, "
-          f"threshold {trace['gate']['threshold']:.2f})")  # fmt: skip
+    gate = trace["gate"]
+    print(f"decision: {trace['decision']} (gate score {gate['score']:.2f}, threshold {gate['threshold']:.2f})")
+    if trace.get("note"):
+        print(f"note:     {trace['note']}")
     if cloud_part:
-        print(f"routed to: {cloud_part['edges_asked']} (replied: {cloud_part['edges_replied']})")
-    print("sources:  " + ", ".join(f"{s.get('edge_id', 'business')}:{s['doc_id']}" for s in trace["sources"]))
+        print(f"answered by: the cloud, from the {', '.join(cloud_part['edges_replied']) or 'no'} edge(s) it asked "
+              f"(routed to {cloud_part['edges_asked']})")  # fmt: skip
+    else:
+        print(f"answered by: the {ASKED_AT} edge, from its own documents")
+    short = trace["answer"].split(". ", 1)[0].split(' "', 1)[0]
+    print(f"short answer: {short}   (the bundle's gold answer: {row['answer']})")
+    print(f"answer:   {trace['answer']}")
+    print("sources:  " + ", ".join(f"{s.get('edge_id') or ASKED_AT}:{s['doc_id']}" for s in trace["sources"]))
 
 
 if __name__ == "__main__":
