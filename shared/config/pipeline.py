@@ -159,9 +159,10 @@ class GateConfig:
     evidence_margin: float = 0.1
     """A trusted answer escalates when the evidence check finds another edge whose score (evidence plus the
     cloud's weighted term and lexical coverage) beats this edge's by more than this."""
-    stay_margin: float = 0.0
+    stay_margin: float = 0.1
     """A doubtful answer (between check_threshold and threshold) stays only when this edge's score beats every
-    other checked edge's by more than this; otherwise the question escalates."""
+    other checked edge's by more than this; otherwise the question escalates. Set equal to evidence_margin (the
+    mirror case); not yet refitted with benchmarks/fit_gate_check.py."""
     check_other_edges: bool = True
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For
