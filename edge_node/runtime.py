@@ -211,7 +211,7 @@ class EdgeRuntime:
         timings["escalation"] = time.perf_counter() - started
         for phase, seconds in cloud.timings.items():
             timings[f"cloud.{phase}"] = seconds
-        note = out.note
+        note = out.note if out.note == STRONGER_ELSEWHERE_NOTE else ""  # not the local path's "no cloud" note
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
         return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, timings)
