@@ -22,11 +22,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from shared.answer_format import answer_request, render_answers
+from shared.answer_format import answer_request, declares_missing, render_answers
 from shared.config import EdgeConfig
 from shared.degeneracy import content_words
 from shared.models.factory import build_generator
-from shared.reading import Reading, compose, declines, plan_reading
+from shared.reading import Reading, compose, plan_reading
 from shared.span_reader import Passage
 from shared.text import excerpt
 from simulation.bundle import Question, load_questions
@@ -98,7 +98,7 @@ def _sample(generator, reading: Reading, config: EdgeConfig) -> list[str]:  # ty
 
 
 def _first_usable(answers: list[str]) -> int:
-    return next((i for i, a in enumerate(answers) if not declines(a)), 0)
+    return next((i for i, a in enumerate(answers) if not declares_missing(a)), 0)
 
 
 def _print(rows: list[dict[str, object]], modes: list[str]) -> None:

@@ -51,6 +51,8 @@ from shared.trace import Decision
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
 
 T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class EdgeModels:
     """The models an edge runs: its SLM, its embedder and the tokenizer that budgets its contexts."""
@@ -167,8 +169,12 @@ class EdgeRuntime:
             cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
         )
         outcome = decide(signals, self.config.gate, situation)
+        if run:  # audited: what the question would have been sent for, had it not quoted a document
+            sent_for = decide(signals, self.config.gate, dataclasses.replace(situation, keeps_home=False)).action
+            kind = {Action.CHECK: "evidence_check", Action.ESCALATE: "global_query"}.get(sent_for)
+            if kind is not None:
+                self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
-            self.audit.record("withheld", "cloud", 0, kind="global_query", reason="quotes a document")
             return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
         if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
             check = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
@@ -186,12 +192,8 @@ class EdgeRuntime:
         return out
 
     def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
-        out.answer, out.decision, out.verified, out.note = (
-            extract_answer(question, local.retrieval),
-            Decision.ESCALATE,
-            False,
-            note,
-        )
+        out.answer = extract_answer(question, local.retrieval)
+        out.decision, out.verified, out.note = Decision.ESCALATE, False, note
         return out
 
     async def _escalate(

@@ -39,6 +39,19 @@ def choice_schema(options: Sequence[str]) -> JsonSchema:
 
 
 YES_NO_SCHEMA: JsonSchema = choice_schema(("yes", "no"))
+_DECLINES = re.compile(
+    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
+    r"given|available|included|clear)|does not (?:say|mention|provide|contain|specify|state)|doesn't (?:say|mention|"
+    r"provide|contain)|cannot (?:be )?(?:determine|answer|find|tell)|can't (?:determine|answer|tell)|unable to|"
+    r"i (?:do not|don't) know|unknown|no mention|not sure|unclear|no (?:context|data|details)",
+    re.IGNORECASE,
+)
+
+
+def declares_missing(answer: str) -> bool:
+    """True when the answer says it lacks the information, or is empty (model-free): the gate counts such an
+    answer as a refusal, and the reader neither shows nor votes with it."""
+    return bool(_DECLINES.search(answer)) or not answer.strip()
 _VERDICT = re.compile(r'"answer"\s*:\s*"([^"]*)"')
 _REASON = re.compile(r'"because"\s*:\s*"((?:[^"\\]|\\.)*)')
 

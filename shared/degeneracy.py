@@ -74,7 +74,7 @@ SYMBOL_SHARE = 0.3
 
 def symbol_reason(text: str) -> str | None:
     """Why ``text`` loops on symbols or emoji (🎉 🎉 🎉 🎉, ★★★★, !!!!!), or None (words are :func:`loop_reason`'s)."""
-    symbols = [c for c in text if not c.isspace() and not c.isalnum() and c not in ".,;:'\"()-?"]
+    symbols = [c for c in text if not c.isspace() and not c.isalnum() and c not in PUNCTUATION]
     run, previous = 0, ""
     for c in (c for c in text if not c.isspace()):
         run = run + 1 if c == previous and c not in PUNCTUATION and not c.isalnum() else 1

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.degeneracy import content_words
-from shared.text import sentences
+from shared.span_reader import Passage, best_sentences
 
 EXTRACT_PREFIX = "Extract from the documents (not a generated answer): "
 MAX_SENTENCES = 2
@@ -31,21 +30,12 @@ class SourcedText:
 def extractive_answer(question: str, passages: Sequence[SourcedText], max_sentences: int = MAX_SENTENCES) -> str:
     """The best-supported sentences of ``passages`` for ``question``, each followed by its source;
     says that nothing was found when no sentence shares a content word with the question."""
-    terms = {w[:5] for w in content_words(question)}
-    scored: list[tuple[float, int, str, str]] = []
-    order = 0
-    for passage in passages:
-        for sentence in sentences(passage.text):
-            order += 1
-            covered = {w[:5] for w in content_words(sentence)} & terms
-            if covered:
-                scored.append((len(covered) / (len(terms) or 1), -order, sentence.strip(), passage.source))
-    if not scored:
+    numbered = [Passage(i, p.text, p.source) for i, p in enumerate(passages)]
+    best = best_sentences(question, numbered, limit=max_sentences)
+    if not best:
         return EXTRACT_PREFIX + "nothing in the retrieved documents matches the question."
-    best = sorted(scored, reverse=True)[:max_sentences]
-    best.sort(key=lambda item: -item[1])  # back into reading order
-    quoted = " ".join(f"{_clip(s)} [{src}]" for _, _, s, src in best)
-    return EXTRACT_PREFIX + quoted
+    in_order = sorted(best, key=lambda f: f.at)
+    return EXTRACT_PREFIX + " ".join(f"{_clip(f.sentence.strip())} [{f.passage.source}]" for f in in_order)
 
 
 def is_extractive(answer: str) -> bool:

@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.answer_format import MISSING
+from shared.answer_format import MISSING, declares_missing
 from shared.degeneracy import content_words
 from shared.question_shape import QuestionShape, Shape, shape_of
 from shared.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
-from shared.text import occurs_in, truncate_chars
+from shared.text import truncate_chars
 
 ENTITY_OPTIONS = 5
 """Entity names of the evidence the model chooses among."""
@@ -29,12 +29,6 @@ containing everything."""
 SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
-_DECLINES = re.compile(
-    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified)|"
-    r"does not (?:say|mention|provide|contain|specify|state)|cannot (?:be )?(?:determine|answer|find|tell)|"
-    r"unable to|i (?:do not|don't) know|unknown|unclear",
-    re.IGNORECASE,
-)
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _NUMBERS = re.compile(r"\d[\d,.:]*")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -83,11 +77,6 @@ def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
     return Reading(question, shape, held, ())
 
 
-def declines(answer: str) -> bool:
-    """The answer says the evidence does not hold it (or is empty)."""
-    return not answer.strip() or bool(_DECLINES.search(answer))
-
-
 def compose(
     reading: Reading, answers: Sequence[str], best: int = 0, extractive: bool = True, quote: bool = True
 ) -> ComposedAnswer:
@@ -124,7 +113,7 @@ def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
     for answer in answers:
         chosen = _chosen(answer, reading.options)
         if chosen is None:
-            declined += declines(answer)
+            declined += declares_missing(answer)
             continue
         votes[chosen] += 1
     if not votes or declined * 2 > len(answers):
@@ -155,7 +144,7 @@ def _support(reading: Reading, short: str) -> Found | None:
 
 def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool) -> ComposedAnswer:
     generated = answers[best] if 0 <= best < len(answers) else ""
-    usable = generated and not declines(generated) and not unsupported(generated, reading.passages)
+    usable = generated and not declares_missing(generated) and not unsupported(generated, reading.passages)
     if usable and not extractive:
         short = _cap(generated)
         found = best_sentences(f"{reading.question} {short}", reading.passages, limit=1)
@@ -190,7 +179,7 @@ def unsupported(answer: str, passages: Sequence[Passage]) -> bool:
     """Whether ``answer``'s claim is not in the evidence: fewer than SUPPORT_SHARE of its content words, or a
     number it states, are absent from the passages it cites ("[2]"), or from all of them when it cites none.
     A decline, a bare verdict and an answer without passages to check against are not judged."""
-    if not passages or declines(answer):
+    if not passages or declares_missing(answer):
         return False
     cited = {int(n) for n in _CITATION.findall(answer)}
     chosen = [p for p in passages if p.number in cited] or list(passages)
@@ -203,8 +192,3 @@ def unsupported(answer: str, passages: Sequence[Passage]) -> bool:
         return True
     digits = evidence.replace(",", "")
     return any(n.replace(",", "").rstrip(".:") not in digits for n in _NUMBERS.findall(claim))
-
-
-def mentions(answer: str, name: str) -> bool:
-    """Whether ``answer`` names ``name`` (whole words, any case)."""
-    return occurs_in(name, answer)

@@ -47,6 +47,8 @@ class Found:
     sentence: str
     passage: Passage
     score: float
+    at: int = 0
+    """The sentence's place among all the passages' sentences (reading order)."""
 
 
 def _stems(text: str) -> set[str]:
@@ -56,23 +58,20 @@ def _stems(text: str) -> set[str]:
 def best_sentences(question: str, passages: Sequence[Passage], limit: int = 1) -> list[Found]:
     """The sentences covering most of the question's content words (ties: earlier first)."""
     terms = _stems(question)
-    scored: list[tuple[float, int, Found]] = []
-    order = 0
+    scored: list[tuple[float, Found]] = []
+    at = 0
     for passage in passages:
         for sentence in sentences(passage.text):
-            order += 1
+            at += 1
             covered = len(_stems(sentence) & terms)
             if covered:
-                scored.append((covered / (len(terms) or 1), -order, Found(sentence, sentence, passage, covered)))
-    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    return [found for _, _, found in scored[:limit]]
+                scored.append((covered / (len(terms) or 1), Found(sentence, sentence, passage, covered, at)))
+    scored.sort(key=lambda t: (-t[0], t[1].at))
+    return [found for _, found in scored[:limit]]
 
 
-def rank_entities(
-    question: str, passages: Sequence[Passage], wants_person: bool = False, hints: Sequence[str] = ()
-) -> list[Found]:
-    """Named entities of ``passages`` that could answer ``question``, best first. ``hints``: texts (e.g. sampled
-    answers) whose mention of a candidate counts as one more covered question word."""
+def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool = False) -> list[Found]:
+    """Named entities of ``passages`` that could answer ``question``, best first."""
     terms = _stems(question)
     score: dict[str, float] = {}
     where: dict[str, tuple[str, str, Passage, int]] = {}
@@ -92,7 +91,6 @@ def rank_entities(
                     where[key] = (name, sentence, passage, covered)
     _fold_short_names(score, where)
     for key in score:
-        score[key] += sum(1 for h in hints if occurs_in(where[key][0], h))
         if wants_person and " " in key and not any(ch.isdigit() for ch in key):
             score[key] *= PERSON_BONUS
     ranked = sorted(score, key=lambda k: (-score[k], k))

@@ -162,7 +162,6 @@ class QueryService:
         answers = render_answers(completion.texts, reading.options)
         timings["generation"] = time.perf_counter() - t
         flags = degeneracy(question, retrieval.context, answers)
-        ungrounded = [f is None and unsupported(a, reading.passages) for a, f in zip(answers, flags, strict=True)]
         sampling = request.sampling()
         speed = completion.speed.as_dict() if completion.speed else {}
         made = functools.partial(
@@ -178,38 +177,38 @@ class QueryService:
         )
         if naive:
             return _naive(made, question, retrieval, answers, flags)
-        return self._gated(made, reading, answers, flags, ungrounded, ablations)
-
-    def _gated(
-        self,
-        made: functools.partial[LocalAnswer],
-        reading: Reading,
-        answers: list[str],
-        flags: list[str | None],
-        ungrounded: list[bool],
-        ablations: frozenset[str],
-    ) -> LocalAnswer:
-        """The gate over the sampled answers, and the answer as shown (or the extract when the gate escalates)."""
         t = time.perf_counter()
-        gate_config = dataclasses.replace(
-            self._config.gate,
-            confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
-            similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
-        )
-        vectors = self._embedder.embed(answers)
-        retrieval = made.keywords["retrieval"]
-        refused = [f is not None for f in flags]
-        result = evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
-        made.keywords["timings"]["gate"] = time.perf_counter() - t
+        result = self._gate(reading, retrieval, answers, flags, ablations)
+        timings["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
         composed = compose(reading, answers, result.best_index, self._config.answer.extractive_reader)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
         if result.decision == DECISION_ESCALATE:
-            extract = extract_answer(reading.question, retrieval)
+            extract = extract_answer(question, retrieval)
             return made(answer=extract, decision=DECISION_ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE)
         return made(answer=composed.text, decision=DECISION_LOCAL, verified=True, gate=result)
+
+    def _gate(
+        self,
+        reading: Reading,
+        retrieval: Retrieval,
+        answers: list[str],
+        flags: list[str | None],
+        ablations: frozenset[str],
+    ) -> GateResult:
+        """The gate over the sampled answers: degenerate ones (``flags``) and ones their evidence does not support
+        count as refusals."""
+        gate_config = dataclasses.replace(
+            self._config.gate,
+            confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
+            similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
+        )
+        vectors = self._embedder.embed(answers)
+        refused = [f is not None for f in flags]
+        ungrounded = [not r and unsupported(a, reading.passages) for a, r in zip(answers, refused, strict=True)]
+        return evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
 
     def _request(self, question: str, context: str, n: int, options: tuple[str, ...]) -> GenerationRequest:
         cfg = self._config.answer

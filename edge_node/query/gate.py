@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from shared.answer_format import declares_missing as declares_missing  # the gate's confidence detection
 from shared.config import GateConfig
 from shared.models.base import FloatMatrix
 from shared.trace import Decision, GateTrace
@@ -24,21 +25,9 @@ DECISION_ESCALATE = Decision.ESCALATE
 GateResult = GateTrace
 """The gate's outcome is the record the trace carries (:class:`shared.trace.GateTrace`)."""
 
-_REFUSAL = re.compile(
-    r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
-    r"given|available|included|clear)|does not (?:say|mention|provide|contain|specify|state)|doesn't (?:say|mention|"
-    r"provide|contain)|cannot (?:be )?(?:determine|answer|find|tell)|can't (?:determine|answer|tell)|unable to|"
-    r"i (?:do not|don't) know|unknown|no mention|not sure|unclear|no (?:context|data|details)",
-    re.IGNORECASE,
-)
 _TOKEN = re.compile(r"[a-z0-9]+")
 _KEY = re.compile(r"\b(?:[A-Z][\w'-]+|\d[\d,.%]*)\b")
 _POLARITY = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "correct": "yes", "incorrect": "no"}
-
-
-def declares_missing(answer: str) -> bool:
-    """True when the answer says it lacks the information (model-free)."""
-    return bool(_REFUSAL.search(answer)) or not answer.strip()
 
 
 def first_word(answer: str) -> str:

@@ -310,3 +310,31 @@ def test_an_edge_that_keeps_raw_text_home_sends_no_word_level_scores(tmp_path: P
             await net.close()
 
     run(asyncio.wait_for(main(), 60))
+
+
+def test_a_question_quoting_a_document_kept_home_is_neither_checked_nor_escalated_and_the_audit_says_so(
+    tmp_path: Path,
+) -> None:
+    question = "Is it so that Acme Robotics builds welding arms in Berlin. Jane Doe leads it?"  # quotes acme-1
+    trusting = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
+    doubting = dataclasses.replace(trusting, threshold=1.01, check_threshold=1.01)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["kept", "strict"])
+        await start_edge(net, tmp_path, "kept", ACME, gate=trusting, level="entities")
+        await start_edge(net, tmp_path, "strict", ACME, gate=doubting, level="entities")
+        try:
+            checker = _NothingStronger()
+            shown = await net.runtimes["kept"].query(question, "full", frozenset(), checker)
+            extract = await net.runtimes["strict"].query(question, "full", frozenset(), checker)
+            assert checker.margins == [], "nothing about the question left either edge"
+            assert shown.decision == "local" and shown.verified
+            assert extract.decision == "escalate" and not extract.verified and "quotes this edge's" in extract.note
+            for edge, kind in (("kept", "evidence_check"), ("strict", "global_query")):
+                audit = [json.loads(x) for x in (tmp_path / edge / "audit.jsonl").read_text().splitlines()]
+                withheld = [e for e in audit if e["what"] == "withheld"]
+                assert [e["kind"] for e in withheld] == [kind] and withheld[0]["reason"] == "quotes a document"
+        finally:
+            await net.close()
+
+    run(asyncio.wait_for(main(), 60))
