@@ -42,7 +42,14 @@ from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
-from shared.knowledge import PROBES_REFUSED, EdgeKnowledge, ProbeScores, SummaryChanges
+from shared.knowledge import (
+    PROBES_REFUSED,
+    CloudAnswer,
+    EdgeKnowledge,
+    EvidenceClaim,
+    ProbeScores,
+    SummaryChanges,
+)
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.query_vectors import QueryVectors
@@ -176,14 +183,17 @@ class EdgeRuntime:
                 self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
             return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
+        routing_off = ablations & set(CLOUD_ROUTING_ABLATIONS)
         if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
-            check = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
+            check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, routing_off, out)
+            if cloud is not None:  # another edge was stronger and the cloud answered in the same call
+                return self._from_cloud(cloud, local, out)
             outcome = decide(signals, self.config.gate, situation, check)
             if outcome.action == Action.EXTRACT:
                 return self._extract(question, local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:
             return self._here(local, out)
-        return await self._escalate(question, local, escalator, ablations, out)
+        return await self._escalate(question, local, escalator, routing_off, out)
 
     def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
         """The local answer, as composed from the evidence (also when the gate alone would have escalated it)."""
@@ -197,7 +207,7 @@ class EdgeRuntime:
         return out
 
     async def _escalate(
-        self, question: str, local: LocalAnswer, escalator: Escalator, ablations: frozenset[str], out: EdgeAnswer
+        self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: frozenset[str], out: EdgeAnswer
     ) -> EdgeAnswer:
         timings = out.timings
         started = time.perf_counter()
@@ -205,24 +215,32 @@ class EdgeRuntime:
         vectors = local.retrieval.vectors
         self.audit.record("global_query", "cloud", len(question.encode()) + _size(vectors), question=shown)
         try:
-            routing_off = ablations & set(CLOUD_ROUTING_ABLATIONS)
             cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
         except CloudUnavailableError as exc:
             timings["escalation"] = time.perf_counter() - started
             return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         timings["escalation"] = time.perf_counter() - started
+        return self._from_cloud(cloud, local, out)
+
+    def _from_cloud(self, cloud: CloudAnswer, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
         for phase, seconds in cloud.timings.items():
-            timings[f"cloud.{phase}"] = seconds
+            out.timings[f"cloud.{phase}"] = seconds
         note = out.note if out.note == STRONGER_ELSEWHERE_NOTE else ""  # not the local path's "no cloud" note
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
-        return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, timings)
+        return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, out.timings)
 
     async def _check(
-        self, question: str, local: LocalAnswer, checker: EvidenceChecker, margin: float, out: EdgeAnswer
-    ) -> Check:
-        """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation).
-        The question leaves the edge for it (audited)."""
+        self,
+        question: str,
+        local: LocalAnswer,
+        checker: EvidenceChecker,
+        margin: float,
+        routing_off: frozenset[str],
+        out: EdgeAnswer,
+    ) -> tuple[Check, CloudAnswer | None]:
+        """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
+        and for its answer when it does. The question leaves the edge for it (audited)."""
         started = time.perf_counter()
         own = local.retrieval.evidence
         shown = question if self.config.privacy.audit_content else question[:200]
@@ -238,19 +256,18 @@ class EdgeRuntime:
             lexical=lexical,
             margin=margin,
         )
+        claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
-            stronger = await checker.stronger_elsewhere(
-                question, own.score, terms, vectors=vectors, local_lexical=lexical, margin=margin
-            )
+            verdict = await checker.check_evidence(question, claim, vectors, routing_off)
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
-            return Check.UNREACHABLE
+            return Check.UNREACHABLE, None
         finally:
             out.timings["evidence_check"] = time.perf_counter() - started
-        if stronger:
+        if verdict.stronger:
             out.note = STRONGER_ELSEWHERE_NOTE
-            return Check.STRONGER_ELSEWHERE
-        return Check.NOT_STRONGER
+            return Check.STRONGER_ELSEWHERE, verdict.answer
+        return Check.NOT_STRONGER, None
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""

@@ -142,3 +142,26 @@ class CloudAnswer:
     probes: list[ProbeScores] = field(default_factory=list)
     """Stage 2 of routing: the shortlisted edges' probe scores, in shortlist order (empty: not probed)."""
     probe_bytes: int = 0
+    short: str = ""
+    """The answer alone (a name, yes/no, a date), without its supporting quote or sources ("" when none)."""
+
+
+@dataclass(frozen=True)
+class EvidenceClaim:
+    """What an edge tells the cloud of its own match of a question for the evidence check (numbers only): its
+    evidence score, term and lexical coverage (None: not sent, both sides compared without it), and the margin by
+    which another edge must beat it (None: the cloud's query.evidence_margin; negative: it must lead by that)."""
+
+    evidence: float
+    terms: float = 0.0
+    lexical: float | None = 0.0
+    margin: float | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceVerdict:
+    """The evidence check's reply: whether another edge's evidence beats the asker's by the margin, and the cloud's
+    answer to the question when it does and the asker asked for one (one round trip)."""
+
+    stronger: bool
+    answer: CloudAnswer | None = None

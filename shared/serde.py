@@ -10,6 +10,8 @@ from shared.knowledge import (
     CloudAnswer,
     ContextChunk,
     EdgeKnowledge,
+    EvidenceClaim,
+    EvidenceVerdict,
     KnowledgeChunk,
     KnowledgeEntity,
     KnowledgeRelation,
@@ -113,6 +115,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         bytes_received=a.bytes_received,
         probes=[probe_to_proto(p) for p in a.probes],
         probe_bytes=a.probe_bytes,
+        short_answer=a.short,
     )
 
 
@@ -153,7 +156,44 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         bytes_received=msg.bytes_received,
         probes=[probe_from_proto(p) for p in msg.probes],
         probe_bytes=msg.probe_bytes,
+        short=msg.short_answer,
     )
+
+
+def evidence_check_to_proto(
+    question: str, claim: EvidenceClaim, vectors: QueryVectors | None, routing_off: frozenset[str]
+) -> cloud_pb2.CheckEvidenceRequest:
+    """An evidence check that asks for the cloud's answer when another edge is stronger."""
+    return cloud_pb2.CheckEvidenceRequest(
+        question=question,
+        local_evidence=claim.evidence,
+        local_terms=claim.terms,
+        vectors=vectors_to_proto(vectors),
+        local_lexical=claim.lexical,
+        margin=claim.margin,
+        answer_if_stronger=True,
+        routing_off=sorted(routing_off),
+    )
+
+
+def evidence_claim_from_proto(msg: cloud_pb2.CheckEvidenceRequest) -> EvidenceClaim:
+    """The asking edge's claim as sent (the cloud bounds it before use)."""
+    return EvidenceClaim(
+        msg.local_evidence,
+        msg.local_terms,
+        msg.local_lexical if msg.HasField("local_lexical") else None,
+        msg.margin if msg.HasField("margin") else None,
+    )
+
+
+def verdict_to_proto(v: EvidenceVerdict) -> cloud_pb2.CheckEvidenceReply:
+    answer = cloud_answer_to_proto(v.answer) if v.answer is not None else None
+    return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=v.stronger, answer=answer)
+
+
+def verdict_from_proto(msg: cloud_pb2.CheckEvidenceReply) -> EvidenceVerdict:
+    answer = cloud_answer_from_proto(msg.answer) if msg.HasField("answer") else None
+    return EvidenceVerdict(bool(msg.stronger_elsewhere), answer if msg.stronger_elsewhere else None)
 
 
 def vectors_to_proto(v: QueryVectors | None) -> cloud_pb2.QueryVectors | None:

@@ -11,24 +11,30 @@ import asyncio
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from cloud_server.services.context_merge import MergedContext, merge_knowledge
+from cloud_server.services.cloud_reading import read_context
+from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
-from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
-from shared.extractive import SourcedText, extractive_answer
-from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores, SummaryMatch
+from shared.knowledge import (
+    CloudAnswer,
+    ContextChunk,
+    EdgeKnowledge,
+    EvidenceClaim,
+    EvidenceVerdict,
+    ProbeScores,
+    SummaryMatch,
+)
 from shared.models.base import Embedder, FloatMatrix, TextGenerator
 from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.question_terms import question_terms
-from shared.reading import compose, plan_reading
-from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
@@ -37,10 +43,6 @@ CHECK_SHORTLIST = 3
 """Other edges probed by an evidence check when the config sets no probe shortlist."""
 RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
-
-NO_USABLE_ANSWER = (
-    "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
-)
 
 KnowledgeSizer = Callable[[EdgeKnowledge], int]
 
@@ -59,6 +61,8 @@ class _Route:
     """The routing memory's prior counts in stage 2."""
     record: bool
     """The answer is remembered (not for ablated questions, so that an ablation leaves the memory as it was)."""
+    known: tuple[ProbeScores, ...] = ()
+    """Probe scores already had (an evidence check's), not asked again."""
 
 
 class GlobalQueryService:
@@ -104,31 +108,43 @@ class GlobalQueryService:
         routing_off: frozenset[str] = frozenset(),
         vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
-        """The cloud's answer. ``share_context`` False (an edge asking): the context comes back as source ids
-        and scores only, and a fallback extract quotes only the asking edge's own chunks. ``routing_off``
+        """The cloud's answer. ``share_context`` False (an edge asking): the asking edge is asked for its own
+        knowledge too (under its policy), so the answer completes its evidence; the context comes back as source
+        ids and scores only, and a fallback extract quotes only the asking edge's own chunks. ``routing_off``
         switches parts of routing off for this question (ablations: ``sp``, ``pr``, ``rm``). ``vectors``: the
         asker's embeddings of the question (and its names), used and passed on to the edges asked when they
         come from this cloud's model."""
         cfg = self._config
-        _check_routing_off(routing_off)
-        route = _Route(
-            sparse_weight=0.0 if "sp" in routing_off else cfg.sparse_weight,
-            probing=self._probing.enabled and "pr" not in routing_off,
-            memory=self._memory is not None and "rm" not in routing_off,
-            record=self._memory is not None and not routing_off,
-        )
+        route = self._route(routing_off)
         m = top_m or cfg.top_m
         k = top_k or (max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k)
         deadline = deadline_s or cfg.deadline_s
         _check_match(question, m, cfg)
         _check_fan_out(k, deadline, cfg)
-        if self._in_flight >= cfg.max_concurrent_queries:
+        with self._slot():
+            return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
+
+    def _route(self, routing_off: frozenset[str], known: tuple[ProbeScores, ...] = ()) -> _Route:
+        _check_routing_off(routing_off)
+        cfg = self._config
+        return _Route(
+            sparse_weight=0.0 if "sp" in routing_off else cfg.sparse_weight,
+            probing=self._probing.enabled and "pr" not in routing_off,
+            memory=self._memory is not None and "rm" not in routing_off,
+            record=self._memory is not None and not routing_off,
+            known=known,
+        )
+
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        """One of ``query.max_concurrent_queries`` places (answers and evidence checks alike)."""
+        if self._in_flight >= self._config.max_concurrent_queries:
             raise ResourceExhaustedError(
                 f"the cloud is answering {self._in_flight} questions already (query.max_concurrent_queries); retry"
             )
         self._in_flight += 1
         try:
-            return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
+            yield
         finally:
             self._in_flight -= 1
 
@@ -154,30 +170,26 @@ class GlobalQueryService:
         routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         out.timings["summary_match"] = time.perf_counter() - started
         if route.probing:
-            await self._probe(question, vector, vectors, out, routable, k, route.memory)
+            await self._probe(question, vector, vectors, out, routable, k, route)
         else:
             out.edges_asked = choose_edges(routable[:m], k)
-
-        replies = await self._fan_out(question, vectors, out, deadline)
+        # an edge asking is asked too, besides the edges routing chose: its own evidence joins the others' (under its
+        # policy); it is not counted as routed, nor remembered as a routing choice
+        asker = not share_context and asked_at not in ("", *out.edges_asked) and self._registry.live(asked_at)
+        replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
         t = time.perf_counter()
         merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
         out.context = merged.chunks
         out.timings["merge"] = time.perf_counter() - t
         if self._memory is not None and route.record:
-            self._memory.record(vector, usefulness(out, replies))
+            self._memory.record(vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked]))
             if self._memory.step % SAVE_EVERY == 0:
                 await asyncio.to_thread(self._memory.save)
 
         t = time.perf_counter()
-        passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
-        reading = plan_reading(question, passages)
-        request = answer_request(question, merged.text, 1, cfg.max_tokens, 0.0, None, options=reading.options)
-        completion = await asyncio.to_thread(self._generator.generate, request)
-        generated = render_answers(completion.texts, reading.options)
-        if degeneracy(question, merged.text, generated)[0] is not None:
-            out.answer = _fallback(question, merged, asked_at, share_context)
-        else:
-            out.answer = compose(reading, generated, 0, quote=share_context).text
+        read = await asyncio.to_thread(read_context, question, merged, self._generator, cfg.max_tokens, asked_at,
+                                       share_context)  # fmt: skip
+        out.answer, out.short = read.text, read.short
         if not share_context:
             out.context = [ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text="")) for c in out.context]
         out.timings["cloud_generation"] = time.perf_counter() - t
@@ -192,17 +204,21 @@ class GlobalQueryService:
         out: CloudAnswer,
         routable: list[SummaryMatch],
         k: int,
-        memory: bool,
+        route: _Route,
     ) -> None:
-        """Stage 2: probe the shortlisted edges at once, then choose by their scores (adaptive k)."""
+        """Stage 2: probe the shortlisted edges at once (but those ``route.known`` holds), then choose by their
+        scores (adaptive k)."""
         t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
         deadline = self._config.probe_deadline_s
-
-        out.probes = list(await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in shortlist)))
-        out.probe_bytes = sum(p.bytes for p in out.probes)
+        known = {p.edge_id: p for p in route.known}
+        todo = [e for e in shortlist if e not in known]
+        fresh = await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in todo))
+        by_edge = known | {p.edge_id: p for p in fresh}
+        out.probes = [by_edge[e] for e in shortlist]
+        out.probe_bytes = sum(p.bytes for p in fresh)
         bonus = {}
-        if self._memory is not None and memory and self._config.memory_weight > 0:
+        if self._memory is not None and route.memory and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
         out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
@@ -220,41 +236,53 @@ class GlobalQueryService:
             return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
         return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
 
-    async def stronger_elsewhere(
+    async def check_evidence(
         self,
         question: str,
         asked_at: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
+        claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        local_lexical: float | None = 0.0,
-        margin: float | None = None,
-    ) -> bool:
-        """Whether an edge other than ``asked_at`` matches ``question`` clearly better than its own evidence: the
-        other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
-        weighted term and lexical coverage) is compared with the asking edge's own, scored alike
-        (by more than ``margin``, bounded to [-1, 1]; None: ``query.evidence_margin``; a negative margin asks
-        whether the asking edge leads every other by that much). ``vectors`` as in answer. ``local_lexical`` None
-        (an edge that does not send it): both sides are scored without the lexical coverage."""
+        *,
+        answer_if_stronger: bool = False,
+        routing_off: frozenset[str] = frozenset(),
+    ) -> EvidenceVerdict:
+        """Whether an edge other than ``asked_at`` matches ``question`` clearly better than the asker's ``claim``:
+        the other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
+        weighted term and lexical coverage) is compared with the asking edge's own, scored alike (by more than
+        ``claim.margin``, bounded to [-1, 1]; None: ``query.evidence_margin``; a negative margin asks whether the
+        asker leads every other by that much). A claim without lexical coverage is compared without it on both
+        sides. With ``answer_if_stronger``, a yes comes with the cloud's answer (as :meth:`answer` gives an edge),
+        routed without probing again the edges the check probed."""
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
-        vector, forwarded = await self._question_vectors(question, vectors)
-        size = self._probing.shortlist or CHECK_SHORTLIST
-        matches = self._index.search(
-            vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
-        )
-        others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
-        shortlist = choose_edges(others, size)
-        probes = await asyncio.gather(
-            *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in shortlist)
-        )
-        scoring = self._probing if local_lexical is not None else dataclasses.replace(self._probing, lexical_weight=0)
-        best = max((scoring.probed(p) for p in probes if not p.error), default=0.0)
-        mine = ProbeScores(
-            asked_at, _unit(local_evidence), term_coverage=_unit(local_terms), lexical=_unit(local_lexical or 0.0)
-        )
-        lead = cfg.evidence_margin if margin is None or not math.isfinite(margin) else min(max(margin, -1.0), 1.0)
-        return best > scoring.probed(mine) + lead
+        route = self._route(routing_off)
+        with self._slot():
+            started = time.perf_counter()
+            vector, forwarded = await self._question_vectors(question, vectors)
+            size = self._probing.shortlist or CHECK_SHORTLIST
+            matches = self._index.search(
+                vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
+            )
+            others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
+            probes = await asyncio.gather(
+                *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
+            )
+            scoring = self._probing
+            if claim.lexical is None:
+                scoring = dataclasses.replace(scoring, lexical_weight=0)
+            best = max((scoring.probed(p) for p in probes if not p.error), default=0.0)
+            mine = ProbeScores(
+                asked_at, _unit(claim.evidence), term_coverage=_unit(claim.terms), lexical=_unit(claim.lexical or 0.0)
+            )
+            lead = _bounded(claim.margin, cfg.evidence_margin)
+            if not (best > scoring.probed(mine) + lead and answer_if_stronger):
+                return EvidenceVerdict(best > scoring.probed(mine) + lead)
+            checked = time.perf_counter() - started
+            k = max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k
+            known = dataclasses.replace(route, known=(*probes, mine))
+            answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
+            answer.timings["evidence_check"] = checked
+            return EvidenceVerdict(True, answer)
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""
@@ -274,15 +302,17 @@ class GlobalQueryService:
         return matrix[0], to_send(self._embedder, texts, matrix)
 
     async def _fan_out(
-        self, question: str, vectors: QueryVectors | None, out: CloudAnswer, deadline: float
+        self, question: str, vectors: QueryVectors | None, out: CloudAnswer, deadline: float, besides: list[str]
     ) -> list[EdgeKnowledge]:
+        """Retrieval requests to the edges asked (and ``besides``) in parallel, with one deadline."""
         t = time.perf_counter()
+        targets = [*out.edges_asked, *besides]
         results = await asyncio.gather(
-            *(self._registry.retrieve(e, question, deadline, vectors) for e in out.edges_asked),
+            *(self._registry.retrieve(e, question, deadline, vectors) for e in targets),
             return_exceptions=True,
         )
         replies: list[EdgeKnowledge] = []
-        for edge_id, result in zip(out.edges_asked, results, strict=True):
+        for edge_id, result in zip(targets, results, strict=True):
             if isinstance(result, EdgeKnowledge):
                 replies.append(result)
                 out.edges_replied.append(edge_id)
@@ -298,18 +328,6 @@ class GlobalQueryService:
         out.timings["edge_retrieval"] = edge_retrieval
         out.timings["transfers"] = max(fan_out - edge_retrieval, 0.0)
         return replies
-
-
-def _fallback(question: str, merged: MergedContext, asked_at: str, share_context: bool) -> str:
-    """Instead of a loop or a list explosion: the merged context's best sentences, with their edges; for an
-    edge asking, only from its own chunks (other edges' text never goes to another edge)."""
-    chunks = [c for c in merged.chunks if share_context or c.edge_id == asked_at]
-    passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in chunks]
-    if not passages and share_context:
-        passages = [SourcedText(merged.text, "the edges' entities and relations")]
-    if not passages:
-        return NO_USABLE_ANSWER
-    return extractive_answer(question, passages)
 
 
 def _check_match(question: str, m: int, cfg: CloudQueryConfig) -> None:
@@ -337,6 +355,11 @@ def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:
         raise InvalidQueryError(
             f"deadline {deadline} s must be in (0, {cfg.max_deadline_s}] (the cloud's query.max_deadline_s)"
         )
+
+
+def _bounded(margin: float | None, default: float) -> float:
+    """An asker's margin, within [-1, 1]; the cloud's default when absent or not a number."""
+    return default if margin is None or not math.isfinite(margin) else min(max(margin, -1.0), 1.0)
 
 
 def _unit(value: float) -> float:

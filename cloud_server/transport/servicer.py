@@ -26,6 +26,7 @@ from shared import serde
 from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
+from shared.knowledge import EvidenceClaim
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -175,17 +176,21 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.CheckEvidenceReply:
         caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
-        evidence, terms = _claimed(request.local_evidence), _claimed(request.local_terms)
-        lexical = _claimed(request.local_lexical) if request.HasField("local_lexical") else None
-        margin = request.margin if request.HasField("margin") else None
+        sent = serde.evidence_claim_from_proto(request)
+        lexical = None if sent.lexical is None else _claimed(sent.lexical)
+        claim = EvidenceClaim(_claimed(sent.evidence), _claimed(sent.terms), lexical, sent.margin)
         try:
-            vectors = serde.vectors_from_proto(request.vectors)
-            stronger = await self._queries.stronger_elsewhere(
-                request.question, caller, evidence, terms, vectors, local_lexical=lexical, margin=margin
+            verdict = await self._queries.check_evidence(
+                request.question,
+                caller,
+                claim,
+                serde.vectors_from_proto(request.vectors),
+                answer_if_stronger=request.answer_if_stronger,
+                routing_off=frozenset(request.routing_off),
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=stronger)
+        return serde.verdict_to_proto(verdict)
 
     async def MatchSummaries(
         self, request: cloud_pb2.MatchSummariesRequest, context: grpc.aio.ServicerContext

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from edge_node.query.answering import LocalAnswer
-from shared.knowledge import CloudAnswer
+from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.query_vectors import QueryVectors
 from shared.trace import AnswerTrace, Source
 
@@ -43,17 +43,16 @@ class Escalator(Protocol):
 class EvidenceChecker(Protocol):
     """Asks the cloud whether another edge matches a question clearly better (gate.check_other_edges)."""
 
-    async def stronger_elsewhere(
+    async def check_evidence(
         self,
         question: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
+        claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        local_lexical: float = 0.0,
-        margin: float | None = None,
-    ) -> bool:
-        """One bit from the cloud: does another edge's score beat this edge's by more than ``margin``? Raises
-        CloudUnavailableError when the cloud cannot answer."""
+        routing_off: frozenset[str] = frozenset(),
+    ) -> EvidenceVerdict:
+        """Does another edge's score beat this edge's ``claim`` by more than its margin? A yes carries the cloud's
+        answer to the question (routed with ``routing_off``) when the cloud gives one. Raises CloudUnavailableError
+        when the cloud cannot answer."""
         ...
 
 

@@ -8,7 +8,7 @@ from shared import serde
 from shared.config import CloudLinkConfig
 from shared.errors import CloudUnavailableError
 from shared.grpc_transport import auth_metadata, open_channel
-from shared.knowledge import CloudAnswer
+from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import QueryVectors
 
@@ -42,29 +42,21 @@ class CloudLink:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
         return serde.cloud_answer_from_proto(reply)
 
-    async def stronger_elsewhere(
+    async def check_evidence(
         self,
         question: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
+        claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        local_lexical: float = 0.0,
-        margin: float | None = None,
-    ) -> bool:
-        """The cloud's evidence check (one bit); raises CloudUnavailableError like global_query."""
-        request = cloud_pb2.CheckEvidenceRequest(
-            question=question,
-            local_evidence=local_evidence,
-            local_terms=local_terms,
-            vectors=serde.vectors_to_proto(vectors),
-            local_lexical=local_lexical,
-            margin=margin,
-        )
+        routing_off: frozenset[str] = frozenset(),
+    ) -> EvidenceVerdict:
+        """The cloud's evidence check, with its answer when another edge is stronger (one round trip); raises
+        CloudUnavailableError like global_query."""
+        request = serde.evidence_check_to_proto(question, claim, vectors, routing_off)
         try:
             reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
-        return bool(reply.stronger_elsewhere)
+        return serde.verdict_from_proto(reply)
 
     async def aclose(self) -> None:
         await self._channel.close()

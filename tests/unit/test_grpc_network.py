@@ -19,7 +19,7 @@ from shared.constants import SESSION_ADMITTED
 from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
-from tests.unit.grpc_harness import Network, start_edge, start_network, token_of
+from tests.unit.grpc_harness import APP_ID, Network, start_edge, start_network, token_of
 
 ACME = [
     RawDocument("acme-1", "Acme", "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics.", "a"),
@@ -63,11 +63,13 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
             trace = json.loads(reply.trace_json)
             assert reply.decision == "cloud" and reply.verified
             assert trace["gate"]["decision"] == "escalate" or "evidence_check" in trace["timings"]
-            assert trace["cloud"]["edges_asked"] == ["edge-b"]
-            assert trace["cloud"]["edges_replied"] == ["edge-b"]
+            assert trace["cloud"]["edges_asked"] == ["edge-b"], "routed to edge-b alone"
+            assert trace["cloud"]["edges_replied"] == ["edge-b", "edge-a"], "the asker's own evidence joins edge-b's"
             assert "Omar Haddad" in reply.answer
-            assert {s.edge_id for s in reply.sources} == {"edge-b"}
-            assert {s.doc_id for s in reply.sources} <= {"zeph-1", "zeph-2"}
+            assert "edge-b" in {s.edge_id for s in reply.sources}
+            assert {s.doc_id for s in reply.sources if s.edge_id == "edge-b"} <= {"zeph-1", "zeph-2"}
+            own = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "retrieval_reply"]
+            assert len(own) == 1 and own[0].to == "cloud", "edge-a's evidence left under its policy, audited"
             local = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
             assert local.decision == "local" and "Jane Doe" in local.answer
             audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
@@ -304,6 +306,25 @@ def test_edge_api_stats_ingest_and_delete(tmp_path: Path) -> None:
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     await stub.Query(edge_pb2.QueryRequest(question="q", mode="psychic"), metadata=meta)
                 assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_only_an_edge_asking_has_its_own_evidence_joined_and_an_app_naming_an_edge_does_not(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=CloudQueryConfig(top_k=1))
+        try:
+            await connected(net, "edge-a", "edge-b")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                reply = await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
+                    cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?", asked_at="edge-a"),
+                    metadata=auth_metadata(APP_ID, token_of(APP_ID)),
+                    timeout=30,
+                )
+            assert list(reply.edges_asked) == ["edge-b"] and list(reply.edges_replied) == ["edge-b"]
+            assert not [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "retrieval_reply"]
         finally:
             await net.close()
 

@@ -17,7 +17,7 @@ from cloud_server.services.routing_memory import RoutingMemory
 from shared.config import CloudQueryConfig, GateConfig
 from shared.errors import CloudUnavailableError, ConfigError
 from shared.grpc_transport import auth_metadata
-from shared.knowledge import PROBES_REFUSED, ProbeScores, SummaryMatch
+from shared.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from tests.unit.grpc_harness import APP_ID, DIM, start_edge, start_network, token_of
 from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
@@ -157,7 +157,9 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
             checks = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "evidence_check"]
             assert len(checks) == 2 and all(e.bytes > 0 for e in checks)
             probed = [e for e in net.runtimes["edge-b"].audit.entries() if e.what == "probe_reply"]
-            assert len(probed) == 3, "each check probed edge-b once, and so did the escalated question's routing"
+            assert len(probed) == 2, "each check probed edge-b once; the answer in the same call reused its probe"
+            escalations = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "global_query"]
+            assert escalations == [], "one round trip: the check's reply carried the cloud's answer"
         finally:
             await net.close()
 
@@ -226,19 +228,13 @@ class _CloudDown:
     ) -> None:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
-    async def stronger_elsewhere(
-        self,
-        question: str,
-        local_evidence: float,
-        local_terms: float = 0.0,
-        vectors: object = None,
-        local_lexical: float = 0.0,
-        margin: float | None = None,
-    ) -> bool:
-        self.margins.append(margin)
+    async def check_evidence(
+        self, question: str, claim: EvidenceClaim, vectors: object = None, routing_off: frozenset[str] = frozenset()
+    ) -> EvidenceVerdict:
+        self.margins.append(claim.margin)
         if not self.checks:
             raise CloudUnavailableError("UNAVAILABLE: test")
-        return False
+        return EvidenceVerdict(False)
 
 
 class _NothingStronger(_CloudDown):

@@ -180,7 +180,7 @@ class SummaryMatch(_message.Message):
     def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GlobalQueryReply(_message.Message):
-    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received", "probes", "probe_bytes")
+    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received", "probes", "probe_bytes", "short_answer")
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
     EDGES_ASKED_FIELD_NUMBER: _ClassVar[int]
@@ -192,6 +192,7 @@ class GlobalQueryReply(_message.Message):
     BYTES_RECEIVED_FIELD_NUMBER: _ClassVar[int]
     PROBES_FIELD_NUMBER: _ClassVar[int]
     PROBE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SHORT_ANSWER_FIELD_NUMBER: _ClassVar[int]
     answer: str
     summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
     edges_asked: _containers.RepeatedScalarFieldContainer[str]
@@ -203,7 +204,8 @@ class GlobalQueryReply(_message.Message):
     bytes_received: int
     probes: _containers.RepeatedCompositeFieldContainer[ProbeResult]
     probe_bytes: int
-    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ...) -> None: ...
+    short_answer: str
+    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ..., short_answer: _Optional[str] = ...) -> None: ...
 
 class ProbeResult(_message.Message):
     __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage", "lexical")
@@ -242,26 +244,32 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical", "margin")
+    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical", "margin", "answer_if_stronger", "routing_off")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
     LOCAL_LEXICAL_FIELD_NUMBER: _ClassVar[int]
     MARGIN_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_IF_STRONGER_FIELD_NUMBER: _ClassVar[int]
+    ROUTING_OFF_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
     local_terms: float
     vectors: QueryVectors
     local_lexical: float
     margin: float
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ..., margin: _Optional[float] = ...) -> None: ...
+    answer_if_stronger: bool
+    routing_off: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ..., margin: _Optional[float] = ..., answer_if_stronger: _Optional[bool] = ..., routing_off: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
-    __slots__ = ("stronger_elsewhere",)
+    __slots__ = ("stronger_elsewhere", "answer")
     STRONGER_ELSEWHERE_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
     stronger_elsewhere: bool
-    def __init__(self, stronger_elsewhere: _Optional[bool] = ...) -> None: ...
+    answer: GlobalQueryReply
+    def __init__(self, stronger_elsewhere: _Optional[bool] = ..., answer: _Optional[_Union[GlobalQueryReply, _Mapping]] = ...) -> None: ...
 
 class ListEdgesRequest(_message.Message):
     __slots__ = ()

@@ -74,6 +74,8 @@ class CloudServicer:
 
     def GlobalQuery(self, request, context):
         """Answer a question across edges (called by an edge whose gate escalated, or by an app).
+        An edge asking is itself asked for its knowledge too (over its session, under its privacy policy), so the
+        answer completes its evidence instead of replacing it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -95,7 +97,8 @@ class CloudServicer:
 
     def CheckEvidence(self, request, context):
         """Before an edge answers locally: does another edge match the question clearly better? (edges only; the
-        reply is one bit, so an edge learns nothing else about the others)
+        reply is one bit, so an edge learns nothing else about the others, plus, when the edge asks for it and the
+        answer is yes, the cloud's answer to the question, so an escalation costs one round trip)
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,58 @@
+"""The cloud's reading of the merged context (transport-free): the question's shape decides the reader, the cloud
+LLM answers once (on a choice schema where the shape has one), and the answer is composed as an edge composes
+its own: the short answer, then, for an app, one supporting sentence with its source; for an edge asking, the
+source ids only (another edge's text never goes to an edge). A degenerate generation gives way to an extract."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cloud_server.services.context_merge import MergedContext
+from shared.answer_format import answer_request, degeneracy, render_answers
+from shared.extractive import SourcedText, extractive_answer
+from shared.models.base import TextGenerator
+from shared.reading import compose, plan_reading
+from shared.span_reader import Passage
+
+NO_USABLE_ANSWER = (
+    "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
+)
+
+
+@dataclass(frozen=True)
+class CloudReading:
+    text: str
+    """The answer shown."""
+    short: str
+    """The answer alone ("" when the shown answer is an extract)."""
+
+
+def read_context(
+    question: str,
+    merged: MergedContext,
+    generator: TextGenerator,
+    max_tokens: int,
+    asked_at: str,
+    share_context: bool,
+) -> CloudReading:
+    """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM)."""
+    passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
+    reading = plan_reading(question, passages)
+    request = answer_request(question, merged.text, 1, max_tokens, 0.0, None, options=reading.options)
+    generated = render_answers(generator.generate(request).texts, reading.options)
+    if degeneracy(question, merged.text, generated)[0] is not None:
+        return CloudReading(_fallback(question, merged, asked_at, share_context), "")
+    composed = compose(reading, generated, 0, quote=share_context)
+    return CloudReading(composed.text, composed.short)
+
+
+def _fallback(question: str, merged: MergedContext, asked_at: str, share_context: bool) -> str:
+    """Instead of a loop or a list explosion: the merged context's best sentences, with their edges; for an
+    edge asking, only from its own chunks (other edges' text never goes to another edge)."""
+    chunks = [c for c in merged.chunks if share_context or c.edge_id == asked_at]
+    passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in chunks]
+    if not passages and share_context:
+        passages = [SourcedText(merged.text, "the edges' entities and relations")]
+    if not passages:
+        return NO_USABLE_ANSWER
+    return extractive_answer(question, passages)
