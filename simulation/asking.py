@@ -182,6 +182,8 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "decision": str(trace.decision),
         "escalated": trace.escalated,
         "correct": is_correct(trace.answer, q.answer),
+        "short": (short := shown_short(trace)),
+        "correct_short": is_correct(short, q.answer) if short else False,
         "gate": trace.gate.to_dict() if trace.gate else None,
         "sources": [s.to_dict() for s in trace.sources],
         "evidence_recall": (
@@ -198,6 +200,16 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         **generation_quality(trace),
         "model_speed": trace.model_speed or {},
     }
+
+
+def shown_short(trace: AnswerTrace) -> str:
+    """The short answer of the answer shown (the cloud's or the local reader's; "" for an extract): judged alone,
+    without the supporting quote that could contain the gold by chance."""
+    if trace.cloud is not None and trace.decision == Decision.CLOUD:
+        return trace.cloud.short
+    if trace.decision == Decision.LOCAL:
+        return trace.reading.get("short", "")
+    return ""
 
 
 def generation_quality(trace: AnswerTrace) -> dict[str, Any]:
