@@ -119,16 +119,13 @@ def plot(cells: dict[tuple[str, str, str], Cell], out: Path) -> None:
     FigureCanvasAgg(figure)
     ax = figure.add_subplot()
     width = 0.27
-    for i, (label, value) in enumerate(
-        (
-            ("shown", lambda c: c.accuracy),
-            ("short alone", lambda c: c.short_accuracy),
-            ("majority", lambda c: c.majority),
-        )
-    ):
-        ax.bar(
-            [x + (i - 1) * width for x in range(len(keys))], [100 * value(cells[k]) for k in keys], width, label=label
-        )
+    series = {
+        "shown": [cells[k].accuracy for k in keys],
+        "short alone": [cells[k].short_accuracy for k in keys],
+        "majority": [cells[k].majority for k in keys],
+    }
+    for i, (label, values) in enumerate(series.items()):
+        ax.bar([x + (i - 1) * width for x in range(len(keys))], [100 * v for v in values], width, label=label)
     ax.set_xticks(range(len(keys)), [f"{m}\n{k}" for m, k, _ in keys])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
