@@ -22,27 +22,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from shared.answer_format import answer_request, declares_missing, render_answers
 from shared.config import EdgeConfig
-from shared.degeneracy import content_words
 from shared.models.factory import build_generator
-from shared.reading import Reading, compose, plan_reading
-from shared.span_reader import Passage
-from shared.text import excerpt
-from simulation.bundle import Question, load_questions
+from shared.reading import compose, plan_reading
+from simulation.bundle import load_questions
 from simulation.metrics import is_correct, majority_baseline
-
-PASSAGE_CHARS = 900
-
-
-def passages_for(question: Question, docs: dict[str, dict[str, str]]) -> list[Passage]:
-    terms = content_words(question.question)
-    out: list[Passage] = []
-    for doc_id in question.evidence_doc_ids:
-        if doc_id in docs:
-            text = excerpt(docs[doc_id]["text"], terms, PASSAGE_CHARS)
-            out.append(Passage(len(out) + 1, text, doc_id))
-    return out
+from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers
 
 
 def _half(qid: str) -> int:
@@ -56,26 +41,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=0, help="the first N answerable questions (0 = all)")
     p.add_argument("--json", type=Path, help="write every row here")
     args = p.parse_args(argv)
-    docs = {}
-    for line in (args.bench / "docs.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            docs[row["doc_id"]] = row
+    docs = load_docs(args.bench)
     questions = [q for q in load_questions(args.bench) if q.answerable]
     if args.limit:
         questions = questions[: args.limit]
     config = EdgeConfig()
     generator = build_generator(config.slm) if args.slm else None
-    rows = []
+    rows: list[dict[str, object]] = []
     started = time.perf_counter()
     for i, q in enumerate(questions, 1):
-        reading = plan_reading(q.question, passages_for(q, docs))
-        answers = _sample(generator, reading, config) if generator is not None else []
-        row = {"qid": q.qid, "shape": reading.shape.shape.value, "gold": q.answer, "half": _half(q.qid)}
+        reading = plan_reading(q.question, gold_passages(q, docs))
+        answers = sample_answers(generator, reading, config) if generator is not None else []
+        row: dict[str, object] = {
+            "qid": q.qid,
+            "shape": reading.shape.shape.value,
+            "gold": q.answer,
+            "half": _half(q.qid),
+        }
         for name, extractive in (("extractive", True), ("model", False)):
             if generator is None and not extractive:
                 continue
-            shown = compose(reading, answers, _first_usable(answers), extractive=extractive)
+            shown = compose(reading, answers, first_usable(answers), extractive=extractive)
             row[name] = shown.text
             row[f"{name}_short"] = shown.short
         rows.append(row)
@@ -85,20 +71,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return 0
-
-
-def _sample(generator, reading: Reading, config: EdgeConfig) -> list[str]:  # type: ignore[no-untyped-def]
-    context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
-    a = config.answer
-    request = answer_request(
-        reading.question, context, a.n_answers, a.max_tokens, a.temperature, a.seed, options=reading.options,
-        top_p=a.top_p, top_k=a.top_k, min_p=a.min_p, repeat_penalty=a.repeat_penalty,
-    )  # fmt: skip
-    return render_answers(generator.generate(request).texts, reading.options)
-
-
-def _first_usable(answers: list[str]) -> int:
-    return next((i for i, a in enumerate(answers) if not declares_missing(a)), 0)
 
 
 def _print(rows: list[dict[str, object]], modes: list[str]) -> None:

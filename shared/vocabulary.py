@@ -7,7 +7,8 @@ Edge query modes (what ``dgrag edge query --mode`` and the edge API take):
 - ``full``: the local path, then the cloud when the gate escalates (DGRAG).
 
 Simulation modes name the systems compared: ``naive`` and ``local`` as above, ``dgrag`` (the edge's ``full``
-mode) and ``central`` (every document in one store, asked in ``local`` mode: the upper bound).
+mode), ``central`` (every document in one store, asked in ``local`` mode: the upper bound of retrieval) and
+``oracle`` (each question read from its gold evidence documents by the edge's readers: what reading alone loses).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ EDGE_MODES: tuple[EdgeMode, ...] = ("naive", "local", "full")
 LocalMode = Literal["naive", "local"]
 """The modes the local path itself answers (``full`` is ``local`` plus the cloud)."""
 
-SIM_MODES = ("naive", "local", "dgrag", "central")
+SIM_MODES = ("naive", "local", "dgrag", "central", "oracle")
 EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
 """The edge mode each simulation mode asks in."""
 

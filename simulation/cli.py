@@ -32,7 +32,11 @@ def _run_parser(commands: Any) -> None:
     p.add_argument(
         "--out", type=Path, required=True, help="output directory (report.json, report.md, answers.jsonl, PNGs)"
     )
-    p.add_argument("--modes", default="naive,local,dgrag,central", help="comma-separated: naive, local, dgrag, central")
+    p.add_argument(
+        "--modes",
+        default="naive,local,dgrag,central",
+        help="comma-separated: naive, local, dgrag, central, oracle (gold evidence, read by the edge's readers)",
+    )
     p.add_argument(
         "--ablate", default="", help="comma-separated ablations of dgrag: cd, se, bq, kg (the paper's); sp, pr, rm, gc"
     )

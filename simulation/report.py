@@ -23,8 +23,10 @@ REPORTED_HITS = (1, 3, 5)
 DGRAG_MODE = "dgrag"
 CENTRAL_MODE = "central"
 NAIVE_MODE = "naive"
-GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE)
-"""Modes that never escalate (no gate; the all-documents store keeps its own answer): no escalation rates."""
+ORACLE_MODE = "oracle"
+GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE, ORACLE_MODE)
+"""Modes that never escalate (no gate; the all-documents store keeps its own answer; the oracle reads the gold
+evidence): no escalation rates."""
 RATIO_KEY = "dgrag_out_accuracy_vs_central"
 DECISION_LOCAL = "local"
 DECISION_CLOUD = "cloud"

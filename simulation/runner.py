@@ -41,8 +41,10 @@ from simulation.indexing import (
     docs_by_edge,
     working_copy,
 )
+from simulation.oracle import oracle_rows
 from simulation.processes import Server, stop_all
 from simulation.ray_backend import RayOptions
+from simulation.report import ORACLE_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 
 MODES = SIM_MODES
@@ -122,6 +124,8 @@ def run(opts: SimOptions) -> dict[str, Any]:
             info["backend"] = backend.describe()
         finally:
             stop_all(servers.values())
+    if ORACLE_MODE in opts.modes:  # in this process, once the model processes of the network have stopped
+        rows += oracle_rows(asked, opts.bench, edge_config)
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
 

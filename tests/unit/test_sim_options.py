@@ -32,7 +32,7 @@ def _bundle(tmp_path: Path, docs_for: tuple[str, ...] = ("a", "b", "c")) -> Path
     ("changes", "message"),
     [
         ({"modes": ()}, "no modes to run"),
-        ({"modes": ("naive", "oracle")}, "unknown mode 'oracle'"),
+        ({"modes": ("naive", "psychic")}, "unknown mode 'psychic'"),
         ({"ablations": ("xx",)}, "unknown ablation 'xx'"),
         ({"limit": -1}, "--limit -1 is negative"),
         ({"edges": ("a", "b", "a")}, "--edges names a more than once"),
