@@ -35,6 +35,7 @@ OFF = None
 """A margin of None: the check is off (the gate alone decides)."""
 EVIDENCE_ONLY = ProbeRouting(0, 0.0, 1, 1.0)
 """Probe scores compared by evidence alone (no term or lexical coverage)."""
+THRESHOLD = GateConfig().threshold
 REFUSALS, CHECK_REFUSALS = GateConfig().refusal_share, GateConfig().check_refusal_share
 """The refusal shares that escalate by themselves: the gate alone, and with the check (gate.check_refusal_share)."""
 
@@ -70,30 +71,58 @@ def _probe(edge: str, score: float, parts: list[float]) -> ProbeScores:
     return ProbeScores(edge, score, term_coverage=parts[2], lexical=parts[3] if len(parts) > 3 else 0.0)
 
 
+@dataclass(frozen=True)
+class Point:
+    """One setting of the decision (edge_node.query.escalation): gate.check_threshold, gate.evidence_margin (None:
+    the check is off, the gate alone decides) and gate.stay_margin; gate.threshold stays as configured."""
+
+    check_threshold: float
+    evidence_margin: float | None
+    stay_margin: float = 0.0
+
+    def label(self) -> str:
+        if self.evidence_margin is None:
+            return f"check off, threshold {THRESHOLD:g}"
+        return f"check_threshold {self.check_threshold:g}, evidence_margin {self.evidence_margin:g}, " \
+               f"stay_margin {self.stay_margin:g}"  # fmt: skip
+
+
 def escalates(
     row: dict[str, Any],
     probes: dict[str, dict[str, ProbeScores]],
-    threshold: float,
-    margin: float | None,
+    point: Point,
     scoring: ProbeRouting = EVIDENCE_ONLY,
     check_refusals: float = CHECK_REFUSALS,
 ) -> bool:
-    """The edge's decision for one ask: the gate, then (margin not None) the evidence check."""
+    """The edge's decision for one ask, as edge_node.query.escalation.decide makes it: trusted answers (score at
+    or above gate.threshold, few refusals) escalate when another edge beats this one by ``evidence_margin``;
+    doubtful ones (at or above ``check_threshold``) stay only when this edge leads every other by ``stay_margin``;
+    the rest escalate. With the check off the gate's threshold alone decides. A question without probe scores
+    (unanswerable ones) meets no other edge in the check."""
     signals = row["signals"]
-    if gate_escalates(signals, threshold, REFUSALS if margin is None else check_refusals):
+    score, refusals = _score(signals, GATE_WEIGHTS), float(signals["refusal_share"])
+    trusted = score >= THRESHOLD and refusals < REFUSALS
+    if point.evidence_margin is None:
+        return not trusted
+    doubtful = score >= point.check_threshold and refusals < check_refusals
+    if not (trusted or doubtful):
         return True
-    scores = probes.get(row["qid"])
-    if margin is None or scores is None:
-        return False
+    scores = probes.get(row["qid"], {})
     scored = {e: scoring.probed(p) for e, p in scores.items()}
     own = scored.get(row["asked_at"], min(max(float(signals["evidence"]), 0.0), 1.0))
     others = max((s for e, s in scored.items() if e != row["asked_at"]), default=0.0)
-    return others > own + margin
+    lead = point.evidence_margin if trusted else -point.stay_margin
+    return others > own + lead
 
 
-def gate_escalates(signals: dict[str, Any], threshold: float, refusals: float) -> bool:
-    """The gate by itself: too many refusals, or a score below ``threshold``."""
-    return bool(signals["refusal_share"] >= refusals or _score(signals, GATE_WEIGHTS) < threshold)
+def checked(row: dict[str, Any], point: Point, check_refusals: float = CHECK_REFUSALS) -> bool:
+    """Whether the ask pays for an evidence check (trusted or doubtful, with the check on)."""
+    if point.evidence_margin is None:
+        return False
+    signals = row["signals"]
+    score, refusals = _score(signals, GATE_WEIGHTS), float(signals["refusal_share"])
+    trusted = score >= THRESHOLD and refusals < REFUSALS
+    return trusted or (score >= point.check_threshold and refusals < check_refusals)
 
 
 def _weights() -> dict[str, float]:
@@ -108,40 +137,38 @@ GATE_WEIGHTS = _weights()
 def rates(
     bundle: Bundle,
     rows: list[dict[str, Any]],
-    threshold: float,
-    margin: float | None,
+    point: Point,
     scoring: ProbeRouting = EVIDENCE_ONLY,
     check_refusals: float = CHECK_REFUSALS,
 ) -> Rates:
     def share(kind: str) -> float | None:
-        flags = [escalates(r, bundle.probes, threshold, margin, scoring, check_refusals)
-                 for r in rows if r["kind"] == kind]  # fmt: skip
+        flags = [escalates(r, bundle.probes, point, scoring, check_refusals) for r in rows if r["kind"] == kind]
         return sum(flags) / len(flags) if flags else None
 
-    gate_local = [r for r in rows if r["qid"] in bundle.probes
-                  and not gate_escalates(r["signals"], threshold, check_refusals)]  # fmt: skip
-    checks = len(gate_local) / len(rows) if margin is not None and rows else 0.0
+    checks = sum(checked(r, point, check_refusals) for r in rows) / len(rows) if rows else 0.0
     return Rates(share("within") or 0.0, share("out") or 0.0, share("unanswerable"), checks)
 
 
 def choose(
     bundles: list[Bundle],
     rows: list[list[dict[str, Any]]],
-    grid: list[tuple[float, float | None]],
+    grid: list[Point],
     max_within: float,
     scoring: ProbeRouting = EVIDENCE_ONLY,
     check_refusals: float = CHECK_REFUSALS,
-) -> tuple[float, float | None] | None:
-    """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere."""
-    best: tuple[float, tuple[float, float | None]] | None = None
-    for threshold, margin in grid:
-        found = [rates(b, r, threshold, margin, scoring, check_refusals) for b, r in zip(bundles, rows, strict=True)]
+) -> Point | None:
+    """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere
+    (ties: the fewer checks)."""
+    best: tuple[float, float, Point] | None = None
+    for point in grid:
+        found = [rates(b, r, point, scoring, check_refusals) for b, r in zip(bundles, rows, strict=True)]
         if any(f.within > max_within for f in found):
             continue
         mean_out = sum(f.out for f in found) / len(found)
-        if best is None or mean_out > best[0]:
-            best = (mean_out, (threshold, margin))
-    return best[1] if best else None
+        mean_checks = sum(f.checks for f in found) / len(found)
+        if best is None or (mean_out, -mean_checks) > (best[0], -best[1]):
+            best = (mean_out, mean_checks, point)
+    return best[2] if best else None
 
 
 def _margin(text: str) -> float | None:
@@ -155,43 +182,52 @@ def _label(margin: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bundle", nargs=2, action="append", type=Path, required=True, metavar=("ROWS", "PROBES"))
-    parser.add_argument("--thresholds", default="0.2,0.25,0.275,0.3,0.325,0.35,0.375")
-    parser.add_argument("--margins", default="off,0,0.02,0.05,0.1,0.15,0.2")
+    parser.add_argument("--check-thresholds", default="0.1,0.15,0.2,0.25,0.3")
+    parser.add_argument("--margins", default="off,0,0.05,0.1,0.15,0.2,0.3", help="gate.evidence_margin values")
+    parser.add_argument("--stay-margins", default="-0.1,0,0.05,0.1,0.15,0.2", help="gate.stay_margin values")
     cloud = CloudQueryConfig()
     parser.add_argument("--terms", type=float, default=cloud.probe_terms_weight, help="query.probe_terms_weight")
     parser.add_argument("--lexical", type=float, default=cloud.probe_lexical_weight, help="query.probe_lexical_weight")
     parser.add_argument("--check-refusal-share", type=float, default=CHECK_REFUSALS, help="gate.check_refusal_share")
-    parser.add_argument("--max-escalation-within", type=float, default=0.2)
+    parser.add_argument("--max-escalation-within", type=float, default=0.15)
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
     scoring = ProbeRouting(0, 0.0, 1, 1.0, args.terms, args.lexical)
-    grid = [(float(t), _margin(m)) for t in args.thresholds.split(",") for m in args.margins.split(",")]
+    grid = _grid(args.check_thresholds, args.margins, args.stay_margins)
+    refusals = args.check_refusal_share
     for b in bundles:
         print(f"\n{b.name}: {len(b.rows)} asks\n")
-        print("| threshold | check margin | escalation within | out | unanswerable | asks checked |")
-        print("|---|---|---|---|---|---|")
-        for threshold, margin in grid:
-            r = rates(b, b.rows, threshold, margin, scoring, args.check_refusal_share)
+        print("| check_threshold | evidence_margin | stay_margin | escalation within | out | unanswerable | checked |")
+        print("|---|---|---|---|---|---|---|")
+        for point in grid:
+            r = rates(b, b.rows, point, scoring, refusals)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
-            print(f"| {threshold:g} | {_label(margin)} | {r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")
+            print(f"| {point.check_threshold:g} | {_label(point.evidence_margin)} | {point.stay_margin:g} | "
+                  f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")  # fmt: skip
     halves = [split(b.rows) for b in bundles]
-    refusals = args.check_refusal_share
-    half = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring, refusals)
-    if half is not None:
-        judged = [rates(b, h[1], *half, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
-        pairs = zip(bundles, judged, strict=True)
-        text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
-        print(f"\nfitted on half (threshold {half[0]:g}, margin {_label(half[1])}), judged on the other half: {text}")
-    point = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring, refusals)
-    if point is None:
+    for fit_on, judge_on in ((0, 1), (1, 0)):
+        half = choose(bundles, [h[fit_on] for h in halves], grid, args.max_escalation_within, scoring, refusals)
+        if half is not None:
+            judged = [rates(b, h[judge_on], half, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
+            pairs = zip(bundles, judged, strict=True)
+            text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
+            print(f"\nfitted on half {fit_on} ({half.label()}), judged on half {judge_on}: {text}")
+    chosen = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring, refusals)
+    if chosen is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
         return 1
-    if point[1] is None:
-        print(f"\nchosen on all questions: [gate] threshold = {point[0]:g}; check_other_edges = false")
-    else:
-        print(f"\nchosen on all questions: [gate] check_other_edges = true, check_threshold = {point[0]:g}; "
-              f"[query] evidence_margin = {point[1]:g}")  # fmt: skip
+    print(f"\nchosen on all questions: [gate] {chosen.label()}")
     return 0
+
+
+def _grid(check_thresholds: str, margins: str, stay_margins: str) -> list[Point]:
+    points = [Point(0.0, None)]
+    for t in check_thresholds.split(","):
+        for m in margins.split(","):
+            if m.strip() == "off":
+                continue
+            points += [Point(float(t), float(m), float(stay)) for stay in stay_margins.split(",")]
+    return points
 
 
 if __name__ == "__main__":

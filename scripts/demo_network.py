@@ -1,6 +1,6 @@
 """The demo: two edges and a cloud on this machine, the cloud LLM behind an OpenAI-compatible server.
 
-    .venv/bin/python scripts/demo_network.py [--workdir .dgrag/demo]
+    .venv/bin/python scripts/demo_network.py [--workdir .dgrag/demo] [--bundle simulation/bundles/multihop4]
 
 Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges, starts
 llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for the cloud LLM, a cloud (`dgrag
@@ -80,16 +80,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def indexed_edges(work: Path, env: dict[str, str]) -> dict[str, Path]:
+def indexed_edges(work: Path, env: dict[str, str], bundle: Path) -> dict[str, Path]:
     """A fresh serving copy of each demo edge's completed index, indexing the edges that have none."""
-    rows = docs_by_edge(BUNDLE / "docs.jsonl")
+    rows = docs_by_edge(bundle / "docs.jsonl")
     config = EdgeConfig()
     out: dict[str, Path] = {}
     for edge in EDGES:
-        _, target = index_location(work / "index", BUNDLE, edge, rows[edge], config)
+        _, target = index_location(work / "index", bundle, edge, rows[edge], config)
         if not is_complete(target):
             print(f"== indexing the {edge} edge ({len(rows[edge])} articles; a few minutes, once)", flush=True)
-        built = build_index(BUNDLE, edge, rows[edge], config, work / "index", env, None)
+        built = build_index(bundle, edge, rows[edge], config, work / "index", env, None)
         out[edge] = working_copy(built, work)
     return out
 
@@ -106,13 +106,14 @@ def edge_documents(address: str, api_token: str) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", type=Path, default=ROOT / ".dgrag" / "demo")
+    parser.add_argument("--bundle", type=Path, default=BUNDLE, help="a bundle with business and technology edges")
     args = parser.parse_args()
     work: Path = args.workdir
     work.mkdir(parents=True, exist_ok=True)
     prepare_cpu()  # the children inherit it: idle model threads sleep instead of spinning against each other
     env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
     try:
-        data_dirs = indexed_edges(work, env)
+        data_dirs = indexed_edges(work, env, args.bundle)
     except DgragError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         print("demo: stopped; fix the cause above and run the demo again (finished edges are kept)", file=sys.stderr)
@@ -139,7 +140,7 @@ def main() -> int:
                       file=sys.stderr)  # fmt: skip
                 return 1
         time.sleep(3)  # the edges' first summary sync
-        return _ask_questions(work, env, edges["business"].address)
+        return _ask_questions(work, env, edges["business"].address, args.bundle)
     finally:
         for server in servers:
             server.stop()
@@ -177,9 +178,9 @@ def _serve(
     return edges
 
 
-def _ask_questions(work: Path, env: dict[str, str], business: str) -> int:
+def _ask_questions(work: Path, env: dict[str, str], business: str, bundle: Path) -> int:
     """Ask the business edge each demo question with `dgrag edge ask` and show what happened."""
-    for about, row in demo_questions().items():
+    for about, row in demo_questions(bundle).items():
         question = row["question"]
         print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
         done = subprocess.run(
@@ -205,8 +206,8 @@ def _show(trace: dict[str, Any], row: dict[str, Any]) -> None:
               f"(routed to {cloud_part['edges_asked']})")  # fmt: skip
     else:
         print(f"answered by: the {ASKED_AT} edge, from its own documents")
-    short = trace["answer"].split(". ", 1)[0].split(' "', 1)[0]
-    print(f"short answer: {short}   (the bundle's gold answer: {row['answer']})")
+    short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")
+    print(f"short answer: {short or '(none: an extract is shown)'}   (the bundle's gold answer: {row['answer']})")
     print(f"answer:   {trace['answer']}")
     print("sources:  " + ", ".join(f"{s.get('edge_id') or ASKED_AT}:{s['doc_id']}" for s in trace["sources"]))
 

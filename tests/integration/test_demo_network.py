@@ -1,0 +1,70 @@
+"""The README's demo runs end to end: two edges, a cloud and its OpenAI-compatible LLM server, as processes on
+loopback with the embedded models. To keep it a few minutes, each edge holds the evidence of the demo's two
+questions (chosen by the demo's own rule on the bundled sample) and a handful of its other articles."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "demo_network.py"
+OTHER_ARTICLES = 3
+
+
+def _demo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("demo_network", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _small_bundle(demo: ModuleType, into: Path) -> dict[str, dict[str, object]]:
+    """The demo's questions, their evidence and a few other articles of each demo edge, as a bundle in ``into``."""
+    chosen = demo.demo_questions()
+    evidence = {d for row in chosen.values() for d in row["evidence_doc_ids"]}
+    docs = [json.loads(x) for x in (demo.BUNDLE / "docs.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    kept = [d for d in docs if d["doc_id"] in evidence and d["edge_id"] in demo.EDGES]
+    for edge in demo.EDGES:
+        kept += [d for d in docs if d["edge_id"] == edge and d["doc_id"] not in evidence][:OTHER_ARTICLES]
+    into.mkdir()
+    (into / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in kept), encoding="utf-8")
+    (into / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chosen.values()), encoding="utf-8")
+    edges = [{"edge_id": e, "description": f"news articles about {e}"} for e in demo.EDGES]
+    (into / "edges.json").write_text(json.dumps(edges), encoding="utf-8")
+    return chosen
+
+
+@pytest.mark.integration
+def test_the_demo_answers_at_the_edge_or_routes_to_the_edge_that_knows(tmp_path: Path) -> None:
+    demo = _demo()
+    bundle = tmp_path / "bundle"
+    chosen = _small_bundle(demo, bundle)
+    assert demo.demo_questions(bundle) == chosen, "the rule picks the same questions from the small bundle"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--workdir", str(tmp_path / "work"), "--bundle", str(bundle)],
+        capture_output=True, text=True, env=env, timeout=1200, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    parts = out.split("\n== asked at the business edge, about ")
+    assert len(parts) == 3, out
+    business, technology = parts[1], parts[2]
+    assert business.startswith("business") and technology.startswith("technology")
+    for part in (business, technology):
+        assert "decision: " in part and "short answer: " in part and "sources:  " in part
+    # the technology question's evidence is on the technology edge alone: the business edge must not keep it
+    assert "answered by: the cloud" in technology, technology
+    routed = technology.split("(routed to ", 1)[1].split(")", 1)[0]
+    assert "'technology'" in routed, technology
+    sources = technology.split("sources:  ", 1)[1].splitlines()[0]
+    assert "technology:" in sources, "the answer cites the technology edge's articles"
