@@ -80,7 +80,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def indexed_edges(work: Path, env: dict[str, str], bundle: Path) -> dict[str, Path]:
+def indexed_edges(work: Path, env: dict[str, str], bundle: Path = BUNDLE) -> dict[str, Path]:
     """A fresh serving copy of each demo edge's completed index, indexing the edges that have none."""
     rows = docs_by_edge(bundle / "docs.jsonl")
     config = EdgeConfig()

@@ -173,6 +173,7 @@ def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
         bytes_received=int(raw.get("bytes_received", 0)),
         probes=[ProbeScores(**p) for p in raw.get("probes", [])],
         probe_bytes=int(raw.get("probe_bytes", 0)),
+        short=str(raw.get("short", "")),
     )
 
 

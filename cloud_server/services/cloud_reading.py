@@ -9,11 +9,14 @@ from dataclasses import dataclass
 
 from cloud_server.services.context_merge import MergedContext
 from shared.answer_format import answer_request, degeneracy, render_answers
+from shared.config import CloudQueryConfig
 from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import TextGenerator
 from shared.reading import compose, plan_reading
 from shared.span_reader import Passage
 
+SEED = 7
+"""Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""
 NO_USABLE_ANSWER = (
     "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
 )
@@ -31,18 +34,25 @@ def read_context(
     question: str,
     merged: MergedContext,
     generator: TextGenerator,
-    max_tokens: int,
+    config: CloudQueryConfig,
     asked_at: str,
     share_context: bool,
 ) -> CloudReading:
-    """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM)."""
+    """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed answer set
+    is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer."""
     passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
     reading = plan_reading(question, passages)
-    request = answer_request(question, merged.text, 1, max_tokens, 0.0, None, options=reading.options)
+    closed = bool(reading.options)
+    n = max(config.choice_samples, 1) if closed else 1
+    temperature = config.choice_temperature if n > 1 else 0.0
+    request = answer_request(
+        question, merged.text, n, config.max_tokens, temperature, SEED if n > 1 else None, options=reading.options
+    )
     generated = render_answers(generator.generate(request).texts, reading.options)
-    if degeneracy(question, merged.text, generated)[0] is not None:
+    usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]
+    if not usable:
         return CloudReading(_fallback(question, merged, asked_at, share_context), "")
-    composed = compose(reading, generated, 0, quote=share_context)
+    composed = compose(reading, usable, 0, quote=share_context)
     return CloudReading(composed.text, composed.short)
 
 

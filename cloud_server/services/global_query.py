@@ -187,7 +187,7 @@ class GlobalQueryService:
                 await asyncio.to_thread(self._memory.save)
 
         t = time.perf_counter()
-        read = await asyncio.to_thread(read_context, question, merged, self._generator, cfg.max_tokens, asked_at,
+        read = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, asked_at,
                                        share_context)  # fmt: skip
         out.answer, out.short = read.text, read.short
         if not share_context:

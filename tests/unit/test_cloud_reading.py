@@ -1,0 +1,44 @@
+"""The cloud's reading of the merged context: closed answer sets voted over samples, free text one greedy
+answer, degenerate samples left out, and for an edge asking no sentence of another edge's text."""
+
+from __future__ import annotations
+
+from cloud_server.services.cloud_reading import NO_USABLE_ANSWER, read_context
+from cloud_server.services.context_merge import MergedContext
+from shared.config import CloudQueryConfig
+from shared.knowledge import ContextChunk, KnowledgeChunk
+from shared.models.base import GenerationRequest
+from shared.models.fakes import ScriptedGenerator
+
+TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."
+MERGED = MergedContext(f"[1] {TEXT}", [ContextChunk("edge-b", KnowledgeChunk("acme-1", 0, TEXT, 0.9, 20))], 20)
+
+
+def _replies(*texts: str) -> ScriptedGenerator:
+    queue = list(texts)
+    return ScriptedGenerator(lambda request: queue.pop(0) if queue else texts[-1])
+
+
+def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
+    model = _replies('{"answer": "no"}', '{"answer": "yes"}', '{"answer": "yes"}', '{"answer": "no"}')
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    request: GenerationRequest = model.requests[0]
+    assert request.n == 4 and request.temperature == 0.7 and request.json_schema is not None
+    assert read.short == "Yes", "a tie goes to the first option"
+
+
+def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> None:
+    model = _replies("Welding arms, in Berlin [1].")
+    read = read_context("What does Acme Robotics do?", MERGED, model, CloudQueryConfig(), "edge-a", False)
+    assert model.requests[0].n == 1 and model.requests[0].temperature == 0.0
+    assert "Jane Doe" not in read.text and "edge-b:acme-1" in read.text
+
+
+def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_nothing() -> None:
+    loop = "yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes"
+    model = _replies(loop, '{"answer": "no"}', loop, loop)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    assert read.short == "No"
+    only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
+    for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), "edge-a", False)
+    assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
