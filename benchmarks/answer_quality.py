@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.question_shape import shape_of as question_shape
-from simulation.metrics import majority_baseline
+from simulation.metrics import evidence_recall, majority_baseline
 
 Row = dict[str, Any]
 KINDS = ("within", "out")
@@ -109,6 +109,25 @@ def print_table(cells: dict[tuple[str, str, str], Cell], title: str) -> None:
         print(cell.line(f"{mode} {kind} {shape}"))
 
 
+def asker_share(rows: Sequence[Row]) -> str:
+    """For within-domain asks the cloud answered: evidence recall of the context with the asking edge's own
+    chunks, and of the other edges' chunks alone (what the context held before the asker joined it)."""
+    answered = [r for r in rows if r["kind"] == "within" and r.get("decision") == "cloud" and r.get("sources")]
+    if not answered:
+        return "no within-domain ask was answered by the cloud"
+    both = [evidence_recall(r["evidence_doc_ids"], [s["doc_id"] for s in r["sources"]]) for r in answered]
+    others = [
+        evidence_recall(r["evidence_doc_ids"], [s["doc_id"] for s in r["sources"] if s.get("edge_id") != r["asked_at"]])
+        for r in answered
+    ]
+    right = sum(bool(r["correct"]) for r in answered) / len(answered)
+    return (
+        f"{len(answered)} within-domain asks answered by the cloud: evidence recall {sum(both) / len(both):.1%} "
+        f"with the asker's own chunks, {sum(others) / len(others):.1%} from the other edges' alone; "
+        f"accuracy {right:.1%}"
+    )
+
+
 def plot(cells: dict[tuple[str, str, str], Cell], out: Path) -> None:
     """Bars of shown and short accuracy beside the majority baseline, per mode and kind (all shapes)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -148,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = load_rows(args.runs)
     cells = table(rows)
     print_table(cells, "all questions")
+    for mode in sorted({str(r["mode"]) for r in rows if str(r["mode"]).startswith("dgrag")}):
+        print(f"== {mode}: " + asker_share([r for r in rows if r["mode"] == mode]))
     if args.halves:
         for half in (0, 1):
             print_table(table([r for r in rows if half_of(r) == half], by_shape=False), f"half {half}")

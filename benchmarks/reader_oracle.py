@@ -24,6 +24,7 @@ from pathlib import Path
 
 from shared.config import EdgeConfig
 from shared.models.factory import build_generator
+from shared.question_shape import shape_of
 from shared.reading import compose, plan_reading
 from simulation.bundle import load_questions
 from simulation.metrics import is_correct, majority_baseline
@@ -40,9 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slm", action="store_true", help="sample the configured SLM too (slow)")
     p.add_argument("--limit", type=int, default=0, help="the first N answerable questions (0 = all)")
     p.add_argument("--json", type=Path, help="write every row here")
+    p.add_argument("--shapes", default="", help="only questions of these shapes, e.g. yes_no (default: all)")
     args = p.parse_args(argv)
     docs = load_docs(args.bench)
     questions = [q for q in load_questions(args.bench) if q.answerable]
+    if args.shapes:
+        wanted = set(args.shapes.split(","))
+        questions = [q for q in questions if shape_of(q.question).shape.value in wanted]
     if args.limit:
         questions = questions[: args.limit]
     config = EdgeConfig()
@@ -57,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             "shape": reading.shape.shape.value,
             "gold": q.answer,
             "half": _half(q.qid),
+            "samples": answers,
         }
         for name, extractive in (("extractive", True), ("model", False)):
             if generator is None and not extractive:
@@ -68,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r{i}/{len(questions)} questions, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr)
     print(file=sys.stderr)
     _print(rows, [m for m in ("extractive", "model") if m in rows[0]])
+    if generator is not None:
+        _print_no_votes(rows)
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return 0
@@ -90,6 +98,26 @@ def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
                 short = sum(is_correct(str(r[f"{m}_short"]), str(r["gold"])) for r in group) / len(group)
                 cells.append(f"{m} {full:6.1%} (short alone {short:6.1%})")
             print(f"  {shape:10s} n={len(group):3d}  " + "  ".join(cells) + f"  majority {base_acc:6.1%} ({base!r})")
+
+
+def _print_no_votes(rows: list[dict[str, object]]) -> None:
+    """Yes/no questions answered 'no' only when at least T samples say no (T = 1..4), per half: how much a bias
+    towards 'yes' (the majority of both bundles' yes/no golds) would gain over the plain vote."""
+    yes_no = [r for r in rows if r["shape"] == "yes_no"]
+    if not yes_no:
+        return
+    print("== yes/no: 'no' only when at least T of the samples say no")
+    for label, chosen in (("all", yes_no), ("half 0", [r for r in yes_no if r["half"] == 0]),
+                          ("half 1", [r for r in yes_no if r["half"] == 1])):  # fmt: skip
+        cells = []
+        for needed in (1, 2, 3, 4):
+            right = 0
+            for r in chosen:
+                samples = [str(a).strip().casefold() for a in r["samples"]]  # type: ignore[attr-defined]
+                noes = sum(a.startswith("no") for a in samples)
+                right += is_correct("no" if noes >= needed else "yes", str(r["gold"]))
+            cells.append(f"T={needed} {right / len(chosen):6.1%}")
+        print(f"  {label:7s} n={len(chosen):3d}  " + "  ".join(cells))
 
 
 if __name__ == "__main__":
