@@ -20,6 +20,7 @@ bound on every bundle; it is also fitted on one half of the questions and judged
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,8 @@ OFF = None
 EVIDENCE_ONLY = ProbeRouting(0, 0.0, 1, 1.0)
 """Probe scores compared by evidence alone (no term or lexical coverage)."""
 THRESHOLD = GateConfig().threshold
+ANSWERS = 4
+"""answer.n_answers of rows that do not say how many answers they sampled."""
 REFUSALS, CHECK_REFUSALS = GateConfig().refusal_share, GateConfig().check_refusal_share
 """The refusal shares that escalate by themselves: the gate alone, and with the check (gate.check_refusal_share)."""
 
@@ -79,12 +82,14 @@ class Point:
     check_threshold: float
     evidence_margin: float | None
     stay_margin: float = 0.0
+    unsupported_weight: float = 1.0
+    """gate.unsupported_weight: how much an unsupported answer counts as a refusal."""
 
     def label(self) -> str:
         if self.evidence_margin is None:
-            return f"check off, threshold {THRESHOLD:g}"
+            return f"check off, threshold {THRESHOLD:g}, unsupported_weight {self.unsupported_weight:g}"
         return f"check_threshold {self.check_threshold:g}, evidence_margin {self.evidence_margin:g}, " \
-               f"stay_margin {self.stay_margin:g}"  # fmt: skip
+               f"stay_margin {self.stay_margin:g}, unsupported_weight {self.unsupported_weight:g}"  # fmt: skip
 
 
 def escalates(
@@ -100,7 +105,7 @@ def escalates(
     the rest escalate. With the check off the gate's threshold alone decides. A question without probe scores
     (unanswerable ones) meets no other edge in the check."""
     signals = row["signals"]
-    score, refusals = _score(signals, GATE_WEIGHTS), float(signals["refusal_share"])
+    score, refusals = _score(signals, GATE_WEIGHTS), refusal_share(row, point.unsupported_weight)
     trusted = score >= THRESHOLD and refusals < REFUSALS
     if point.evidence_margin is None:
         return not trusted
@@ -115,12 +120,22 @@ def escalates(
     return others > own + lead
 
 
+def refusal_share(row: dict[str, Any], unsupported_weight: float) -> float:
+    """The gate's refusal share with unsupported answers weighed by ``unsupported_weight`` instead of 1 (the row
+    records how many of its ``generations`` were unsupported and not also declines or degenerate)."""
+    signals = row["signals"]
+    n = int(row.get("generations") or ANSWERS)
+    return max(
+        float(signals["refusal_share"]) - (1.0 - unsupported_weight) * int(signals.get("unsupported", 0)) / n, 0.0
+    )
+
+
 def checked(row: dict[str, Any], point: Point, check_refusals: float = CHECK_REFUSALS) -> bool:
     """Whether the ask pays for an evidence check (trusted or doubtful, with the check on)."""
     if point.evidence_margin is None:
         return False
     signals = row["signals"]
-    score, refusals = _score(signals, GATE_WEIGHTS), float(signals["refusal_share"])
+    score, refusals = _score(signals, GATE_WEIGHTS), refusal_share(row, point.unsupported_weight)
     trusted = score >= THRESHOLD and refusals < REFUSALS
     return trusted or (score >= point.check_threshold and refusals < check_refusals)
 
@@ -185,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-thresholds", default="0.1,0.15,0.2,0.25,0.3")
     parser.add_argument("--margins", default="off,0,0.05,0.1,0.15,0.2,0.3", help="gate.evidence_margin values")
     parser.add_argument("--stay-margins", default="-0.1,0,0.05,0.1,0.15,0.2", help="gate.stay_margin values")
+    parser.add_argument("--unsupported-weights", default="1", help="gate.unsupported_weight values, e.g. 1,0.5,0")
     cloud = CloudQueryConfig()
     parser.add_argument("--terms", type=float, default=cloud.probe_terms_weight, help="query.probe_terms_weight")
     parser.add_argument("--lexical", type=float, default=cloud.probe_lexical_weight, help="query.probe_lexical_weight")
@@ -193,16 +209,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
     scoring = ProbeRouting(0, 0.0, 1, 1.0, args.terms, args.lexical)
-    grid = _grid(args.check_thresholds, args.margins, args.stay_margins)
+    grid = [
+        dataclasses.replace(point, unsupported_weight=float(w))
+        for w in args.unsupported_weights.split(",")
+        for point in _grid(args.check_thresholds, args.margins, args.stay_margins)
+    ]
     refusals = args.check_refusal_share
     for b in bundles:
         print(f"\n{b.name}: {len(b.rows)} asks\n")
-        print("| check_threshold | evidence_margin | stay_margin | escalation within | out | unanswerable | checked |")
-        print("|---|---|---|---|---|---|---|")
+        print("| check_threshold | evidence_margin | stay_margin | unsupported_weight | escalation within | out | "
+              "unanswerable | checked |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|")
         for point in grid:
             r = rates(b, b.rows, point, scoring, refusals)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
             print(f"| {point.check_threshold:g} | {_label(point.evidence_margin)} | {point.stay_margin:g} | "
+                  f"{point.unsupported_weight:g} | "
                   f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")  # fmt: skip
     halves = [split(b.rows) for b in bundles]
     for fit_on, judge_on in ((0, 1), (1, 0)):

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, extractive in (("extractive", True), ("model", False)):
             if generator is None and not extractive:
                 continue
-            shown = compose(reading, answers, first_usable(answers), extractive=extractive)
+            shown = compose(reading, answers, first_usable(answers), extractive=extractive, no_share=0.5)
             row[name] = shown.text
             row[f"{name}_short"] = shown.short
         rows.append(row)

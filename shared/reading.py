@@ -78,22 +78,28 @@ def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
 
 
 def compose(
-    reading: Reading, answers: Sequence[str], best: int = 0, extractive: bool = True, quote: bool = True
+    reading: Reading,
+    answers: Sequence[str],
+    best: int = 0,
+    extractive: bool = True,
+    quote: bool = True,
+    no_share: float = 0.5,
 ) -> ComposedAnswer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose).
     ``extractive``: entity, date, number and open questions take the model-free reader's answer where it has
     one; otherwise the samples' vote (entity) or the chosen sample (open). ``quote`` False (the reader may not
     receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source,
-    and open questions get the generated answer or none."""
+    and open questions get the generated answer or none. ``no_share``: a yes/no question is answered 'no' only
+    when at least this share of its yes/no votes say no (0.5: the plain vote, ties to 'yes')."""
     if not quote:
-        shown = compose(reading, answers, best, extractive and reading.shape.shape != Shape.OPEN)
+        shown = compose(reading, answers, best, extractive and reading.shape.shape != Shape.OPEN, no_share=no_share)
         if shown.reader == "extractive" and reading.shape.shape == Shape.OPEN:
             return ComposedAnswer(MISSING, MISSING, "declined")
         cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
         return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
     shape = reading.shape.shape
     if reading.options and shape in (Shape.YES_NO, Shape.CHOICE):
-        return _voted(reading, answers)
+        return _voted(reading, answers, no_share if shape == Shape.YES_NO else 0.5)
     if shape == Shape.ENTITY and reading.entities:
         if extractive:
             top = reading.entities[0]
@@ -106,8 +112,9 @@ def compose(
     return _open(reading, answers, best, extractive)
 
 
-def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
-    """The option most samples chose (ties: the evidence's order, then the order the question names them)."""
+def _voted(reading: Reading, answers: Sequence[str], no_share: float = 0.5) -> ComposedAnswer:
+    """The option most samples chose (ties: the evidence's order, then the order the question names them); a
+    'no' needs at least ``no_share`` of the yes/no votes, else 'yes' wins."""
     votes: Counter[str] = Counter()
     declined = 0
     for answer in answers:
@@ -120,6 +127,8 @@ def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
         return ComposedAnswer(MISSING, MISSING, "declined")
     order = {o: i for i, o in enumerate(reading.options)}
     winner = max(votes, key=lambda o: (votes[o], -order[o]))
+    if winner == "no" and "yes" in reading.options and votes["no"] < no_share * (votes["no"] + votes["yes"]):
+        winner = "yes"
     support = _support(reading, winner)
     return _shown(winner[:1].upper() + winner[1:], support, "vote")
 

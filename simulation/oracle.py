@@ -76,8 +76,9 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
     started = time.perf_counter()
     reading = plan_reading(question.question, gold_passages(question, docs))
     answers = sample_answers(generator, reading, config) if reading.passages else []
+    a = config.answer
     composed: ComposedAnswer = compose(
-        reading, answers, first_usable(answers), extractive=config.answer.extractive_reader
+        reading, answers, first_usable(answers), extractive=a.extractive_reader, no_share=a.no_share
     )
     return AnswerTrace(
         question=question.question, answer=composed.text, decision=Decision.LOCAL, verified=True, mode=ORACLE_MODE,

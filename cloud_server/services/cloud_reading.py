@@ -52,7 +52,7 @@ def read_context(
     usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]
     if not usable:
         return CloudReading(_fallback(question, merged, asked_at, share_context), "")
-    composed = compose(reading, usable, 0, quote=share_context)
+    composed = compose(reading, usable, 0, quote=share_context, no_share=config.no_share)
     return CloudReading(composed.text, composed.short)
 
 

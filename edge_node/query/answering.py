@@ -181,7 +181,8 @@ class QueryService:
         result = self._gate(reading, retrieval, answers, flags, ablations)
         timings["gate"] = time.perf_counter() - t
         best = answers[result.best_index]
-        composed = compose(reading, answers, result.best_index, self._config.answer.extractive_reader)
+        a = self._config.answer
+        composed = compose(reading, answers, result.best_index, a.extractive_reader, no_share=a.no_share)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )

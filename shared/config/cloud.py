@@ -39,6 +39,9 @@ class CloudQueryConfig:
     out of domain (majority 63.0%), the edges' 4-sample vote 67.9% of the same questions asked at home."""
     choice_temperature: float = 0.7
     """Sampling temperature of those answers (the edges' answer.temperature)."""
+    no_share: float = 1.0
+    """As the edges' answer.no_share: a yes/no question is answered 'no' only when at least this share of the
+    yes/no votes say no."""
     max_top_m: int = 20
     """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
     max_top_k: int = 8

@@ -120,6 +120,13 @@ class AnswerConfig:
     """Entity, date, number and open questions are answered by the model-free reader (the evidence's name, date,
     number or sentence that best matches the question) where it finds one, instead of the samples' vote or the
     chosen sample; yes/no and choice questions are always the samples' vote (benchmarks/reader_oracle.py)."""
+    no_share: float = 1.0
+    """A yes/no question is answered 'no' only when at least this share of the samples that chose yes or no chose
+    no (and more chose no than yes); otherwise 'yes'. 0.5 is the plain vote (ties: yes). On multihop4's 157
+    yes/no questions read from their gold evidence by the bundled SmolLM2-135M, the plain vote scored 51.0% and
+    'no' only when all four samples say no 59.2% (each half of the questions: 53.2/48.8% against 59.7/58.8%),
+    against 60.5% for always 'yes': the small model's 'no' carries almost no information, its 'yes' some
+    (benchmarks/reader_oracle.py --slm --shapes yes_no). Refit for another model."""
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,16 @@ def test_yes_no_is_the_samples_vote_and_a_majority_of_declines_declines() -> Non
     assert compose(reading, [MISSING, MISSING, MISSING, "Yes."]).text == MISSING
 
 
+def test_a_no_needs_the_configured_share_of_the_yes_no_votes() -> None:
+    reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
+    three_noes = ["No.", "No.", "Yes.", "No."]
+    assert compose(reading, three_noes).short == "No", "the plain vote"
+    assert compose(reading, three_noes, no_share=1.0).short == "Yes", "unanimity asked: one yes keeps it yes"
+    assert compose(reading, ["No.", "No.", MISSING, "No."], no_share=1.0).short == "No", "declines do not vote"
+    choice = plan_reading("Is the report consistent or inconsistent with the other?", PASSAGES)
+    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."], no_share=1.0).short == "Inconsistent"
+
+
 def test_dates_come_from_the_best_sentence_or_its_passage() -> None:
     found = find_date("When did LiHua ask to move the protein shake?", PASSAGES)
     assert found is not None and found.short == "20260122_14:00"
