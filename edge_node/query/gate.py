@@ -81,15 +81,21 @@ def evaluate(
 ) -> GateResult:
     """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``);
     ``degenerate[i]`` marks an answer that must not be shown and ``unsupported[i]`` one whose claim the evidence
-    does not hold (shared.reading.unsupported): both count as refusals, even with confidence detection switched
-    off (a loop is not an answer, nor an invented claim), and are never chosen as the best."""
+    does not hold (shared.reading.unsupported): both count as refusals (an unsupported one by
+    ``config.unsupported_weight``), even with confidence detection switched off (a loop is not an answer, nor an
+    invented claim), and are never chosen as the best."""
     n = len(answers)
     loops = list(degenerate) or [False] * n
     invented = list(unsupported) or [False] * n
     bad = [a or b for a, b in zip(loops, invented, strict=True)]
     declines = [declares_missing(a) for a in answers] if config.confidence_detection else [False] * n
     refusals = sum(d or b for d, b in zip(declines, bad, strict=True))
-    refusal_share = refusals / n if n else 1.0
+    # an unsupported answer (and nothing worse) weighs gate.unsupported_weight of a refusal
+    weighed = sum(
+        1.0 if d or loop else (config.unsupported_weight if u else 0.0)
+        for d, loop, u in zip(declines, loops, invented, strict=True)
+    )
+    refusal_share = weighed / n if n else 1.0
     cosine = jaccard = claims = None
     weights = {"evidence": config.weight_evidence}
     values = {"evidence": evidence}

@@ -90,3 +90,14 @@ def test_degenerate_answers_escalate_even_without_confidence_detection() -> None
     answers = ["Rates rose rose rose rose"] * 4
     result = evaluate(answers, EMBED.embed(answers), 1.0, GateConfig(confidence_detection=False), degenerate=[True] * 4)
     assert result.decision == DECISION_ESCALATE
+
+
+def test_an_unsupported_answer_weighs_its_configured_share_of_a_refusal() -> None:
+    answers = ["Jane Doe leads Acme.", "Jane Doe leads it.", "Omar Haddad leads Acme.", "Omar runs it."]
+    vectors = EMBED.embed(answers)
+    unsupported = [False, False, True, True]
+    half = evaluate(answers, vectors, 0.9, GateConfig(unsupported_weight=0.5), unsupported=unsupported)
+    full = evaluate(answers, vectors, 0.9, GateConfig(unsupported_weight=1.0), unsupported=unsupported)
+    assert half.refusal_share == 0.25 and full.refusal_share == 0.5
+    assert half.decision == "local" and full.decision == "escalate", "refusal_share 0.5 escalates"
+    assert half.unsupported == full.unsupported == 2 and half.best_index in (0, 1), "never shown as the best"
