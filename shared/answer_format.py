@@ -26,16 +26,13 @@ REASON_CHARS = 120
 MISSING = "Insufficient information."
 
 
-def choice_schema(options: Sequence[str]) -> JsonSchema:
-    """The JSON schema of a choice among ``options`` (and the decline) with a bounded reason."""
-    return {
-        "type": "object",
-        "properties": {
-            "answer": {"type": "string", "enum": [*dict.fromkeys([*options, DECLINE])]},
-            "because": {"type": "string", "maxLength": REASON_CHARS},
-        },
-        "required": ["answer", "because"],
-    }
+def choice_schema(options: Sequence[str], reason: bool = True) -> JsonSchema:
+    """The JSON schema of a choice among ``options`` (and the decline), with a bounded reason after it unless
+    ``reason`` is False (the choice comes first, so leaving the reason out does not change how it is made)."""
+    properties: dict[str, object] = {"answer": {"type": "string", "enum": [*dict.fromkeys([*options, DECLINE])]}}
+    if reason:
+        properties["because"] = {"type": "string", "maxLength": REASON_CHARS}
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 YES_NO_SCHEMA: JsonSchema = choice_schema(("yes", "no"))
@@ -52,6 +49,8 @@ def declares_missing(answer: str) -> bool:
     """True when the answer says it lacks the information, or is empty (model-free): the gate counts such an
     answer as a refusal, and the reader neither shows nor votes with it."""
     return bool(_DECLINES.search(answer)) or not answer.strip()
+
+
 _VERDICT = re.compile(r'"answer"\s*:\s*"([^"]*)"')
 _REASON = re.compile(r'"because"\s*:\s*"((?:[^"\\]|\\.)*)')
 
@@ -104,10 +103,11 @@ def answer_request(
     top_k: int = 0,
     min_p: float = 0.0,
     repeat_penalty: float = 1.0,
+    reason: bool = True,
 ) -> GenerationRequest:
     """The request that answers ``question`` from ``context``: a choice among ``options`` when given (see
-    :func:`answer_options`), else one short free-text sentence. One answer is always greedy; the sampling values
-    apply to a batch of ``n`` > 1."""
+    :func:`answer_options`; ``reason`` False: the choice alone, no reason after it), else one short free-text
+    sentence. One answer is always greedy; the sampling values apply to a batch of ``n`` > 1."""
     context = context or "(nothing found)"
     if options:
         listed = "; ".join(options)
@@ -125,7 +125,7 @@ def answer_request(
         top_k=top_k,
         min_p=min_p,
         repeat_penalty=repeat_penalty,
-        json_schema=choice_schema(options) if options else None,
+        json_schema=choice_schema(options, reason) if options else None,
     )
 
 

@@ -45,8 +45,17 @@ def read_context(
     closed = bool(reading.options)
     n = max(config.choice_samples, 1) if closed else 1
     temperature = config.choice_temperature if n > 1 else 0.0
+    # no reason after a choice: the cloud shows evidence sentences, not the model's reasons, and each reason costs
+    # about 15 decoded tokens per sample
     request = answer_request(
-        question, merged.text, n, config.max_tokens, temperature, SEED if n > 1 else None, options=reading.options
+        question,
+        merged.text,
+        n,
+        config.max_tokens,
+        temperature,
+        SEED if n > 1 else None,
+        options=reading.options,
+        reason=False,
     )
     generated = render_answers(generator.generate(request).texts, reading.options)
     usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]

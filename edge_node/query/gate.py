@@ -90,12 +90,7 @@ def evaluate(
     bad = [a or b for a, b in zip(loops, invented, strict=True)]
     declines = [declares_missing(a) for a in answers] if config.confidence_detection else [False] * n
     refusals = sum(d or b for d, b in zip(declines, bad, strict=True))
-    # an unsupported answer (and nothing worse) weighs gate.unsupported_weight of a refusal
-    weighed = sum(
-        1.0 if d or loop else (config.unsupported_weight if u else 0.0)
-        for d, loop, u in zip(declines, loops, invented, strict=True)
-    )
-    refusal_share = weighed / n if n else 1.0
+    refusal_share = _refused(declines, loops, invented, config.unsupported_weight) / n if n else 1.0
     cosine = jaccard = claims = None
     weights = {"evidence": config.weight_evidence}
     values = {"evidence": evidence}
@@ -132,6 +127,11 @@ def evaluate(
         degenerate=sum(loops),
         unsupported=sum(invented),
     )
+
+
+def _refused(declines: Sequence[bool], loops: Sequence[bool], invented: Sequence[bool], weight: float) -> float:
+    """Refusals counted: a decline or a degenerate answer as one, an answer only unsupported as ``weight``."""
+    return sum(1.0 if d or loop else (weight if u else 0.0) for d, loop, u in zip(declines, loops, invented, strict=True))
 
 
 def best_answer(

@@ -42,3 +42,10 @@ def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_
     only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
     for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), "edge-a", False)
     assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
+
+
+def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:
+    model = _replies('{"answer": "yes"}')
+    read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    schema = model.requests[0].json_schema
+    assert schema is not None and set(schema["properties"]) == {"answer"} and schema["required"] == ["answer"]
