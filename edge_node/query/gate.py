@@ -131,7 +131,8 @@ def evaluate(
 
 def _refused(declines: Sequence[bool], loops: Sequence[bool], invented: Sequence[bool], weight: float) -> float:
     """Refusals counted: a decline or a degenerate answer as one, an answer only unsupported as ``weight``."""
-    return sum(1.0 if d or loop else (weight if u else 0.0) for d, loop, u in zip(declines, loops, invented, strict=True))
+    flags = zip(declines, loops, invented, strict=True)
+    return sum(1.0 if d or loop else (weight if u else 0.0) for d, loop, u in flags)
 
 
 def best_answer(
