@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.fit_gate import half_of
 from shared.question_shape import shape_of as question_shape
 from simulation.metrics import evidence_recall, majority_baseline
 
@@ -72,10 +72,6 @@ def summarise(rows: Sequence[Row]) -> Cell:
 
 def shape_of(row: Row) -> str:
     return question_shape(str(row["question"])).shape.value
-
-
-def half_of(row: Row) -> int:
-    return hashlib.sha256(str(row["qid"]).encode()).digest()[0] % 2
 
 
 def load_rows(runs: Iterable[Path]) -> list[Row]:
@@ -171,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {mode}: " + asker_share([r for r in rows if r["mode"] == mode]))
     if args.halves:
         for half in (0, 1):
-            print_table(table([r for r in rows if half_of(r) == half], by_shape=False), f"half {half}")
+            print_table(table([r for r in rows if half_of(str(r["qid"])) == half], by_shape=False), f"half {half}")
     if args.png:
         plot(cells, args.png)
     return 0

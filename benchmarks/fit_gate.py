@@ -98,10 +98,16 @@ def _rates_text(shares: dict[str, float | None]) -> str:
     return ", ".join(f"escalation_{k} {'—' if v is None else f'{v:.3f}'}" for k, v in shares.items())
 
 
+def half_of(qid: str) -> int:
+    """The half (0 or 1) a question belongs to, by its id: the same halves in every benchmark that fits on one and
+    judges on the other."""
+    return hashlib.sha256(qid.encode()).digest()[0] % 2
+
+
 def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Deterministic halves by question id, so a question never sits in both."""
-    first = [r for r in rows if hashlib.sha256(r["qid"].encode()).digest()[0] % 2 == 0]
-    second = [r for r in rows if hashlib.sha256(r["qid"].encode()).digest()[0] % 2 == 1]
+    first = [r for r in rows if half_of(r["qid"]) == 0]
+    second = [r for r in rows if half_of(r["qid"]) == 1]
     return first, second
 
 

@@ -15,13 +15,13 @@ made on one half can be judged on the other.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from benchmarks.fit_gate import half_of
 from shared.config import EdgeConfig
 from shared.models.factory import build_generator
 from shared.question_shape import shape_of
@@ -29,10 +29,6 @@ from shared.reading import compose, plan_reading
 from simulation.bundle import load_questions
 from simulation.metrics import is_correct, majority_baseline
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers
-
-
-def _half(qid: str) -> int:
-    return hashlib.sha256(qid.encode()).digest()[0] % 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             "qid": q.qid,
             "shape": reading.shape.shape.value,
             "gold": q.answer,
-            "half": _half(q.qid),
+            "half": half_of(q.qid),
             "samples": answers,
         }
         for name, extractive in (("extractive", True), ("model", False)):
