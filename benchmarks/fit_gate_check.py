@@ -104,14 +104,12 @@ def escalates(
     doubtful ones (at or above ``check_threshold``) stay only when this edge leads every other by ``stay_margin``;
     the rest escalate. With the check off the gate's threshold alone decides. A question without probe scores
     (unanswerable ones) meets no other edge in the check."""
-    signals = row["signals"]
-    score, refusals = _score(signals, GATE_WEIGHTS), refusal_share(row, point.unsupported_weight)
-    trusted = score >= THRESHOLD and refusals < REFUSALS
+    trusted, doubtful = bands(row, point, check_refusals)
     if point.evidence_margin is None:
         return not trusted
-    doubtful = score >= point.check_threshold and refusals < check_refusals
     if not (trusted or doubtful):
         return True
+    signals = row["signals"]
     scores = probes.get(row["qid"], {})
     scored = {e: scoring.probed(p) for e, p in scores.items()}
     own = scored.get(row["asked_at"], min(max(float(signals["evidence"]), 0.0), 1.0))
@@ -130,14 +128,16 @@ def refusal_share(row: dict[str, Any], unsupported_weight: float) -> float:
     )
 
 
+def bands(row: dict[str, Any], point: Point, check_refusals: float = CHECK_REFUSALS) -> tuple[bool, bool]:
+    """Whether the ask's local answer is trusted, and whether it is doubtful (edge_node.query.escalation)."""
+    score, refusals = _score(row["signals"], GATE_WEIGHTS), refusal_share(row, point.unsupported_weight)
+    trusted = score >= THRESHOLD and refusals < REFUSALS
+    return trusted, score >= point.check_threshold and refusals < check_refusals
+
+
 def checked(row: dict[str, Any], point: Point, check_refusals: float = CHECK_REFUSALS) -> bool:
     """Whether the ask pays for an evidence check (trusted or doubtful, with the check on)."""
-    if point.evidence_margin is None:
-        return False
-    signals = row["signals"]
-    score, refusals = _score(signals, GATE_WEIGHTS), refusal_share(row, point.unsupported_weight)
-    trusted = score >= THRESHOLD and refusals < REFUSALS
-    return trusted or (score >= point.check_threshold and refusals < check_refusals)
+    return point.evidence_margin is not None and any(bands(row, point, check_refusals))
 
 
 def _weights() -> dict[str, float]:
