@@ -117,12 +117,17 @@ class GlobalQueryService:
         cfg = self._config
         route = self._route(routing_off)
         m = top_m or cfg.top_m
-        k = top_k or (max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k)
+        k = top_k or self._default_k(route)
         deadline = deadline_s or cfg.deadline_s
         _check_match(question, m, cfg)
         _check_fan_out(k, deadline, cfg)
         with self._slot():
             return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
+
+    def _default_k(self, route: _Route) -> int:
+        """The fan-out when the caller sets none: with probes, up to the adaptive k."""
+        cfg = self._config
+        return max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k
 
     def _route(self, routing_off: frozenset[str], known: tuple[ProbeScores, ...] = ()) -> _Route:
         _check_routing_off(routing_off)
@@ -275,10 +280,11 @@ class GlobalQueryService:
                 asked_at, _unit(claim.evidence), term_coverage=_unit(claim.terms), lexical=_unit(claim.lexical or 0.0)
             )
             lead = _bounded(claim.margin, cfg.evidence_margin)
-            if not (best > scoring.probed(mine) + lead and answer_if_stronger):
-                return EvidenceVerdict(best > scoring.probed(mine) + lead)
+            stronger = best > scoring.probed(mine) + lead
+            if not (stronger and answer_if_stronger):
+                return EvidenceVerdict(stronger)
             checked = time.perf_counter() - started
-            k = max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k
+            k = self._default_k(route)
             known = dataclasses.replace(route, known=(*probes, mine))
             answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
             answer.timings["evidence_check"] = checked
