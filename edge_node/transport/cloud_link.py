@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
 from shared import serde
@@ -33,14 +35,12 @@ class CloudLink:
         ``routing_off``: parts of the cloud's routing off for this question (ablations); ``vectors``: this edge's
         embeddings of the question."""
         request = cloud_pb2.GlobalQueryRequest(
-            question=question, asked_at=asked_at, routing_off=sorted(routing_off),
+            question=question,
+            asked_at=asked_at,
+            routing_off=sorted(routing_off),
             vectors=serde.vectors_to_proto(vectors),
-        )  # fmt: skip
-        try:
-            reply = await self.stub.GlobalQuery(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
-        except grpc.aio.AioRpcError as exc:
-            raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
-        return serde.cloud_answer_from_proto(reply)
+        )
+        return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
 
     async def check_evidence(
         self,
@@ -52,11 +52,15 @@ class CloudLink:
         """The cloud's evidence check, with its answer when another edge is stronger (one round trip); raises
         CloudUnavailableError like global_query."""
         request = serde.evidence_check_to_proto(question, claim, vectors, routing_off)
+        return serde.verdict_from_proto(await self._call(self.stub.CheckEvidence, request))
+
+    async def _call(self, method: Any, request: Any) -> Any:
+        """One unary call with this edge's credentials and the link's deadline; any RPC failure is the cloud
+        being unavailable to this edge (CloudUnavailableError, with the status and its details)."""
         try:
-            reply = await self.stub.CheckEvidence(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
+            return await method(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
-        return serde.verdict_from_proto(reply)
 
     async def aclose(self) -> None:
         await self._channel.close()
