@@ -8,7 +8,6 @@ on the machine), once per question: a question asked at two edges has one oracle
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from shared.text import excerpt
 from shared.trace import AnswerTrace, Decision, Source
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
+from simulation.indexing import docs_by_edge
 from simulation.report import ORACLE_MODE
 
 PASSAGE_CHARS = 900
@@ -35,13 +35,8 @@ PASSAGE_CHARS = 900
 
 
 def load_docs(bench: Path) -> dict[str, str]:
-    """doc_id -> text of a bundle's documents."""
-    docs: dict[str, str] = {}
-    for line in (bench / "docs.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            docs[str(row["doc_id"])] = str(row["text"])
-    return docs
+    """doc_id -> text of a bundle's documents (a malformed row is refused with its line, as when indexing)."""
+    return {str(r["doc_id"]): str(r["text"]) for rows in docs_by_edge(bench / "docs.jsonl").values() for r in rows}
 
 
 def gold_passages(question: Question, docs: dict[str, str]) -> list[Passage]:
