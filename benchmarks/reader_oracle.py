@@ -77,9 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _halves(rows: list[dict[str, object]]) -> list[tuple[str, list[dict[str, object]]]]:
+    """All the rows, then each half of the questions."""
+    return [("all", rows), *((f"half {h}", [r for r in rows if r["half"] == h]) for h in (0, 1))]
+
+
 def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
-    for label, chosen in (("all", rows), ("half 0", [r for r in rows if r["half"] == 0]),
-                          ("half 1", [r for r in rows if r["half"] == 1])):  # fmt: skip
+    for label, chosen in _halves(rows):
         groups: dict[str, list[dict[str, object]]] = defaultdict(list)
         for r in chosen:
             groups[str(r["shape"])].append(r)
@@ -103,8 +107,7 @@ def _print_no_votes(rows: list[dict[str, object]]) -> None:
     if not yes_no:
         return
     print("== yes/no: 'no' only when at least T of the samples say no")
-    for label, chosen in (("all", yes_no), ("half 0", [r for r in yes_no if r["half"] == 0]),
-                          ("half 1", [r for r in yes_no if r["half"] == 1])):  # fmt: skip
+    for label, chosen in _halves(yes_no):
         cells = []
         for needed in (1, 2, 3, 4):
             right = 0

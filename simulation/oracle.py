@@ -55,9 +55,18 @@ def sample_answers(generator: TextGenerator, reading: Reading, config: EdgeConfi
     context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
     a = config.answer
     request = answer_request(
-        reading.question, context, a.n_answers, a.max_tokens, a.temperature, a.seed, options=reading.options,
-        top_p=a.top_p, top_k=a.top_k, min_p=a.min_p, repeat_penalty=a.repeat_penalty,
-    )  # fmt: skip
+        reading.question,
+        context,
+        a.n_answers,
+        a.max_tokens,
+        a.temperature,
+        a.seed,
+        options=reading.options,
+        top_p=a.top_p,
+        top_k=a.top_k,
+        min_p=a.min_p,
+        repeat_penalty=a.repeat_penalty,
+    )
     return render_answers(generator.generate(request).texts, reading.options)
 
 
@@ -76,13 +85,28 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
         reading, answers, first_usable(answers), extractive=a.extractive_reader, no_share=a.no_share
     )
     return AnswerTrace(
-        question=question.question, answer=composed.text, decision=Decision.LOCAL, verified=True, mode=ORACLE_MODE,
-        note="", answers=answers, degenerate=[None] * len(answers), best_generated="", sampling={}, model_speed={},
-        gate=None, evidence={}, keywords=[], names=[], entities=[], relations=[],
-        sources=[Source(p.source, 0, 1.0) for p in reading.passages], context_tokens=0,
+        question=question.question,
+        answer=composed.text,
+        decision=Decision.LOCAL,
+        verified=True,
+        mode=ORACLE_MODE,
+        note="",
+        answers=answers,
+        degenerate=[None] * len(answers),
+        best_generated="",
+        sampling={},
+        model_speed={},
+        gate=None,
+        evidence={},
+        keywords=[],
+        names=[],
+        entities=[],
+        relations=[],
+        sources=[Source(p.source, 0, 1.0) for p in reading.passages],
+        context_tokens=0,
         timings={"generation": time.perf_counter() - started},
         reading={"shape": reading.shape.shape.value, "reader": composed.reader, "short": composed.short},
-    )  # fmt: skip
+    )
 
 
 def oracle_rows(asked: Sequence[Asked], bench: Path, config: EdgeConfig) -> list[dict[str, Any]]:
