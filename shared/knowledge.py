@@ -71,6 +71,8 @@ class EdgeKnowledge:
     chunks: tuple[KnowledgeChunk, ...] = ()
     evidence: float = 0.0
     retrieval_seconds: float = 0.0
+    answers: str = "paraphrase"
+    """What answers to other participants may carry of this knowledge (the edge's privacy.answers)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,8 @@ class CloudAnswer:
     probe_bytes: int = 0
     short: str = ""
     """The answer alone (a name, yes/no, a date), without its supporting quote or sources ("" when none)."""
+    withheld_words: int = 0
+    """Words removed from the answer because they copied text whose owner does not let answers quote it."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from shared.knowledge import (
 )
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2
 from shared.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
+from shared.vocabulary import ANSWER_USES
 
 
 def summary_to_proto(card: SummaryCard) -> common_pb2.Summary:
@@ -71,6 +72,7 @@ def knowledge_to_proto(k: EdgeKnowledge) -> common_pb2.Knowledge:
         chunks=[chunk_to_proto(c) for c in k.chunks],
         evidence=k.evidence,
         retrieval_seconds=k.retrieval_seconds,
+        answers=k.answers,
     )
 
 
@@ -82,6 +84,7 @@ def knowledge_from_proto(msg: common_pb2.Knowledge) -> EdgeKnowledge:
         chunks=tuple(chunk_from_proto(c) for c in msg.chunks),
         evidence=msg.evidence,
         retrieval_seconds=msg.retrieval_seconds,
+        answers=msg.answers if msg.answers in ANSWER_USES else "paraphrase",
     )
 
 
@@ -116,6 +119,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         probes=[probe_to_proto(p) for p in a.probes],
         probe_bytes=a.probe_bytes,
         short_answer=a.short,
+        withheld_words=a.withheld_words,
     )
 
 
@@ -157,6 +161,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         probes=[probe_from_proto(p) for p in msg.probes],
         probe_bytes=msg.probe_bytes,
         short=msg.short_answer,
+        withheld_words=msg.withheld_words,
     )
 
 

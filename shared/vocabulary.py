@@ -39,3 +39,9 @@ ALL_ABLATIONS = (*ABLATIONS, *ROUTING_ABLATIONS)
 
 MAX_QUESTION_CHARS = 4000
 """The longest question the edges and the cloud accept."""
+
+AnswerUse = Literal["quote", "paraphrase", "ids_only"]
+ANSWER_USES: tuple[AnswerUse, ...] = ("quote", "paraphrase", "ids_only")
+"""What answers to other participants may carry of an edge's texts (its ``privacy.answers``): quote (word for
+word), paraphrase (the content, with no copied run of words), ids_only (which of its sources match, nothing of
+their text)."""

@@ -1,12 +1,14 @@
 """The cloud's reading of the merged context (transport-free): the question's shape decides the reader, the cloud
 LLM answers once (on a choice schema where the shape has one), and the answer is composed as an edge composes
-its own: the short answer, then, for an app, one supporting sentence with its source; for an edge asking, the
-source ids only (another edge's text never goes to an edge). A degenerate generation gives way to an extract."""
+its own: the short answer, then one supporting sentence with its source where every text read may be quoted to
+the asker (see answer_guard), else the source ids only. A degenerate generation gives way to an extract of the
+texts the asker may be quoted."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cloud_server.services.answer_guard import Readers
 from cloud_server.services.context_merge import MergedContext
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
@@ -35,8 +37,7 @@ def read_context(
     merged: MergedContext,
     generator: TextGenerator,
     config: CloudQueryConfig,
-    asked_at: str,
-    share_context: bool,
+    readers: Readers,
 ) -> CloudReading:
     """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed answer set
     is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer."""
@@ -60,17 +61,17 @@ def read_context(
     generated = render_answers(generator.generate(request).texts, reading.options)
     usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]
     if not usable:
-        return CloudReading(_fallback(question, merged, asked_at, share_context), "")
-    composed = compose(reading, usable, 0, quote=share_context, no_share=config.no_share)
+        return CloudReading(_fallback(question, merged, readers), "")
+    composed = compose(reading, usable, 0, quote=readers.all_quotable(merged), no_share=config.no_share)
     return CloudReading(composed.text, composed.short)
 
 
-def _fallback(question: str, merged: MergedContext, asked_at: str, share_context: bool) -> str:
-    """Instead of a loop or a list explosion: the merged context's best sentences, with their edges; for an
-    edge asking, only from its own chunks (other edges' text never goes to another edge)."""
-    chunks = [c for c in merged.chunks if share_context or c.edge_id == asked_at]
+def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:
+    """Instead of a loop or a list explosion: the best sentences of the chunks the asker may be quoted (its
+    own, and those of edges whose policy lets answers quote them), with their edges."""
+    chunks = [c for c in merged.chunks if readers.may_quote(c.edge_id)]
     passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in chunks]
-    if not passages and share_context:
+    if not passages and readers.all_quotable(merged):
         passages = [SourcedText(merged.text, "the edges' entities and relations")]
     if not passages:
         return NO_USABLE_ANSWER

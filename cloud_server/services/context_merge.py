@@ -18,6 +18,8 @@ class MergedContext:
     text: str
     chunks: list[ContextChunk]
     tokens: int
+    edges: frozenset[str] = frozenset()
+    """Every edge whose text (a chunk, or an entity or relation line) is in ``text``."""
 
 
 def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokenizer: Tokenizer) -> MergedContext:
@@ -37,15 +39,17 @@ def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokeni
         used += cost
         used_chunks.append(ContextChunk(edge_id, chunk))
         parts.append(f"[{len(parts) + 1}] {chunk.text}")
-    facts: list[tuple[float, str]] = []
+    edges = {c.edge_id for c in used_chunks}
+    facts: list[tuple[float, str, str]] = []
     for k in replies:
-        facts += [(e.score, f"{e.name} ({e.type}): {e.description}") for e in k.entities]
-        facts += [(r.score, f"{r.source} -- {r.target}: {r.description}") for r in k.relations]
-    for _, line in sorted(facts, key=lambda t: -t[0]):
+        facts += [(e.score, k.edge_id, f"{e.name} ({e.type}): {e.description}") for e in k.entities]
+        facts += [(r.score, k.edge_id, f"{r.source} -- {r.target}: {r.description}") for r in k.relations]
+    for _, edge_id, line in sorted(facts, key=lambda t: -t[0]):
         cost = tokenizer.count(line)
         if used + cost > budget_tokens or line in seen_text:
             continue
         seen_text.add(line)
         used += cost
+        edges.add(edge_id)
         parts.append(f"- {line}")
-    return MergedContext("\n\n".join(parts), used_chunks, used)
+    return MergedContext("\n\n".join(parts), used_chunks, used, frozenset(edges))

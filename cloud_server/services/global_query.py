@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from cloud_server.services.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
 from cloud_server.services.cloud_reading import read_context
 from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
@@ -25,7 +26,6 @@ from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.knowledge import (
     CloudAnswer,
-    ContextChunk,
     EdgeKnowledge,
     EvidenceClaim,
     EvidenceVerdict,
@@ -183,7 +183,9 @@ class GlobalQueryService:
         asker = not share_context and asked_at not in ("", *out.edges_asked) and self._registry.live(asked_at)
         replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
         t = time.perf_counter()
-        merged = merge_knowledge(replies, cfg.context_tokens, self._tokenizer)
+        readers = Readers.of("" if share_context else asked_at, replies)
+        read, cited = readable(replies, readers)
+        merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
         out.context = merged.chunks
         out.timings["merge"] = time.perf_counter() - t
         if self._memory is not None and route.record:
@@ -192,11 +194,13 @@ class GlobalQueryService:
                 await asyncio.to_thread(self._memory.save)
 
         t = time.perf_counter()
-        read = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, asked_at,
-                                       share_context)  # fmt: skip
-        out.answer, out.short = read.text, read.short
-        if not share_context:
-            out.context = [ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text="")) for c in out.context]
+        reading = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, readers)
+        protected = protected_texts(read, readers)
+        guarded = guard_answer(
+            question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
+        )
+        out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
+        out.context = shown_context(merged, cited, readers)
         out.timings["cloud_generation"] = time.perf_counter() - t
         out.timings["total"] = time.perf_counter() - started
         return out

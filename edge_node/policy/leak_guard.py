@@ -1,32 +1,21 @@
 """A model-free check that text about to leave the edge does not quote its documents.
 
-Every run of ``n`` consecutive words (lowercased, punctuation dropped) of every chunk is hashed into a set;
-an outbound text that contains any such run is a leak. Chunks overlap, so the set covers every run of every
-document. The set is rebuilt when the store's generation moves (a document was added, changed or deleted).
-Memory: one 8-byte hash per word of the corpus (a 150-document edge: ~0.1 M words, a few MB).
+The edge's chunks are indexed by :class:`shared.verbatim.CopyIndex` (runs of ``n`` words, runs with one word
+swapped, whole short sentences, after normalising case, punctuation, invisible characters and digit
+groupings); an outbound text holding any of them is a leak. Chunks overlap, so the index covers every run of
+every document. It is rebuilt when the store's generation moves (a document was added, changed or deleted).
 """
 
 from __future__ import annotations
 
-import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
-_WORD = re.compile(r"\w+")
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def ngrams(text: str, n: int) -> Iterator[tuple[str, ...]]:
-    w = words(text)
-    for i in range(len(w) - n + 1):
-        yield tuple(w[i : i + n])
+from shared.verbatim import CopyIndex
 
 
 class LeakGuard:
-    """Finds runs of ``n`` words an outbound text shares with the edge's documents."""
+    """Finds what an outbound text copies from the edge's documents."""
 
     def __init__(self, texts: Callable[[], Iterable[str]], generation: Callable[[], int], n: int = 8) -> None:
         if n < 3:
@@ -34,22 +23,18 @@ class LeakGuard:
         self._texts = texts
         self._generation = generation
         self.n = n
-        self._hashes: set[int] = set()
+        self._index = CopyIndex((), n)
         self._built_at: int | None = None
         self._lock = threading.Lock()
 
     def shared_run(self, text: str) -> str | None:
-        """The first run of ``n`` words ``text`` shares with a document, or None."""
-        self._refresh()
-        for gram in ngrams(text, self.n):
-            if hash(gram) in self._hashes:
-                return " ".join(gram)
-        return None
+        """The words of the first copy of a document in ``text``, or None."""
+        return self._current().first_copy(text)
 
-    def _refresh(self) -> None:
+    def _current(self) -> CopyIndex:
         generation = self._generation()
         with self._lock:
-            if self._built_at == generation:
-                return
-            self._hashes = {hash(g) for t in self._texts() for g in ngrams(t, self.n)}
-            self._built_at = generation
+            if self._built_at != generation:
+                self._index = CopyIndex(self._texts(), self.n)
+                self._built_at = generation
+            return self._index

@@ -52,7 +52,10 @@ def knowledge_for_cloud(
     """The part of ``retrieval`` this edge's policy lets leave; with raw text forbidden, a description that
     quotes a document (``guard``) goes without its description."""
     base = EdgeKnowledge(
-        edge_id=edge_id, evidence=retrieval.evidence.score, retrieval_seconds=sum(retrieval.timings.values())
+        edge_id=edge_id,
+        evidence=retrieval.evidence.score,
+        retrieval_seconds=sum(retrieval.timings.values()),
+        answers=policy.answers,
     )
     if policy.level == "summaries_only":
         return Outbound(base)

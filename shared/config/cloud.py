@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from shared.config.models import EmbedderConfig, ModelConfig
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.errors import ConfigError
+from shared.verbatim import MIN_RUN_WORDS
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,12 @@ class CloudQueryConfig:
     no_share: float = 1.0
     """As the edges' answer.no_share: a yes/no question is answered 'no' only when at least this share of the
     yes/no votes say no."""
+    copy_words: int = 6
+    """Words in a row an answer may not share with the text of an edge whose privacy.answers is paraphrase
+    (nor that run with one word swapped); the answer's copied words are removed, or the whole answer when more
+    than half of it copies. Case, punctuation, invisible characters and digit groupings do not count."""
+    copy_sentence_words: int = 4
+    """Shortest sentence of such an edge an answer may not repeat whole (shorter than copy_words)."""
     max_top_m: int = 20
     """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
     max_top_k: int = 8
@@ -86,6 +94,13 @@ class CloudQueryConfig:
     memory_half_life: float = 500.0
     """A memory's weight halves every this many answered cross-edge queries."""
 
+    def __post_init__(self) -> None:
+        if self.copy_words < MIN_RUN_WORDS:
+            raise ConfigError(
+                f"query.copy_words = {self.copy_words} would remove ordinary phrases from answers; use {MIN_RUN_WORDS}"
+                " or more"
+            )
+
 
 @dataclass(frozen=True)
 class CloudConfig:
@@ -115,5 +130,3 @@ class CloudConfig:
     """The embedder of summaries and questions (must match what the edges use)."""
     query: CloudQueryConfig = field(default_factory=CloudQueryConfig)
     """Cross-edge retrieval."""
-
-

@@ -17,6 +17,7 @@ from shared.config.pipeline import (
     SummaryConfig,
 )
 from shared.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
+from shared.vocabulary import AnswerUse
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,11 @@ class PrivacyConfig:
     audit_content: bool = False
     """Also write the text of every outbound message (summaries, knowledge, questions) into the audit log, for
     the owner's review and for leak checks (benchmarks/leak_audit.py); the log never leaves the device."""
+    answers: AnswerUse = "paraphrase"
+    """What the cloud's answers to other edges and apps may carry of this edge's texts: quote (word for word, and
+    apps get the texts as context), paraphrase (no run of the cloud's query.copy_words words, near-copy or whole
+    short sentence of them; sources by id only), ids_only (its texts are not read for others at all; they learn
+    which of its sources matched). Its own questions always get its own texts."""
     doc_ids: DocIdPolicy = "names"
     """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
     opaque (a hash, stable per edge), as_is."""
@@ -142,5 +148,3 @@ class EdgeConfig:
     """The link to the cloud."""
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     """What may leave this edge."""
-
-

@@ -123,6 +123,7 @@ async def start_network(
     extra_edges: Sequence[str] = (),
     hello_timeout_s: float = 10.0,
     query: CloudQueryConfig | None = None,
+    cloud_llm: ScriptedGenerator | None = None,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -136,7 +137,8 @@ async def start_network(
         hello_timeout_s=hello_timeout_s,
         query=query or CloudQueryConfig(deadline_s=deadline_s),
     )
-    parts = build_cloud(cloud_config, HashEmbedder(DIM), ScriptedGenerator(answer_from_context), RegexTokenizer())
+    llm = cloud_llm or ScriptedGenerator(answer_from_context)
+    parts = build_cloud(cloud_config, HashEmbedder(DIM), llm, RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stops = {"cloud": asyncio.Event()}
     tasks = {

@@ -76,7 +76,9 @@ def test_an_edge_asking_the_cloud_gets_source_ids_never_other_edges_text(tmp_pat
                 assert {c.doc_id for c in as_edge.context_chunks} & {"zeph-1", "zeph-2"}
                 assert "Omar Haddad" in as_edge.answer  # the cloud's answer itself is what an edge asks for
                 as_app = await stub.GlobalQuery(request, metadata=_as(APP_ID))
-                assert any("Omar Haddad" in c.text for c in as_app.context_chunks)
+                assert as_app.context_chunks and all(not c.text for c in as_app.context_chunks), (
+                    "by default (privacy.answers = paraphrase) an app too gets sources by id only"
+                )
         finally:
             await net.close()
 
@@ -117,5 +119,3 @@ def test_ingest_roots_refuse_paths_and_symlinks_leading_out(tmp_path: Path) -> N
     assert not under_roots(inbox / ".." / "secret.txt", roots)
     assert not under_roots(Path("/etc/passwd"), roots)
     assert not under_roots(inbox / "ok.txt", ingest_roots(""))
-
-

@@ -1,8 +1,10 @@
 """The cloud's reading of the merged context: closed answer sets voted over samples, free text one greedy
-answer, degenerate samples left out, and for an edge asking no sentence of another edge's text."""
+answer, degenerate samples left out, and no sentence of an edge's text for an asker its policy does not let
+quote it."""
 
 from __future__ import annotations
 
+from cloud_server.services.answer_guard import Readers
 from cloud_server.services.cloud_reading import NO_USABLE_ANSWER, read_context
 from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudQueryConfig
@@ -11,7 +13,13 @@ from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 
 TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."
-MERGED = MergedContext(f"[1] {TEXT}", [ContextChunk("edge-b", KnowledgeChunk("acme-1", 0, TEXT, 0.9, 20))], 20)
+MERGED = MergedContext(
+    f"[1] {TEXT}", [ContextChunk("edge-b", KnowledgeChunk("acme-1", 0, TEXT, 0.9, 20))], 20, frozenset({"edge-b"})
+)
+APP_QUOTING = Readers("", {"edge-b": "quote"})
+"""An app asking, and edge-b lets answers quote it."""
+EDGE_A = Readers("edge-a", {"edge-b": "paraphrase"})
+"""Edge-a asking; edge-b's policy (the default) lets no answer quote it."""
 
 
 def _replies(*texts: str) -> ScriptedGenerator:
@@ -21,7 +29,7 @@ def _replies(*texts: str) -> ScriptedGenerator:
 
 def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
     model = _replies('{"answer": "no"}', '{"answer": "yes"}', '{"answer": "yes"}', '{"answer": "no"}')
-    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
     request: GenerationRequest = model.requests[0]
     assert request.n == 4 and request.temperature == 0.7 and request.json_schema is not None
     assert read.short == "Yes", "a tie goes to the first option"
@@ -29,7 +37,7 @@ def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
 
 def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> None:
     model = _replies("Welding arms, in Berlin [1].")
-    read = read_context("What does Acme Robotics do?", MERGED, model, CloudQueryConfig(), "edge-a", False)
+    read = read_context("What does Acme Robotics do?", MERGED, model, CloudQueryConfig(), EDGE_A)
     assert model.requests[0].n == 1 and model.requests[0].temperature == 0.0
     assert "Jane Doe" not in read.text and "edge-b:acme-1" in read.text
 
@@ -37,15 +45,15 @@ def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> 
 def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_nothing() -> None:
     loop = "yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes"
     model = _replies(loop, '{"answer": "no"}', loop, loop)
-    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
     assert read.short == "No"
     only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
-    for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), "edge-a", False)
+    for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)
     assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
 
 
 def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:
     model = _replies('{"answer": "yes"}')
-    read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), "", True)
+    read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
     schema = model.requests[0].json_schema
     assert schema is not None and set(schema["properties"]) == {"answer"} and schema["required"] == ["answer"]

@@ -69,20 +69,22 @@ class KnowledgeChunk(_message.Message):
     def __init__(self, doc_id: _Optional[str] = ..., chunk_id: _Optional[int] = ..., text: _Optional[str] = ..., score: _Optional[float] = ..., tokens: _Optional[int] = ...) -> None: ...
 
 class Knowledge(_message.Message):
-    __slots__ = ("edge_id", "entities", "relations", "chunks", "evidence", "retrieval_seconds")
+    __slots__ = ("edge_id", "entities", "relations", "chunks", "evidence", "retrieval_seconds", "answers")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
     RELATIONS_FIELD_NUMBER: _ClassVar[int]
     CHUNKS_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     RETRIEVAL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     entities: _containers.RepeatedCompositeFieldContainer[KnowledgeEntity]
     relations: _containers.RepeatedCompositeFieldContainer[KnowledgeRelation]
     chunks: _containers.RepeatedCompositeFieldContainer[KnowledgeChunk]
     evidence: float
     retrieval_seconds: float
-    def __init__(self, edge_id: _Optional[str] = ..., entities: _Optional[_Iterable[_Union[KnowledgeEntity, _Mapping]]] = ..., relations: _Optional[_Iterable[_Union[KnowledgeRelation, _Mapping]]] = ..., chunks: _Optional[_Iterable[_Union[KnowledgeChunk, _Mapping]]] = ..., evidence: _Optional[float] = ..., retrieval_seconds: _Optional[float] = ...) -> None: ...
+    answers: str
+    def __init__(self, edge_id: _Optional[str] = ..., entities: _Optional[_Iterable[_Union[KnowledgeEntity, _Mapping]]] = ..., relations: _Optional[_Iterable[_Union[KnowledgeRelation, _Mapping]]] = ..., chunks: _Optional[_Iterable[_Union[KnowledgeChunk, _Mapping]]] = ..., evidence: _Optional[float] = ..., retrieval_seconds: _Optional[float] = ..., answers: _Optional[str] = ...) -> None: ...
 
 class Timings(_message.Message):
     __slots__ = ("seconds",)

@@ -1,0 +1,103 @@
+"""What an answer leaving the cloud may carry of the edges' texts, by each edge's ``privacy.answers``.
+
+- ``quote``: the edge's texts may be repeated word for word to any asker (and an app gets them as context);
+- ``paraphrase`` (the default): its texts are read, but no run of ``query.copy_words`` words, near-copy or
+  whole short sentence of them leaves in an answer, and askers get its sources by id only;
+- ``ids_only``: its texts are not read for other participants at all; askers learn which of its sources
+  matched.
+
+An edge's own texts are always its own to receive. The asker is who the credential says, never a field of
+the request (an app naming an edge as ``asked_at`` gets what any app gets).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from cloud_server.services.context_merge import MergedContext
+from shared.knowledge import ContextChunk, EdgeKnowledge
+from shared.verbatim import CopyIndex, redact, words
+
+WITHHELD = (
+    "The answer would repeat text that its sources' owners do not let the cloud pass on; its sources are listed by id."
+)
+MOSTLY = 0.5
+"""An answer with more than this share of its words removed is replaced by :data:`WITHHELD`."""
+
+
+@dataclass(frozen=True)
+class Readers:
+    """Who receives an answer, and what each edge that replied lets it receive."""
+
+    owner: str
+    """The asking edge (its own texts are its own), or "" for an app or operator."""
+    uses: Mapping[str, str]
+    """Each replying edge's ``privacy.answers``."""
+
+    @classmethod
+    def of(cls, owner: str, replies: Sequence[EdgeKnowledge]) -> Readers:
+        return cls(owner, {k.edge_id: k.answers for k in replies})
+
+    def may_quote(self, edge_id: str) -> bool:
+        return edge_id == self.owner or self.uses.get(edge_id, "paraphrase") == "quote"
+
+    def may_read(self, edge_id: str) -> bool:
+        return edge_id == self.owner or self.uses.get(edge_id, "paraphrase") != "ids_only"
+
+    def all_quotable(self, merged: MergedContext) -> bool:
+        """Whether every text of ``merged`` may be quoted (then the answer may show a supporting sentence)."""
+        return all(self.may_quote(e) for e in merged.edges)
+
+
+@dataclass(frozen=True)
+class Guarded:
+    text: str
+    short: str
+    removed_words: int = 0
+    replaced: bool = False
+
+
+def readable(replies: Sequence[EdgeKnowledge], readers: Readers) -> tuple[list[EdgeKnowledge], list[EdgeKnowledge]]:
+    """The replies the cloud LLM may read for ``readers``, and those it may only cite (``ids_only``)."""
+    return [k for k in replies if readers.may_read(k.edge_id)], [k for k in replies if not readers.may_read(k.edge_id)]
+
+
+def protected_texts(replies: Sequence[EdgeKnowledge], readers: Readers) -> list[str]:
+    """Every text an answer for ``readers`` may not repeat: the chunks and descriptions of the edges whose
+    policy does not let it."""
+    out: list[str] = []
+    for k in replies:
+        if not readers.may_quote(k.edge_id):
+            out += [c.text for c in k.chunks]
+            out += [e.description for e in k.entities if e.description]
+            out += [r.description for r in k.relations if r.description]
+    return out
+
+
+def guard_answer(question: str, text: str, short: str, protected: Sequence[str], n: int, sentence: int) -> Guarded:
+    """``text`` and ``short`` with every copy of ``protected`` removed (runs of ``n`` words, near-copies and
+    whole sentences of ``sentence`` words or more) unless the question itself holds it; mostly removed: the
+    whole answer is replaced by :data:`WITHHELD`."""
+    index = CopyIndex(protected, n, sentence)
+    if index.empty:
+        return Guarded(text, short)
+    shown, removed = redact(text, index.copies(text, given=question))
+    kept_short, short_removed = redact(short, index.copies(short, given=question))
+    if removed == 0 and short_removed == 0:
+        return Guarded(text, short)
+    if removed > MOSTLY * max(len(words(text)), 1) or short_removed:
+        return Guarded(WITHHELD, "", removed, replaced=True)
+    return Guarded(shown, kept_short, removed)
+
+
+def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers: Readers) -> list[ContextChunk]:
+    """The context as the asker receives it: for an app, the texts it may be quoted; every other source (and
+    every source for an edge, which holds its own texts already) by id and score only."""
+    shown = [c if not readers.owner and readers.may_quote(c.edge_id) else _id_only(c) for c in merged.chunks]
+    return shown + [_id_only(ContextChunk(k.edge_id, c)) for k in cited for c in k.chunks]
+
+
+def _id_only(c: ContextChunk) -> ContextChunk:
+    return ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text=""))

@@ -1,0 +1,190 @@
+"""Finding copied text: the runs of words a text shares with protected texts, after normalisation.
+
+Both privacy checks use it: the edge's leak guard (an outbound summary, description or question against the
+edge's own documents) and the cloud's answer guard (an answer against the other edges' texts that built it).
+
+A text copies a protected text where, after normalisation (Unicode NFKC, case folded, punctuation and
+invisible format characters such as zero-width spaces dropped, digit groupings such as ``1,000`` written as
+``1000``), it holds
+
+- a run of ``n`` words of a protected text, or such a run with one of its inner words swapped; or
+- a whole protected sentence of ``min_sentence_words`` up to ``n - 1`` words (short sentences).
+
+Not caught: paraphrase, reordering, a word inserted or dropped inside a run, translation, homoglyphs of
+another script. Memory: ``n - 1`` 8-byte hashes per protected word (a 100,000-word edge: about 7 MB).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_FORMAT = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_TOKEN = re.compile(rf"\d+(?:[.,'\u00a0\u202f]\d{{3}})+|[\w{_FORMAT}]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
+MIN_RUN_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Token:
+    word: str
+    """The normalised word."""
+    start: int
+    end: int
+    """Where it stands in the text it came from (characters)."""
+
+
+def tokens(text: str) -> list[Token]:
+    """The normalised words of ``text`` with their places (words of format characters alone are dropped)."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        word = _normal(m.group())
+        if word:
+            out.append(Token(word, m.start(), m.end()))
+    return out
+
+
+def words(text: str) -> list[str]:
+    return [t.word for t in tokens(text)]
+
+
+def _normal(raw: str) -> str:
+    kept = "".join(ch for ch in raw if unicodedata.category(ch) != "Cf")
+    if kept[:1].isdigit():
+        kept = re.sub(r"[.,'\u00a0\u202f]", "", kept)
+    return unicodedata.normalize("NFKC", kept).casefold()
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Words ``first`` .. ``last`` (inclusive, indices into the checked text's words) copy a protected text."""
+
+    first: int
+    last: int
+    kind: str
+    """run, near_run (one word swapped) or sentence."""
+
+
+class CopyIndex:
+    """The protected texts' runs and short sentences, hashed; :meth:`copies` finds them in a text."""
+
+    def __init__(self, texts: Iterable[str], n: int = 8, min_sentence_words: int = 4) -> None:
+        if n < MIN_RUN_WORDS:
+            raise ValueError(f"a run of {n} words would flag ordinary phrases; use {MIN_RUN_WORDS} or more")
+        self.n = n
+        self.min_sentence_words = min(max(min_sentence_words, MIN_RUN_WORDS), n)
+        runs: list[int] = []
+        near: list[int] = []
+        sentences: set[int] = set()
+        for text in texts:
+            w = words(text)
+            for i in range(len(w) - n + 1):
+                window = tuple(w[i : i + n])
+                runs.append(hash(window))
+                near.extend(_masked(window))
+            for sentence in _SENTENCE_END.split(text):
+                s = tuple(words(sentence))
+                if self.min_sentence_words <= len(s) < n:
+                    sentences.add(hash(s))
+        self._runs = np.unique(np.asarray(runs, dtype=np.int64))
+        self._near = np.unique(np.asarray(near, dtype=np.int64))
+        self._sentences = sentences
+
+    @property
+    def empty(self) -> bool:
+        return not (self._runs.size or self._sentences)
+
+    def copies(self, text: str, given: str = "") -> list[Copy]:
+        """Where ``text`` copies the protected texts, in order; a copy that ``given`` (e.g. the question the
+        asker wrote) holds as well, to one word, is not counted: the asker supplied those words."""
+        w = words(text)
+        supplied = words(given)
+        return [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
+
+    def first_copy(self, text: str) -> str | None:
+        """The words of the first copy in ``text``, or None."""
+        w = words(text)
+        for c in self._find(w):
+            return " ".join(w[c.first : c.last + 1])
+        return None
+
+    def _find(self, w: Sequence[str]) -> list[Copy]:
+        n = self.n
+        found: list[Copy] = []
+        if len(w) >= n:
+            windows = [tuple(w[i : i + n]) for i in range(len(w) - n + 1)]
+            exact = _member(self._runs, [hash(x) for x in windows])
+            masked = _member(self._near, [h for x in windows for h in _masked(x)]).reshape(len(windows), n - 2)
+            for i, window_is_run in enumerate(exact):
+                if window_is_run:
+                    found.append(Copy(i, i + n - 1, "run"))
+                elif masked[i].any():
+                    found.append(Copy(i, i + n - 1, "near_run"))
+        for length in range(self.min_sentence_words, n) if self._sentences else ():
+            for i in range(len(w) - length + 1):
+                if hash(tuple(w[i : i + length])) in self._sentences:
+                    found.append(Copy(i, i + length - 1, "sentence"))
+        return sorted(found, key=lambda c: (c.first, c.last))
+
+
+def _within(run: Sequence[str], text: Sequence[str]) -> bool:
+    """Whether ``text`` holds ``run`` with at most one word different."""
+    n = len(run)
+    return any(sum(a != b for a, b in zip(run, text[i : i + n], strict=True)) <= 1 for i in range(len(text) - n + 1))
+
+
+def _masked(window: tuple[str, ...]) -> list[int]:
+    """The hashes of ``window`` with each one of its inner words left out (for runs with one word swapped; a
+    different first or last word is a shorter run, not a near-copy)."""
+    return [hash((j, window[:j], window[j + 1 :])) for j in range(1, len(window) - 1)]
+
+
+def _member(table: np.ndarray, hashes: Sequence[int]) -> np.ndarray:
+    if not table.size or not hashes:
+        return np.zeros(len(hashes), dtype=bool)
+    query = np.asarray(hashes, dtype=np.int64)
+    at = np.minimum(np.searchsorted(table, query), table.size - 1)
+    return np.asarray(table[at] == query)
+
+
+def redact(text: str, found: Sequence[Copy], mark: str = "[…]") -> tuple[str, int]:
+    """``text`` with the words of every copy in ``found`` replaced by ``mark`` (overlapping copies merged), and
+    how many words were removed."""
+    if not found:
+        return text, 0
+    toks = tokens(text)
+    spans: list[list[int]] = []
+    for c in sorted(found, key=lambda c: c.first):
+        if spans and c.first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], c.last)
+        else:
+            spans.append([c.first, c.last])
+    out, at, removed = [], 0, 0
+    for first, last in spans:
+        out += [text[at : toks[first].start], mark]
+        at = toks[last].end
+        removed += last - first + 1
+    out.append(text[at:])
+    return "".join(out), removed
+
+
+def longest_shared_run(text: str, sources: Iterable[str]) -> int:
+    """The longest run of normalised words ``text`` shares exactly with any of ``sources`` (a measurement, not a
+    guard: it sees every length, not only runs of ``n``)."""
+    w = words(text)
+    best = 0
+    for source in sources:
+        s = words(source)
+        previous = [0] * (len(s) + 1)
+        for a in w:
+            current = [0] * (len(s) + 1)
+            for j, b in enumerate(s, 1):
+                if a == b:
+                    current[j] = previous[j - 1] + 1
+                    best = max(best, current[j])
+            previous = current
+    return best
