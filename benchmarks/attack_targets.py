@@ -17,6 +17,7 @@ import grpc
 from edge_node.api import read_api_token
 from shared.grpc_transport import admitted, auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
+from shared.secret_file import write_secret
 from simulation.processes import Server, stop_all
 
 EDGE, OTHER, APP, ADMIN = "e1", "e2", "app", "ops"
@@ -47,7 +48,7 @@ def start_targets(workdir: Path, env: dict[str, str]) -> Targets:
     under ``workdir/inbox``."""
     tokens = {name: secrets.token_urlsafe(24) for name in (EDGE, OTHER, APP, ADMIN)}
     roles = {EDGE: "edge", OTHER: "edge", APP: "app", ADMIN: "admin"}
-    (workdir / "tokens").write_text("".join(f"{roles[n]} {n} {t}\n" for n, t in tokens.items()))
+    write_secret((workdir / "tokens"), "".join(f"{roles[n]} {n} {t}\n" for n, t in tokens.items()))
     (workdir / "cloud.toml").write_text(
         f'tokens_file = "{workdir / "tokens"}"\nport = 0\nhello_timeout_s = 1.0\n'
         f"max_message_bytes = {MAX_MESSAGE_BYTES}\n[llm]\nn_ctx = 2048\n"

@@ -37,6 +37,7 @@ from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import to_send
 from shared.question_terms import question_terms
+from shared.secret_file import write_secret
 from simulation.bundle import load_questions
 from simulation.hosts import host_groups
 from simulation.metrics import percentile
@@ -140,9 +141,10 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
     work.mkdir(parents=True)
     edges = deal_documents(args.bench / "docs.jsonl", n_edges, work / "docs.jsonl")
     tokens = work / "tokens"
-    tokens.write_text(
+    write_secret(
+        tokens,
         "".join(f"edge {e} bench-token-{e}-0123456789\n" for e in edges)
-        + f"admin {BENCH_USER} bench-token-{BENCH_USER}-0123456789\n"
+        + f"admin {BENCH_USER} bench-token-{BENCH_USER}-0123456789\n",
     )
     procs: list[subprocess.Popen[bytes]] = []
     try:
@@ -156,7 +158,7 @@ def run(n_edges: int, args: argparse.Namespace, work: Path) -> list[dict[str, An
         procs.append(cloud)
         address = f"127.0.0.1:{wait_port(work / 'cloud.port', cloud, 120)}"
         for e in edges:
-            (work / f"{e}.token").write_text(f"bench-token-{e}-0123456789")
+            write_secret(work / f"{e}.token", f"bench-token-{e}-0123456789")
         procs += start_edges(edges, args, work, address)
         metadata = auth_metadata(BENCH_USER, f"bench-token-{BENCH_USER}-0123456789")
         print(f"[{n_edges} edges] starting and indexing (scripted SLM) ...", file=sys.stderr)

@@ -37,6 +37,7 @@ from shared.machine import machine_facts
 from shared.models.base import Embedder
 from shared.models.factory import build_embedder
 from shared.models.fakes import HashEmbedder
+from shared.secret_file import write_secret
 from shared.text import sentences
 from shared.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_questions
@@ -62,9 +63,7 @@ def synthetic_cards(bench: Path, n_edges: int, per_edge: int, seed: int) -> dict
     out: dict[str, list[SummaryCard]] = {}
     for i in range(n_edges):
         edge = f"e{i:0{width}d}"
-        out[edge] = [
-            SummaryCard(f"{edge}/sg-{j}", 1, " ".join(rng.sample(pool, 3)), (), 5, 4) for j in range(per_edge)
-        ]
+        out[edge] = [SummaryCard(f"{edge}/sg-{j}", 1, " ".join(rng.sample(pool, 3)), (), 5, 4) for j in range(per_edge)]
     return out
 
 
@@ -87,7 +86,9 @@ def _embedder(kind: str) -> Embedder:
 def _tokens_file(edges: list[str]) -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tokens"
-        path.write_text(f"app {APP} app-token-0123456789\n" + "".join(f"edge {e} tok-{e}-0123456789\n" for e in edges))
+        write_secret(
+            path, f"app {APP} app-token-0123456789\n" + "".join(f"edge {e} tok-{e}-0123456789\n" for e in edges)
+        )
         yield path
 
 

@@ -8,13 +8,12 @@ talk to a running cloud with an application's credentials (:class:`CloudClient`)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import grpc
 
-from cloud_server.services.edge_registry import EdgeRegistry
+from cloud_server.services.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.routing import ProbeRouting, choose_edges
@@ -56,17 +55,6 @@ def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerato
         index, registry, embedder, generator, tokenizer, config.query, knowledge_size=serde.knowledge_size
     )
     return CloudParts(registry, index, queries)
-
-
-@dataclass(frozen=True)
-class EdgeStatus:
-    """An edge as the cloud's registry sees it."""
-
-    edge_id: str
-    connected: bool
-    connected_since: float
-    summaries: int
-    last_heartbeat: float
 
 
 class CloudClient:
@@ -120,7 +108,18 @@ class CloudClient:
     async def list_edges(self) -> list[EdgeStatus]:
         reply = await self._call(self._stub.ListEdges, cloud_pb2.ListEdgesRequest())
         return [
-            EdgeStatus(e.edge_id, e.connected, e.connected_since, e.summaries, e.last_heartbeat) for e in reply.edges
+            EdgeStatus(
+                edge_id=e.edge_id,
+                connected=e.connected,
+                connected_since=e.connected_since,
+                last_heartbeat=e.last_heartbeat,
+                summaries=e.summaries,
+                trust=e.trust,
+                over_claim=e.over_claim,
+                checked=e.checked,
+                flagged=e.flagged,
+            )
+            for e in reply.edges
         ]
 
     async def _call(self, method: Any, request: Any) -> Any:

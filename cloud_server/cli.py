@@ -11,6 +11,7 @@ from typing import Any
 from shared.config import CloudConfig, load_config
 from shared.errors import ConfigError
 from shared.port_file import write_port_file
+from shared.secret_file import read_secret
 
 
 def register(roles: Any) -> None:
@@ -20,6 +21,13 @@ def register(roles: Any) -> None:
     p.add_argument("--config", type=Path, help="TOML config file (DGRAG__* variables override it)")
     p.add_argument("--port-file", type=Path, help="write the bound port here once listening")
     p.set_defaults(func=cmd_serve)
+    e = commands.add_parser("edges", help="list the edges the cloud knows: live, summaries, trust in their claims")
+    e.add_argument("--address", default="127.0.0.1:50051", help="the cloud's host:port")
+    e.add_argument("--user", default="", help="an admin credential's name in the cloud's tokens file")
+    e.add_argument("--token-file", type=Path, help="a file (mode 0600) holding that credential's token")
+    e.add_argument("--tls-ca", default="", help="the CA certificate of the cloud's TLS (plaintext when empty)")
+    e.add_argument("--json", action="store_true", help="one JSON object per edge")
+    e.set_defaults(func=cmd_edges)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -35,4 +43,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     tokens = TokenBook.load(Path(config.tokens_file))
     parts = build_cloud(config, build_embedder(config.embedder), build_generator(config.llm), WordPieceTokenizer())
     asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
+    return 0
+
+
+def cmd_edges(args: argparse.Namespace) -> int:
+    from cloud_server.api import CloudClient
+    from cloud_server.edges_table import edges_table
+
+    if not args.user or args.token_file is None:
+        raise ConfigError("pass --user and --token-file: an admin credential of the cloud's tokens file")
+    token = read_secret(args.token_file, "token file").strip()
+
+    async def listed() -> str:
+        async with CloudClient(args.address, args.user, token, tls_ca=args.tls_ca) as cloud:
+            return edges_table(await cloud.list_edges(), as_json=args.json)
+
+    print(asyncio.run(listed()))
     return 0

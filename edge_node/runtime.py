@@ -26,6 +26,7 @@ from edge_node.policy.privacy import (
     guard_summaries,
     knowledge_for_cloud,
     knowledge_texts,
+    probe_reply,
     word_scores,
 )
 from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
@@ -306,10 +307,7 @@ class EdgeRuntime:
             raise PermissionDeniedError(PROBES_REFUSED)
 
         def run() -> ProbeScores:
-            evidence = self._query.retrieve(question, given=given).evidence
-            terms, lexical = word_scores(self.config.privacy, evidence.term_coverage, evidence.lexical)
-            return ProbeScores(self.edge_id, evidence.score, evidence.name_coverage, evidence.best_entity,
-                               evidence.best_chunk, term_coverage=terms, lexical=lexical)  # fmt: skip
+            return probe_reply(self.edge_id, self._query.retrieve(question, given=given).evidence, self.config.privacy)
 
         return await self._run(run)
 

@@ -38,6 +38,7 @@ from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.question_shape import Shape, shape_of
+from shared.secret_file import write_secret
 from shared.text import occurs_in
 from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import index_location, is_complete
@@ -119,7 +120,7 @@ def main() -> int:
         print("demo: stopped; fix the cause above and run the demo again (finished edges are kept)", file=sys.stderr)
         return 1
     tokens = {e: secrets.token_urlsafe(24) for e in EDGES}
-    (work / "tokens").write_text("".join(f"edge {e} {t}\n" for e, t in tokens.items()))
+    write_secret((work / "tokens"), "".join(f"edge {e} {t}\n" for e, t in tokens.items()))
     api_tokens = write_api_tokens(work, list(EDGES))
     llm_port = free_port()
     llm = subprocess.Popen(
@@ -149,7 +150,11 @@ def main() -> int:
 
 
 def _serve(
-    work: Path, env: dict[str, str], data_dirs: dict[str, Path], tokens: dict[str, str], llm_port: int,
+    work: Path,
+    env: dict[str, str],
+    data_dirs: dict[str, Path],
+    tokens: dict[str, str],
+    llm_port: int,
     servers: list[Server],
 ) -> dict[str, Server] | None:
     """Start the cloud (its LLM behind the OpenAI-compatible server) and one process per edge, ready."""

@@ -28,6 +28,7 @@ from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.secret_file import write_secret
 from shared.vocabulary import ALL_ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
@@ -106,8 +107,8 @@ def run(opts: SimOptions) -> dict[str, Any]:
         central = build_index(opts.bench, CENTRAL, all_rows, edge_config, opts.cache_dir, env, opts.edge_config, seeds)
 
     tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
-    (work / "tokens").write_text(
-        "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
+    write_secret(
+        (work / "tokens"), "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
     )
     api_tokens = write_api_tokens(work, [*edges, CENTRAL])
     servers: dict[str, Any] = {}
@@ -184,8 +185,7 @@ def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) ->
     }
     if token:  # each edge's cloud token in a file of its own (the edges of a host share one environment)
         token_file = work / f"{edge_id}.cloud-token"
-        token_file.touch(mode=0o600)
-        token_file.write_text(token, encoding="utf-8")
+        write_secret(token_file, token)
         settings["DGRAG__CLOUD__TOKEN_FILE"] = str(token_file)
     return EdgeLaunch(edge_id, data_dir, settings)
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cloud_server.services.context_merge import MergedContext
-from shared.knowledge import ContextChunk, EdgeKnowledge
+from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores
 from shared.verbatim import CopyIndex, redact, words
 
 WITHHELD = (
@@ -97,6 +97,13 @@ def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers
     every source for an edge, which holds its own texts already) by id and score only."""
     shown = [c if not readers.owner and readers.may_quote(c.edge_id) else _id_only(c) for c in merged.chunks]
     return shown + [_id_only(ContextChunk(k.edge_id, c)) for k in cited for c in k.chunks]
+
+
+def ranks_only(answer: CloudAnswer) -> CloudAnswer:
+    """``answer`` as an asker other than an operator receives it: the probed edges in their shortlist order
+    without their scores (a score tells how well an edge's documents match the asker's words)."""
+    probes = [ProbeScores(p.edge_id, seconds=p.seconds, error=p.error) for p in answer.probes]
+    return dataclasses.replace(answer, probes=probes)
 
 
 def _id_only(c: ContextChunk) -> ContextChunk:

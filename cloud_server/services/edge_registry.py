@@ -55,6 +55,11 @@ class EdgeStatus:
     connected_since: float
     last_heartbeat: float
     summaries: int
+    trust: float = 1.0
+    """How far the cloud believes the edge's probe claims (see claim_check)."""
+    over_claim: float = 0.0
+    checked: int = 0
+    flagged: bool = False
 
 
 class EdgeRegistry:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cloud_server.services.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
+from cloud_server.services.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.services.cloud_reading import read_context
 from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
@@ -88,6 +89,7 @@ class GlobalQueryService:
         self._in_flight = 0
         self._probing = ProbeRouting.from_config(config)
         self._memory = open_memory(config, embedder.dim)
+        self.claims = ClaimLedger()
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -183,6 +185,11 @@ class GlobalQueryService:
         asker = not share_context and asked_at not in ("", *out.edges_asked) and self._registry.live(asked_at)
         replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
         t = time.perf_counter()
+        # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
+        replies = await asyncio.to_thread(rescored, vector, replies, self._embedder)
+        observe_claims(self.claims, out.probes, replies)
+        out.timings["rescore"] = time.perf_counter() - t
+        t = time.perf_counter()
         readers = Readers.of("" if share_context else asked_at, replies)
         read, cited = readable(replies, readers)
         merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
@@ -229,7 +236,8 @@ class GlobalQueryService:
         bonus = {}
         if self._memory is not None and route.memory and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
-        out.edges_asked = self._probing.choose(out.probes, routable, k, bonus)
+        trusted = [self.claims.discounted(p) for p in out.probes]
+        out.edges_asked = self._probing.choose(trusted, routable, k, bonus)
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
         silent = [p.edge_id for p in out.probes if p.error and not p.refused]
         out.edges_failed = [e for e in silent if e not in out.edges_asked]
@@ -279,7 +287,7 @@ class GlobalQueryService:
             scoring = self._probing
             if claim.lexical is None:
                 scoring = dataclasses.replace(scoring, lexical_weight=0)
-            best = max((scoring.probed(p) for p in probes if not p.error), default=0.0)
+            best = max((scoring.probed(self.claims.discounted(p)) for p in probes if not p.error), default=0.0)
             mine = ProbeScores(
                 asked_at, _unit(claim.evidence), term_coverage=_unit(claim.terms), lexical=_unit(claim.lexical or 0.0)
             )

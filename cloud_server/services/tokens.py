@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from shared.errors import ConfigError
+from shared.secret_file import read_secret
 
 Role = Literal["edge", "app", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
@@ -54,14 +55,11 @@ class TokenBook:
 
     @classmethod
     def load(cls, path: Path) -> TokenBook:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read tokens file {path}: {exc}; set tokens_file to a readable file") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(
-                f"tokens file {path} is not UTF-8 text (byte {exc.start}); write it as `role id token` lines"
-            ) from exc
+        return cls.parse(read_secret(path, "tokens file"), path)
+
+    @classmethod
+    def parse(cls, text: str, path: Path) -> TokenBook:
+        """The credentials of a tokens file's ``text`` (``path`` names it in errors)."""
         book: dict[str, Credential] = {}
         for number, raw in enumerate(text.splitlines(), start=1):
             credential = _parse_line(raw, f"{path}:{number}")

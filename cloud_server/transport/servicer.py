@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
+from cloud_server.services.answer_guard import ranks_only
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
@@ -170,7 +171,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        return serde.cloud_answer_to_proto(answer)
+        return serde.cloud_answer_to_proto(answer if self._role_of(caller) == "admin" else ranks_only(answer))
 
     async def CheckEvidence(
         self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
@@ -190,6 +191,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        if verdict.answer is not None:
+            verdict = dataclasses.replace(verdict, answer=ranks_only(verdict.answer))
         return serde.verdict_to_proto(verdict)
 
     async def MatchSummaries(
@@ -205,18 +208,24 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, request: cloud_pb2.ListEdgesRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.ListEdgesReply:
         statuses = self._registry.statuses(self._index.counts_by_edge())
-        return cloud_pb2.ListEdgesReply(
-            edges=[
+        trust = {t.edge_id: t for t in self._queries.claims.report()}
+        edges = []
+        for s in statuses:
+            t = trust.get(s.edge_id)
+            edges.append(
                 cloud_pb2.EdgeInfo(
                     edge_id=s.edge_id,
                     connected=s.connected,
                     connected_since=s.connected_since,
                     summaries=s.summaries,
                     last_heartbeat=s.last_heartbeat,
+                    trust=t.trust if t else 1.0,
+                    over_claim=t.disagreement if t else 0.0,
+                    checked=t.observations if t else 0,
+                    flagged=t.flagged if t else False,
                 )
-                for s in statuses
-            ]
-        )
+            )
+        return cloud_pb2.ListEdgesReply(edges=edges)
 
 
 def _claimed(value: float) -> float:

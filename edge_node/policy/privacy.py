@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from edge_node.policy.leak_guard import LeakGuard
-from edge_node.query.retrieval import Retrieval
+from edge_node.query.retrieval import Evidence, Retrieval
 from shared.config import PrivacyConfig
 from shared.knowledge import (
     EdgeKnowledge,
     KnowledgeChunk,
     KnowledgeEntity,
     KnowledgeRelation,
+    ProbeScores,
     SummaryCard,
     SummaryChanges,
 )
@@ -36,6 +37,23 @@ def word_scores(policy: PrivacyConfig, term_coverage: float, lexical: float) -> 
     """Term and lexical coverage as they may leave the edge (probes, the evidence check): they tell which words the
     edge's chunks hold, so both are 0 under a policy that keeps raw text home (its probes compete on evidence)."""
     return (0.0, 0.0) if forbids_raw_text(policy) else (term_coverage, lexical)
+
+
+def probe_reply(edge_id: str, evidence: Evidence, policy: PrivacyConfig) -> ProbeScores:
+    """The scores a probe reply carries: under a policy that keeps raw text home, the evidence score alone (the
+    name coverage and best entity, chunk, term and lexical matches each tell whether a name or word is in the
+    edge's documents)."""
+    if forbids_raw_text(policy):
+        return ProbeScores(edge_id, evidence.score)
+    return ProbeScores(
+        edge_id,
+        evidence.score,
+        evidence.name_coverage,
+        evidence.best_entity,
+        evidence.best_chunk,
+        term_coverage=evidence.term_coverage,
+        lexical=evidence.lexical,
+    )
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import secrets
 from pathlib import Path
 
 from shared.errors import ConfigError
+from shared.secret_file import read_secret
 
 API_TOKEN_FILE = "api.token"
 API_TOKEN_FILE_ENV = "DGRAG_EDGE_API_TOKEN_FILE"
@@ -39,14 +40,11 @@ def ensure_api_token(path: Path) -> str:
 
 def read_api_token(path: Path) -> str:
     """The token in ``path``; a clear error when it is missing, unreadable or too short."""
-    try:
-        token = path.read_bytes().decode("utf-8").strip()
-    except FileNotFoundError as exc:
+    if not path.exists():
         raise ConfigError(
             f"edge API token file {path} does not exist; start the edge once (it creates it) or pass --token-file"
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"edge API token file {path} cannot be read as text: {exc}") from exc
+        )
+    token = read_secret(path, "edge API token file").strip()
     if len(token) < MIN_API_TOKEN_CHARS or any(c.isspace() for c in token):
         raise ConfigError(f"edge API token file {path} must hold one token of {MIN_API_TOKEN_CHARS}+ characters")
     return token

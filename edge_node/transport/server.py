@@ -23,6 +23,7 @@ from shared.grpc_auth import ApiTokenInterceptor
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
 from shared.proto.dgrag.v1 import edge_pb2_grpc
+from shared.secret_file import read_secret
 
 log = logging.getLogger(__name__)
 EDGE_SERVICE = "dgrag.v1.Edge"
@@ -32,10 +33,7 @@ GRACE_S = 2.0
 def edge_token(link: CloudLinkConfig) -> str:
     """This edge's token, from token_file or the token_env variable."""
     if link.token_file:
-        try:
-            token = Path(link.token_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"cloud.token_file {link.token_file!r} cannot be read: {exc}") from exc
+        token = read_secret(Path(link.token_file), "cloud.token_file").strip()
     else:
         token = os.environ.get(link.token_env, "").strip()
     if not token:

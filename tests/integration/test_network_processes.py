@@ -21,6 +21,7 @@ from edge_node.transport.api_token import read_api_token
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.secret_file import write_secret
 from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration
@@ -126,7 +127,7 @@ def _ingest_edges(tmp: Path, env: dict[str, str]) -> None:
 
 
 def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Popen[str]]) -> int:
-    (tmp / "tokens").write_text("".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
+    write_secret((tmp / "tokens"), "".join(f"edge {e} {token(e)}\n" for e in EDGES) + f"admin {ADMIN} {token(ADMIN)}\n")
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
         f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"

@@ -33,6 +33,7 @@ from shared.config import (
 from shared.grpc_auth import bearer_metadata
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.secret_file import write_secret
 from shared.tokenizer import RegexTokenizer
 from tests.unit.fakes_edge import scripted_slm
 
@@ -127,9 +128,10 @@ async def start_network(
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
-    tokens_file.write_text(
+    write_secret(
+        tokens_file,
         "".join(f"edge {e} {token_of(e)}\n" for e in edge_ids)
-        + f"app {APP_ID} {token_of(APP_ID)}\nadmin {ADMIN_ID} {token_of(ADMIN_ID)}\n"
+        + f"app {APP_ID} {token_of(APP_ID)}\nadmin {ADMIN_ID} {token_of(ADMIN_ID)}\n",
     )
     cloud_config = CloudConfig(
         port=0,
@@ -158,7 +160,7 @@ async def start_edge(
     **privacy: bool | str,
 ) -> None:  # fmt: skip
     token_file = tmp / f"{edge_id}.token"
-    token_file.write_text(token_of(edge_id))
+    write_secret(token_file, token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
     if gate is not None:
         config = dataclasses.replace(config, gate=gate)

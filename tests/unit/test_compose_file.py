@@ -205,7 +205,7 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
 def test_tokens_example_loads_as_the_cloud_reads_it() -> None:
     from cloud_server.services.tokens import TokenBook
 
-    assert TokenBook.load(TOKENS_EXAMPLE).tokens == tokens_file(TOKENS_EXAMPLE)
+    assert TokenBook.parse(TOKENS_EXAMPLE.read_text(), TOKENS_EXAMPLE).tokens == tokens_file(TOKENS_EXAMPLE)
 
 
 def test_model_containers_share_one_model_lock() -> None:

@@ -15,6 +15,7 @@ from edge_node.ingest.readers import RawDocument
 from shared.errors import ConfigError
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.pool import ModelPool
+from shared.secret_file import write_secret
 from shared.tokenizer import RegexTokenizer
 from tests.unit.grpc_harness import APP_ID, DIM, answer_from_context, edge_config, start_network, token_of
 
@@ -30,7 +31,7 @@ def test_three_edges_share_one_model_and_keep_their_own_api_and_session(tmp_path
         net = await start_network(tmp_path, {}, extra_edges=list(CORPORA))
         hosted = []
         for edge_id, docs in CORPORA.items():
-            (tmp_path / f"{edge_id}.token").write_text(token_of(edge_id))
+            write_secret(tmp_path / f"{edge_id}.token", token_of(edge_id))
             config = edge_config(edge_id, net.cloud_port, tmp_path / f"{edge_id}.token")
             models = EdgeModels(ScriptedGenerator(answer_from_context), HashEmbedder(DIM), RegexTokenizer())
 
@@ -84,8 +85,10 @@ def test_host_spec_errors_name_the_entry(tmp_path: Path) -> None:
     spec.write_text("{}")
     with pytest.raises(ConfigError, match="host spec"):
         read_host_spec(spec, environ={})
-    two = [{"data_dir": "a", "settings": {"DGRAG__EDGE_ID": "a"}},
-           {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "b", "DGRAG__SLM__WEIGHTS": "bundled"}}]
+    two = [
+        {"data_dir": "a", "settings": {"DGRAG__EDGE_ID": "a"}},
+        {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "b", "DGRAG__SLM__WEIGHTS": "bundled"}},
+    ]
     spec.write_text(json.dumps({"edges": two}))
     with pytest.raises(ConfigError, match="must agree"):
         read_host_spec(spec, environ={})

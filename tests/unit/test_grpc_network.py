@@ -19,6 +19,7 @@ from shared.constants import SESSION_ADMITTED
 from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
+from shared.secret_file import write_secret
 from tests.unit.grpc_harness import APP_ID, Network, start_edge, start_network, token_of
 
 ACME = [
@@ -169,7 +170,7 @@ def test_wrong_token_is_refused_and_an_edge_cannot_write_another_edges_summaries
 def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
     async def main() -> None:
         tokens = tmp_path / "tokens"
-        tokens.write_text(f"edge edge-a {token_of('edge-a')}\n")
+        write_secret(tokens, f"edge edge-a {token_of('edge-a')}\n")
         from cloud_server.api import build_cloud
         from shared.models.fakes import HashEmbedder, ScriptedGenerator
         from shared.tokenizer import RegexTokenizer

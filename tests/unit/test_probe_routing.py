@@ -19,7 +19,7 @@ from shared.errors import CloudUnavailableError, ConfigError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import APP_ID, DIM, start_edge, start_network, token_of
+from tests.unit.grpc_harness import ADMIN_ID, APP_ID, DIM, start_edge, start_network, token_of
 from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
@@ -89,11 +89,12 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
         try:
             await connected(net, "edge-a", "edge-b", "edge-c")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
-                reply = await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
-                    cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?"),
-                    metadata=auth_metadata(APP_ID, token_of(APP_ID)),
-                    timeout=30,
-                )
+                ask = cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?")
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                reply = await stub.GlobalQuery(ask, metadata=auth_metadata(ADMIN_ID, token_of(ADMIN_ID)), timeout=30)
+                as_app = await stub.GlobalQuery(ask, metadata=auth_metadata(APP_ID, token_of(APP_ID)), timeout=30)
+            assert [p.edge_id for p in as_app.probes] == [p.edge_id for p in reply.probes]
+            assert all(p.score == p.best_chunk == p.lexical == 0 for p in as_app.probes), "an app sees no scores"
             probes = {p.edge_id: p for p in reply.probes}
             assert set(probes) == {"edge-a", "edge-b", "edge-c"}
             assert probes["edge-c"].error == PROBES_REFUSED and probes["edge-c"].score == 0
@@ -106,9 +107,9 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
             assert "probe" in reply.timings.seconds
             audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
             probe_entries = [e for e in audit if e["what"] == "probe_reply"]
-            assert len(probe_entries) == 1 and probe_entries[0]["bytes"] > 0
+            assert len(probe_entries) == 2 and probe_entries[0]["bytes"] > 0
             refused = [e for e in net.runtimes["edge-c"].audit.entries() if e.what == "probe_error"]
-            assert len(refused) == 1
+            assert len(refused) == 2
         finally:
             await net.close()
 

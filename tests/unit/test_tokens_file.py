@@ -13,6 +13,7 @@ from shared.errors import ConfigError
 def _book(tmp_path: Path, text: str | bytes) -> TokenBook:
     path = tmp_path / "tokens"
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    path.chmod(0o600)
     return TokenBook.load(path)
 
 

@@ -278,18 +278,26 @@ class ListEdgesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class EdgeInfo(_message.Message):
-    __slots__ = ("edge_id", "connected", "connected_since", "summaries", "last_heartbeat")
+    __slots__ = ("edge_id", "connected", "connected_since", "summaries", "last_heartbeat", "trust", "over_claim", "checked", "flagged")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_SINCE_FIELD_NUMBER: _ClassVar[int]
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
     LAST_HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    TRUST_FIELD_NUMBER: _ClassVar[int]
+    OVER_CLAIM_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     connected: bool
     connected_since: float
     summaries: int
     last_heartbeat: float
-    def __init__(self, edge_id: _Optional[str] = ..., connected: _Optional[bool] = ..., connected_since: _Optional[float] = ..., summaries: _Optional[int] = ..., last_heartbeat: _Optional[float] = ...) -> None: ...
+    trust: float
+    over_claim: float
+    checked: int
+    flagged: bool
+    def __init__(self, edge_id: _Optional[str] = ..., connected: _Optional[bool] = ..., connected_since: _Optional[float] = ..., summaries: _Optional[int] = ..., last_heartbeat: _Optional[float] = ..., trust: _Optional[float] = ..., over_claim: _Optional[float] = ..., checked: _Optional[int] = ..., flagged: _Optional[bool] = ...) -> None: ...
 
 class ListEdgesReply(_message.Message):
     __slots__ = ("edges",)

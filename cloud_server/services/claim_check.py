@@ -1,0 +1,134 @@
+"""Edges' claims checked against what they return: the cloud scores returned text itself and trusts claims by
+how well they held before.
+
+A probe reply is a claim (how well an edge's knowledge matches a question); so are the chunk scores of a
+retrieval reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the
+question itself: those scores order the context, never the edge's. Where the edge was probed, its claimed best
+chunk similarity is compared with the best the cloud measured on the chunks it returned: an edge that claims
+more than it delivers builds up disagreement (a moving average), and its probe scores are discounted by its
+trust (1 while the average stays within the tolerance, falling to 0 beyond). Trust is held in memory: a cloud
+restart gives every edge a fresh start.
+
+Not checked: an edge that returns no chunks (a level that keeps them home) cannot be compared; its claims are
+believed within [0, 1].
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from shared.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.models.base import Embedder, FloatMatrix
+
+log = logging.getLogger("dgrag.cloud")
+
+TOLERANCE = 0.15
+"""Over-claiming up to this much (on average) is measurement noise: the edge's truncation of chunks, a best chunk
+its retrieval did not return."""
+SPAN = 0.35
+"""Average over-claiming beyond the tolerance at which trust reaches 0."""
+AVERAGE = 0.3
+"""Weight of the newest observation in the moving average."""
+FLAGGED = 0.5
+"""Trust below which an edge is flagged (logged, and shown by ``dgrag cloud edges``)."""
+
+
+@dataclass
+class _Record:
+    disagreement: float = 0.0
+    observations: int = 0
+
+
+@dataclass(frozen=True)
+class EdgeTrust:
+    edge_id: str
+    trust: float
+    disagreement: float
+    observations: int
+
+    @property
+    def flagged(self) -> bool:
+        return self.trust < FLAGGED
+
+
+class ClaimLedger:
+    """Per edge: how far its claims exceeded what the cloud measured, and the trust that follows."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, _Record] = {}
+
+    def trust(self, edge_id: str) -> float:
+        record = self._records.get(edge_id)
+        if record is None:
+            return 1.0
+        return float(min(max(1.0 - (record.disagreement - TOLERANCE) / SPAN, 0.0), 1.0))
+
+    def observe(self, edge_id: str, claimed: float, measured: float) -> None:
+        """One comparison: the edge claimed ``claimed`` (its best chunk similarity), the cloud measured
+        ``measured`` on what it returned."""
+        record = self._records.setdefault(edge_id, _Record())
+        was_flagged = self.trust(edge_id) < FLAGGED
+        over = max(min(claimed, 1.0) - measured, 0.0)
+        record.disagreement = over if not record.observations else (1 - AVERAGE) * record.disagreement + AVERAGE * over
+        record.observations += 1
+        if not was_flagged and self.trust(edge_id) < FLAGGED:
+            log.warning(
+                "edge %s claims more than it returns (average over-claim %.2f over %d replies): its probe scores"
+                " now count %.0f%%",
+                edge_id,
+                record.disagreement,
+                record.observations,
+                100 * self.trust(edge_id),
+            )
+
+    def discounted(self, probe: ProbeScores) -> ProbeScores:
+        """``probe`` with every score times the edge's trust."""
+        t = self.trust(probe.edge_id)
+        if t >= 1.0:
+            return probe
+        return dataclasses.replace(
+            probe,
+            score=probe.score * t,
+            name_coverage=probe.name_coverage * t,
+            best_entity=probe.best_entity * t,
+            best_chunk=probe.best_chunk * t,
+            term_coverage=probe.term_coverage * t,
+            lexical=probe.lexical * t,
+        )
+
+    def report(self) -> list[EdgeTrust]:
+        return [
+            EdgeTrust(e, self.trust(e), r.disagreement, r.observations) for e, r in sorted(self._records.items())
+        ]
+
+
+def rescored(question: FloatMatrix, replies: Sequence[EdgeKnowledge], embedder: Embedder) -> list[EdgeKnowledge]:
+    """``replies`` with every chunk's score replaced by the cloud's own similarity of it to ``question`` (blocking:
+    it runs the embedder)."""
+    texts = [c.text for k in replies for c in k.chunks]
+    if not texts:
+        return list(replies)
+    sims = np.asarray(embedder.embed(texts), dtype=np.float32) @ np.asarray(question, dtype=np.float32)
+    out, at = [], 0
+    for k in replies:
+        chunks = tuple(_scored(c, float(sims[at + i])) for i, c in enumerate(k.chunks))
+        at += len(k.chunks)
+        out.append(dataclasses.replace(k, chunks=chunks))
+    return out
+
+
+def _scored(chunk: KnowledgeChunk, similarity: float) -> KnowledgeChunk:
+    return dataclasses.replace(chunk, score=min(max(similarity, 0.0), 1.0))
+
+
+def observe_claims(ledger: ClaimLedger, claims: Sequence[ProbeScores], measured: Sequence[EdgeKnowledge]) -> None:
+    """Compare each probed edge's claimed best chunk with the best of the chunks it returned, rescored."""
+    by_edge = {p.edge_id: p for p in claims if not p.error}
+    for k in measured:
+        if k.chunks and k.edge_id in by_edge:
+            ledger.observe(k.edge_id, by_edge[k.edge_id].best_chunk, max(c.score for c in k.chunks))

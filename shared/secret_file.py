@@ -1,0 +1,42 @@
+"""Files that hold a credential: written readable by their owner alone, and refused when anyone else could read
+or change them (a token others can read is a token others hold)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from shared.errors import ConfigError
+
+
+def write_secret(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` with mode 0600 (an existing file is tightened first, then overwritten)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(text)
+
+
+def read_secret(path: Path, what: str) -> str:
+    """The text of ``path`` (``what`` names it in errors), refused when the file is not owned by this user or
+    when its group or others may read or write it."""
+    try:
+        info = path.stat()
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{what} {path} does not exist") from exc
+    except OSError as exc:
+        raise ConfigError(f"{what} {path} cannot be read: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{what} {path} is not UTF-8 text (byte {exc.start})") from exc
+    if info.st_uid != os.geteuid():
+        raise ConfigError(
+            f"{what} {path} belongs to user id {info.st_uid}, not to this process's user ({os.geteuid()}); "
+            f"chown it to the user that runs dgrag"
+        )
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(
+            f"{what} {path} has mode {stat.S_IMODE(info.st_mode):04o}: others may read it; run `chmod 600 {path}`"
+        )
+    return text

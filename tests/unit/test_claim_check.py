@@ -1,0 +1,117 @@
+"""Claims checked, not believed: the cloud orders context by its own scores, and an edge whose probe claims
+exceed what it returns loses its routing weight and is flagged."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import grpc
+import numpy as np
+import pytest
+
+from cloud_server.edges_table import edges_table
+from cloud_server.services.claim_check import ClaimLedger, observe_claims, rescored
+from edge_node.policy.privacy import probe_reply
+from edge_node.query.retrieval import Evidence
+from shared.config import PrivacyConfig
+from shared.errors import ConfigError
+from shared.grpc_transport import auth_metadata
+from shared.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.models.fakes import HashEmbedder
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.secret_file import read_secret, write_secret
+from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_edge, start_network, token_of
+from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+
+
+def test_trust_falls_with_over_claiming_and_not_with_noise() -> None:
+    ledger = ClaimLedger()
+    for _ in range(5):
+        ledger.observe("honest", 0.62, 0.55)
+        ledger.observe("liar", 1.0, 0.2)
+    assert ledger.trust("honest") == 1.0 and ledger.trust("never-seen") == 1.0
+    assert ledger.trust("liar") == 0.0
+    liar = ledger.discounted(ProbeScores("liar", 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0))
+    assert (liar.score, liar.best_chunk, liar.lexical) == (0.0, 0.0, 0.0)
+    flagged = {t.edge_id: t.flagged for t in ledger.report()}
+    assert flagged == {"honest": False, "liar": True}
+
+
+def test_the_cloud_rescores_returned_chunks_itself_and_compares_them_with_the_claims() -> None:
+    embedder = HashEmbedder(64)
+    question = embedder.embed(["Who founded Zephyr Medical in Lisbon?"])[0]
+    on_topic = KnowledgeChunk("z", 1, "Zephyr Medical was founded in Lisbon by Omar Haddad.", 0.1, 12)
+    off_topic = KnowledgeChunk("w", 2, "The weather in Porto was mild all week.", 1.0, 9)
+    returned = [EdgeKnowledge("b", chunks=(on_topic,)), EdgeKnowledge("c", chunks=(off_topic,))]
+    replies = rescored(question, returned, embedder)
+    assert replies[0].chunks[0].score > replies[1].chunks[0].score, "the edge's own 1.0 counts for nothing"
+    assert np.isclose(replies[1].chunks[0].score, max(float(embedder.embed([off_topic.text])[0] @ question), 0.0))
+    ledger = ClaimLedger()
+    claims = [ProbeScores("b", best_chunk=replies[0].chunks[0].score), ProbeScores("c", best_chunk=1.0)]
+    observe_claims(ledger, claims, replies)
+    assert ledger.trust("b") == 1.0 and ledger.trust("c") < 0.5
+
+
+def test_a_lying_edge_loses_the_routing_it_captured_and_the_operator_sees_it_flagged(tmp_path: Path) -> None:
+    liar_scores = ProbeScores("edge-c", 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, extra_edges=["edge-c"])
+        await start_edge(net, tmp_path, "edge-c", ACME)
+
+        async def lie(question: str, given: object = None) -> ProbeScores:
+            return liar_scores
+
+        net.runtimes["edge-c"].probe = lie  # type: ignore[method-assign]
+        try:
+            await connected(net, "edge-a", "edge-b", "edge-c")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                app = auth_metadata(APP_ID, token_of(APP_ID))
+                ask = cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?", top_k=1)
+                first = await stub.GlobalQuery(ask, metadata=app)
+                later = await stub.GlobalQuery(ask, metadata=app)
+                admin = auth_metadata(ADMIN_ID, token_of(ADMIN_ID))
+                listed = await stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=admin)
+            assert first.edges_asked == ["edge-c"], "believed, the lie captures the question"
+            assert later.edges_asked == ["edge-b"], "checked, it does not any more"
+            info = {e.edge_id: e for e in listed.edges}
+            assert info["edge-c"].flagged and info["edge-c"].trust < 0.5 and info["edge-c"].checked == 1
+            assert not info["edge-b"].flagged
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_the_operators_table_shows_trust_and_flags() -> None:
+    from cloud_server.services.edge_registry import EdgeStatus
+
+    live = EdgeStatus("e1", True, 0.0, 95.0, 3)
+    liar = EdgeStatus("e2", False, 0, 0, 0, trust=0.0, over_claim=0.8, checked=4, flagged=True)
+    lines = edges_table([live, liar], now=100.0).splitlines()
+    assert lines[1].split() == ["e1", "yes", "5", "s", "ago", "3", "1.00", "0.00", "0"]
+    assert lines[2].split()[:7] == ["e2", "no", "never", "0", "0.00", "0.80", "4"] and "FLAGGED" in lines[2]
+
+
+def test_an_edge_that_keeps_raw_text_home_sends_its_evidence_score_alone() -> None:
+    evidence = Evidence(name_coverage=1.0, best_entity=1.0, best_chunk=0.7, score=0.8, term_coverage=0.5, lexical=0.4)
+    assert probe_reply("e", evidence, PrivacyConfig(level="summaries_only")) == ProbeScores("e", 0.8)
+    full = probe_reply("e", evidence, PrivacyConfig())
+    assert (full.best_entity, full.best_chunk, full.lexical) == (1.0, 0.7, 0.4)
+
+
+def test_a_token_file_others_may_read_or_another_user_owns_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    write_secret(path, "a-token-of-twenty-chars")
+    assert os.stat(path).st_mode & 0o777 == 0o600 and read_secret(path, "token file") == "a-token-of-twenty-chars"
+    path.chmod(0o644)
+    with pytest.raises(ConfigError, match=r"mode 0644: others may read it; run `chmod 600"):
+        read_secret(path, "token file")
+    write_secret(path, "again")
+    assert os.stat(path).st_mode & 0o777 == 0o600, "writing tightens an existing file"
+    if os.geteuid() == 0:
+        os.chown(path, 12345, -1)
+        with pytest.raises(ConfigError, match="belongs to user id 12345"):
+            read_secret(path, "token file")
