@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from benchmarks.attack_targets import (
     ADMIN,
@@ -260,6 +261,39 @@ async def query_flood(t: Targets) -> str:
     """12 questions at once at a cloud that answers 2 at a time: the rest are refused at once, not queued."""
     codes = await asyncio.gather(*(global_query(t, t.meta(APP)) for _ in range(12)))
     return "RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in codes and "OK" in codes else f"got {sorted(set(codes))}"
+
+
+@attack("SURVIVED")
+async def unauthenticated_watch_flood(t: Targets) -> str:
+    """300 health Watch streams without credentials, held open: past the per-address cap they are refused, and
+    an edge's reconnect and an app's question still get through."""
+    async with cloud_channel(t) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        watches = [health.Watch(health_pb2.HealthCheckRequest()) for _ in range(300)]
+        opened = await asyncio.gather(*(_first_status(w) for w in watches))
+        reconnect = await session_status(t, t.meta(OTHER), [hello(OTHER)])
+        query = await status_of(
+            cloud_pb2_grpc.CloudStub(channel).MatchSummaries(
+                cloud_pb2.MatchSummariesRequest(question="Who directs the Kestrel Observatory?", top_m=1),
+                metadata=t.meta(APP),
+                timeout=30,
+            )
+        )
+        for w in watches:
+            w.cancel()
+    held = opened.count("OK")
+    # a session the cloud admits stays open: that is the reconnect succeeding
+    if held > 4 or not reconnect.startswith("still open") or query != "OK":
+        return f"held {held} watches; reconnect {reconnect}; query {query}"
+    return "SURVIVED"
+
+
+async def _first_status(watch: grpc.aio.UnaryStreamCall) -> str:
+    try:
+        await asyncio.wait_for(watch.read(), 10)
+    except grpc.aio.AioRpcError as exc:
+        return str(exc.code().name)
+    return "OK"
 
 
 # --- the edge's own API --------------------------------------------------------------------------------------

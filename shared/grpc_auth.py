@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from shared.call_limits import RETRY_PUSHBACK
 from shared.constants import AUTHORIZATION_HEADER
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/",)
@@ -33,6 +35,8 @@ class Refusal:
 
     code: grpc.StatusCode
     message: str
+    retry_after_s: float = 0.0
+    """When the caller may try again (sent as the grpc-retry-pushback-ms trailer); 0: not a matter of time."""
 
 
 class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -53,7 +57,7 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return handler
         refused = self.check(details.method, details.invocation_metadata)
         if refused is not None:
-            return refusal(handler, refused.code, refused.message)
+            return refusal(handler, refused)
         return reject_malformed(handler)
 
 
@@ -108,14 +112,15 @@ def reject_malformed(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
     return grpc.unary_unary_rpc_method_handler(unary, **kwargs)
 
 
-def refusal(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: str) -> grpc.RpcMethodHandler:
-    """A handler of the same shape as ``handler`` that aborts every call with ``code``."""
+def refusal(handler: grpc.RpcMethodHandler, refused: Refusal) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as ``handler`` that aborts every call as ``refused`` says."""
+    trailer = ((RETRY_PUSHBACK, str(math.ceil(refused.retry_after_s * 1000))),) if refused.retry_after_s else ()
 
     async def deny(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await context.abort(code, message)
+        await context.abort(refused.code, refused.message, trailing_metadata=trailer)
 
     async def deny_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        await context.abort(code, message)
+        await context.abort(refused.code, refused.message, trailing_metadata=trailer)
         yield  # pragma: no cover - abort raises
 
     kwargs = {

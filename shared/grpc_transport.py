@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from shared.call_limits import BoundedHealth
 from shared.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
 from shared.errors import ConfigError
 
@@ -58,9 +60,12 @@ def bind(server: grpc.aio.Server, host: str, port: int, tls_cert: str = "", tls_
     return int(bound)
 
 
-def add_health(server: grpc.aio.Server) -> health.aio.HealthServicer:
-    """Register the standard health service (mark_serving then reports the services as up)."""
-    servicer = health.aio.HealthServicer()
+def add_health(
+    server: grpc.aio.Server, services: Sequence[str], watches_per_peer: int = 4, watches: int = 64
+) -> health.aio.HealthServicer:
+    """Register the standard health service for ``services`` (mark_serving then reports them as up), its Watch
+    streams capped per peer address and in total (shared.call_limits)."""
+    servicer = BoundedHealth(services, watches_per_peer, watches)
     health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
     return servicer
 

@@ -8,6 +8,7 @@ that was most of their retrieval's time. A receiver uses the vectors only when t
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -99,3 +100,15 @@ def check_vectors(vectors: QueryVectors) -> None:
     norms = np.linalg.norm(matrix, axis=1)
     if any(n > 0 and not math.isclose(float(n), 1.0, abs_tol=UNIT_TOLERANCE) for n in norms):
         raise QueryVectorsError("query vectors must be unit vectors (normalised embeddings)")
+
+
+def vectors_digest(vectors: QueryVectors | None) -> str:
+    """A digest of everything in ``vectors`` ("" for none): what a cache of results computed from them is keyed by."""
+    if vectors is None:
+        return ""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(vectors.embedder.encode())
+    for text in vectors.texts:
+        h.update(b"\0" + text.encode())
+    h.update(np.ascontiguousarray(vectors.matrix, dtype=np.float32).tobytes())
+    return h.hexdigest()

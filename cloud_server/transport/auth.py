@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 
 from cloud_server.services.tokens import Role, TokenBook
+from shared.call_limits import CallBuckets
 from shared.constants import EDGE_ID_HEADER
 from shared.grpc_auth import CredentialInterceptor, Refusal, bearer_token
 
@@ -33,9 +34,12 @@ def caller_identity(metadata: Any) -> tuple[str, str]:
 class TokenAuthInterceptor(CredentialInterceptor):
     """Refuses calls without a valid (id, token) pair, or from a role the method does not admit."""
 
-    def __init__(self, tokens: TokenBook, methods: dict[str, frozenset[Role]] | None = None) -> None:
+    def __init__(
+        self, tokens: TokenBook, methods: dict[str, frozenset[Role]] | None = None, buckets: CallBuckets | None = None
+    ) -> None:
         self._tokens = tokens
         self._methods = CLOUD_METHODS if methods is None else methods
+        self._buckets = buckets
 
     def check(self, method: str, metadata: Any) -> Refusal | None:
         caller_id, token = caller_identity(metadata)
@@ -52,4 +56,7 @@ class TokenAuthInterceptor(CredentialInterceptor):
             return Refusal(grpc.StatusCode.PERMISSION_DENIED,
                            f"permission denied: {caller_id!r} is an {credential.role} credential; "
                            f"{method} is for: {who}")
+        if self._buckets is not None and (wait := self._buckets.take(caller_id)) > 0:
+            message = self._buckets.refusal_message(caller_id, wait)
+            return Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after_s=wait)
         return None

@@ -12,6 +12,7 @@ from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.servicer import CloudServicer
+from shared.call_limits import CallBuckets
 from shared.config import CloudConfig
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
@@ -31,7 +32,7 @@ async def serve_cloud(
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     server = grpc.aio.server(
-        interceptors=[TokenAuthInterceptor(tokens)],
+        interceptors=[TokenAuthInterceptor(tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst))],
         options=server_options(config.max_message_bytes),
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
@@ -46,7 +47,7 @@ async def serve_cloud(
         ),
         server,
     )
-    health = add_health(server)
+    health = add_health(server, [CLOUD_SERVICE], config.health_watches_per_peer, config.health_watches)
     port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)
     stop = stop or stop_on_signals()
     await server.start()

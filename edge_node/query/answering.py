@@ -24,7 +24,7 @@ from shared.config import EdgeConfig
 from shared.errors import DgragError
 from shared.extractive import SourcedText, extractive_answer
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
-from shared.query_vectors import QueryVectors
+from shared.query_vectors import QueryVectors, vectors_digest
 from shared.reading import ComposedAnswer, Reading, compose, plan_reading, unsupported
 from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
@@ -112,7 +112,7 @@ class QueryService:
         self._config = config
         self._retriever = Retriever(kb, embedder, tokenizer, generator, config.retrieval)
         self._kb = kb
-        self._recent: OrderedDict[tuple[str, int], Retrieval] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, int, str], Retrieval] = OrderedDict()
 
     def warm(self) -> None:
         """Load what retrieval derives from the store (graph, lexical index) now rather than on the next query."""
@@ -123,11 +123,13 @@ class QueryService:
         """Retrieval only (what the cloud asks an edge for). The last few questions' retrievals are remembered
         while the store is unchanged: the cloud probes an edge and then asks it for the same question's
         knowledge, which must not cost a second retrieval (a remembered one reports 0 seconds). ``given``: the
-        asker's embeddings of the question, used when they come from this edge's model."""
+        asker's embeddings of the question, used when they come from this edge's model (and part of what the
+        remembered retrieval is keyed by)."""
         _check_question(question)
         if not use_graph:
             return self._retriever.retrieve(question, use_graph=False, given=given)
-        key = (question, self._kb.store.generation)
+        # keyed by all that decides the retrieval: an asker's vectors (which may steer it) never serve another asker
+        key = (question, self._kb.store.generation, vectors_digest(given))
         if (seen := self._recent.get(key)) is not None:
             self._recent.move_to_end(key)
             return dataclasses.replace(seen, timings={"retrieval": 0.0})

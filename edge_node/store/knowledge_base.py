@@ -29,6 +29,7 @@ class EdgeKnowledgeBase:
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
         if not data_dir.exists():
             data_dir.mkdir(parents=True, mode=0o700)  # the edge's documents: its owner only
+        _owner_only(data_dir, 0o700)  # also a directory made before (or by hand) with a looser mode
         self.data_dir = data_dir
         self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
         try:
@@ -38,6 +39,7 @@ class EdgeKnowledgeBase:
             raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
         if not (data_dir / DB_FILE).exists():  # SQLite gives its -wal and -shm files the same mode
             os.close(os.open(data_dir / DB_FILE, os.O_CREAT | os.O_WRONLY, 0o600))
+        _owner_only(data_dir / DB_FILE, 0o600)
         self.store: SqliteStore = SqliteStore(data_dir / DB_FILE)
         self._vectors: VectorIndexes | None = None
 
@@ -81,3 +83,14 @@ class EdgeKnowledgeBase:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _owner_only(path: Path, mode: int) -> None:
+    """Tighten ``path`` to ``mode`` when its group or others have any access."""
+    if path.stat().st_mode & 0o077:
+        try:
+            path.chmod(mode)
+        except OSError as exc:
+            raise StoreError(
+                f"{path} is open to other users and cannot be tightened ({exc}); run chmod {mode:o} on it"
+            ) from exc

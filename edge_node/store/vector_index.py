@@ -110,7 +110,7 @@ class VectorIndexes:
         generation = self._store.generation
         if getattr(self, "_saved", None) == generation:
             return
-        self._dir.mkdir(parents=True, exist_ok=True)
+        self._dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         for space, index in self.spaces.items():
             _atomic_write(self._dir / f"{space}.faiss", faiss.serialize_index(index.index).tobytes())
         _atomic_write(self._dir / STATE_FILE, json.dumps({"generation": generation}).encode())
@@ -125,7 +125,8 @@ class VectorIndexes:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("wb") as handle:
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+        os.fchmod(handle.fileno(), 0o600)
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())

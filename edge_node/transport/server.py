@@ -68,7 +68,7 @@ async def serve_edge(
         maximum_concurrent_rpcs=config.server.max_concurrent_rpcs,
     )
     edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
-    health = add_health(server)
+    health = add_health(server, [EDGE_SERVICE])
     port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
     stop = stop or stop_on_signals()
     await server.start()

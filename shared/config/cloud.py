@@ -120,6 +120,15 @@ class CloudConfig:
     """Largest gRPC message accepted or sent."""
     max_concurrent_rpcs: int = 4096
     """Calls served at once, edge sessions included (one per connected edge); more get RESOURCE_EXHAUSTED."""
+    calls_per_minute: float = 600.0
+    """Calls one credential may make a minute (every kind, sessions included; 0 = no limit); more get
+    RESOURCE_EXHAUSTED with the wait in the message and the grpc-retry-pushback-ms trailer."""
+    call_burst: int = 60
+    """Calls one credential may make at once before calls_per_minute paces it."""
+    health_watches: int = 64
+    """Health Watch streams open at once (anyone may open one), kept apart from the authenticated calls."""
+    health_watches_per_peer: int = 4
+    """Health Watch streams one address may hold open."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     hello_timeout_s: float = 10.0

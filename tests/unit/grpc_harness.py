@@ -125,6 +125,7 @@ async def start_network(
     hello_timeout_s: float = 10.0,
     query: CloudQueryConfig | None = None,
     cloud_llm: ScriptedGenerator | None = None,
+    **cloud_settings: float,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -139,6 +140,7 @@ async def start_network(
         hello_timeout_s=hello_timeout_s,
         query=query or CloudQueryConfig(deadline_s=deadline_s),
     )
+    cloud_config = dataclasses.replace(cloud_config, **cloud_settings)
     llm = cloud_llm or ScriptedGenerator(answer_from_context)
     parts = build_cloud(cloud_config, HashEmbedder(DIM), llm, RegexTokenizer())
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()

@@ -30,6 +30,21 @@ def test_the_edges_files_are_its_owners_only(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
     for name in (DB_FILE, LOCK_FILE):
         assert stat.S_IMODE(os.stat(data / name).st_mode) & 0o077 == 0, name
+    vectors = [p for p in (data / "vectors").iterdir()]
+    assert vectors and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in vectors), "faiss files too"
+    service._kb.close()
+
+
+def test_a_data_directory_made_open_to_others_is_tightened_when_the_edge_opens_it(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    service._kb.close()
+    data = tmp_path / "edge"
+    data.chmod(0o755)
+    (data / DB_FILE).chmod(0o644)
+    service, _ = make_service(data)
+    assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(data / DB_FILE).st_mode) == 0o600
     service._kb.close()
 
 

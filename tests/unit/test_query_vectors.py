@@ -16,8 +16,8 @@ from shared.models.base import FloatMatrix
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
-from tests.unit.grpc_harness import APP_ID, Network, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected
+from tests.unit.grpc_harness import APP_ID, DIM, Network, start_network, token_of
+from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
 
@@ -143,3 +143,22 @@ def test_an_apps_vectors_of_another_model_are_ignored_and_malformed_ones_refused
             await net.close()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_an_askers_steering_vectors_never_serve_another_asker_from_the_edges_cache(tmp_path: Path) -> None:
+    question = "Who founded Zephyr Medical in Lisbon?"
+    embedder = HashEmbedder(DIM)
+    steer = QueryVectors(embedder.name, (question,), embedder.embed(["Acme Robotics welding arms Berlin Jane Doe"]))
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-b": [*ZEPHYR, *ACME], "edge-c": [*ZEPHYR, *ACME]})
+        try:
+            steered = await net.runtimes["edge-b"].probe(question, steer)
+            honest = await net.runtimes["edge-b"].probe(question)
+            untouched = await net.runtimes["edge-c"].probe(question)
+            assert steered.best_chunk != untouched.best_chunk, "the vectors did steer the retrieval"
+            assert (honest.score, honest.best_chunk) == (untouched.score, untouched.best_chunk)
+        finally:
+            await net.close()
+
+    run(main())

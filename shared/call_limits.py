@@ -1,0 +1,90 @@
+"""Limits no caller can talk its way past: health watches per address and in all, and calls per credential.
+
+- Health ``Watch`` streams are open to anyone (as health checks must be), so they are capped per peer address
+  and in total, well inside the server's ``max_concurrent_rpcs``: a flood of them cannot use up the places the
+  authenticated calls need. Only the services the server serves may be watched.
+- Every authenticated call spends a token of its credential's bucket (``per_minute`` refilled evenly, ``burst``
+  at most); an empty bucket is RESOURCE_EXHAUSTED with the wait in the message and in the
+  ``grpc-retry-pushback-ms`` trailer (gRPC's retry-pushback convention).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health
+
+RETRY_PUSHBACK = "grpc-retry-pushback-ms"
+
+
+def peer_host(peer: str) -> str:
+    """The address part of a gRPC peer string (``ipv4:10.0.0.3:51234`` -> ``ipv4:10.0.0.3``)."""
+    if peer.startswith("ipv6:"):
+        return peer.rsplit(":", 1)[0] if "]:" in peer else peer
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
+class BoundedHealth(health.aio.HealthServicer):  # type: ignore[misc]
+    """The standard health service with ``Watch`` streams capped per peer address and in total."""
+
+    def __init__(self, services: Sequence[str], per_peer: int, total: int) -> None:
+        super().__init__()
+        self._services = frozenset(["", *services])
+        self._per_peer = per_peer
+        self._total = total
+        self._open: Counter[str] = Counter()
+
+    async def Watch(self, request: Any, context: grpc.aio.ServicerContext) -> None:
+        if request.service not in self._services:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no service {request.service!r} here to watch")
+        host = peer_host(context.peer())
+        if self._open.total() >= self._total or self._open[host] >= self._per_peer:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many health watches ({self._per_peer} per address, {self._total} in all); use Health/Check",
+            )
+        self._open[host] += 1
+        try:
+            await super().Watch(request, context)
+        finally:
+            self._open[host] -= 1
+            if not self._open[host]:
+                del self._open[host]
+
+
+class CallBuckets:
+    """A token bucket per key (a credential): ``per_minute`` calls, at most ``burst`` at once; 0 = no limit."""
+
+    def __init__(self, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._rate = per_minute / 60.0
+        self._burst = max(burst, 1)
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """0 when ``key`` may make a call now (and it is counted), else the seconds until it may."""
+        if self._rate <= 0:
+            return 0.0
+        now = self._clock()
+        with self._lock:
+            tokens, at = self._buckets.get(key, (float(self._burst), now))
+            tokens = min(self._burst, tokens + (now - at) * self._rate)
+            if tokens >= 1.0:
+                self._buckets[key] = (tokens - 1.0, now)
+                return 0.0
+            self._buckets[key] = (tokens, now)
+            return (1.0 - tokens) / self._rate
+
+    def refusal_message(self, key: str, wait_s: float) -> str:
+        per_minute = self._rate * 60
+        return (
+            f"{key!r} made more than {per_minute:.0f} calls a minute (a burst of {self._burst} at most); "
+            f"retry in {math.ceil(wait_s * 10) / 10:.1f} s"
+        )
