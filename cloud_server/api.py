@@ -25,7 +25,7 @@ from shared import serde
 from shared.config import CloudConfig
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.errors import DgragError
-from shared.grpc_transport import auth_metadata, open_channel
+from shared.grpc_transport import ClientTls, auth_metadata, open_channel
 from shared.knowledge import CloudAnswer, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -60,21 +60,23 @@ def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerato
 class CloudClient:
     """Talks to a running cloud as an application or operator (``app``/``admin`` credentials of its tokens file).
 
-    ``user`` and ``token`` are one line of the cloud's tokens file; TLS when ``tls_ca`` names the CA."""
+    ``user`` and ``token`` are one line of the cloud's tokens file; ``tls``: the cloud's CA (and this client's
+    certificate for mutual TLS); plaintext is refused to an address that is not this machine unless
+    ``tls.insecure``."""
 
     def __init__(
         self,
         address: str,
         user: str,
         token: str,
-        tls_ca: str = "",
+        tls: ClientTls | None = None,
         timeout_s: float = 120.0,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.address = address
         self.timeout_s = timeout_s
         self._metadata = auth_metadata(user, token)
-        self._channel = open_channel(address, max_message_bytes, tls_ca)
+        self._channel = open_channel(address, max_message_bytes, tls)
         self._stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(

@@ -26,6 +26,7 @@ def register(roles: Any) -> None:
     e.add_argument("--user", default="", help="an admin credential's name in the cloud's tokens file")
     e.add_argument("--token-file", type=Path, help="a file (mode 0600) holding that credential's token")
     e.add_argument("--tls-ca", default="", help="the CA certificate of the cloud's TLS (plaintext when empty)")
+    e.add_argument("--insecure", action="store_true", help="allow plaintext to a cloud on another machine")
     e.add_argument("--json", action="store_true", help="one JSON object per edge")
     e.set_defaults(func=cmd_edges)
 
@@ -49,13 +50,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_edges(args: argparse.Namespace) -> int:
     from cloud_server.api import CloudClient
     from cloud_server.edges_table import edges_table
+    from shared.grpc_transport import ClientTls
 
     if not args.user or args.token_file is None:
         raise ConfigError("pass --user and --token-file: an admin credential of the cloud's tokens file")
     token = read_secret(args.token_file, "token file").strip()
 
     async def listed() -> str:
-        async with CloudClient(args.address, args.user, token, tls_ca=args.tls_ca) as cloud:
+        tls = ClientTls(ca=args.tls_ca, insecure=args.insecure)
+        async with CloudClient(args.address, args.user, token, tls) as cloud:
             return edges_table(await cloud.list_edges(), as_json=args.json)
 
     print(asyncio.run(listed()))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from cloud_server.cli import register as register_cloud
 from edge_node.cli import register as register_edge
+from shared.certs_cli import register as register_certs
 from shared.errors import DgragError
 from shared.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shared.health_cli import register as register_health
@@ -16,11 +17,12 @@ from simulation.cli import register as register_sim
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
-    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health}")
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs}")
     register_edge(roles)
     register_cloud(roles)
     register_sim(roles)
     register_health(roles)
+    register_certs(roles)
     return parser
 
 

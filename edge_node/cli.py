@@ -98,6 +98,7 @@ def _register_answering(commands: Any) -> None:
         help=f"the edge's API token: api.token in its data directory (default: ${API_TOKEN_FILE_ENV})",
     )
     p.add_argument("--tls-ca", default="", help="PEM of the CA of the edge API's certificate (server.tls_cert)")
+    p.add_argument("--insecure", action="store_true", help="allow plaintext to an edge on another machine")
     p.add_argument("question")
     p.add_argument("--mode", choices=EDGE_MODES, default="full")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer")
@@ -244,11 +245,13 @@ def cmd_host(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     from edge_node.transport.api_client import ask_edge
     from edge_node.transport.api_token import read_api_token
+    from shared.grpc_transport import ClientTls
 
     if args.token_file is None:
         raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")
     token = read_api_token(args.token_file)
-    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, args.tls_ca))
+    tls = ClientTls(ca=args.tls_ca, insecure=args.insecure)
+    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, tls))
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK

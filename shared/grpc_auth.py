@@ -39,6 +39,9 @@ class Refusal:
     """When the caller may try again (sent as the grpc-retry-pushback-ms trailer); 0: not a matter of time."""
 
 
+PeerCheck = Callable[[grpc.aio.ServicerContext], Refusal | None]
+
+
 class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Admits a call when :meth:`check` finds its credentials good; health checks are open; an admitted
     unary request that does not parse is refused as INVALID_ARGUMENT. Subclasses say what a good credential is."""
@@ -46,6 +49,10 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def check(self, method: str, metadata: Any) -> Refusal | None:
         """None to admit a call to ``method`` with ``metadata``, else why it is refused."""
         raise NotImplementedError
+
+    def peer_check(self, metadata: Any) -> PeerCheck | None:
+        """A check of the admitted call's connection (e.g. its TLS client certificate), run when it starts."""
+        return None
 
     async def intercept_service(
         self,
@@ -58,7 +65,9 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         refused = self.check(details.method, details.invocation_metadata)
         if refused is not None:
             return refusal(handler, refused)
-        return reject_malformed(handler)
+        handler = reject_malformed(handler)
+        peer = self.peer_check(details.invocation_metadata)
+        return handler if peer is None else checked(handler, peer)
 
 
 class ApiTokenInterceptor(CredentialInterceptor):
@@ -134,3 +143,40 @@ def refusal(handler: grpc.RpcMethodHandler, refused: Refusal) -> grpc.RpcMethodH
     if handler.response_streaming:
         return grpc.unary_stream_rpc_method_handler(deny_stream, **kwargs)
     return grpc.unary_unary_rpc_method_handler(deny, **kwargs)
+
+
+def checked(handler: grpc.RpcMethodHandler, check: PeerCheck) -> grpc.RpcMethodHandler:
+    """``handler`` that first runs ``check`` on the call's context and aborts the call as it says."""
+
+    async def guard(context: grpc.aio.ServicerContext) -> None:
+        refused = check(context)
+        if refused is not None:
+            await context.abort(refused.code, refused.message)
+
+    kwargs = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
+    if handler.request_streaming and handler.response_streaming:
+        inner_ss = handler.stream_stream
+
+        async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            await guard(context)
+            async for item in inner_ss(requests, context):
+                yield item
+
+        return grpc.stream_stream_rpc_method_handler(stream_stream, **kwargs)
+    if handler.response_streaming:
+        inner_us = handler.unary_stream
+
+        async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            await guard(context)
+            async for item in inner_us(request, context):
+                yield item
+
+        return grpc.unary_stream_rpc_method_handler(unary_stream, **kwargs)
+    inner = handler.stream_unary if handler.request_streaming else handler.unary_unary
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await guard(context)
+        return await inner(request, context)
+
+    make = grpc.stream_unary_rpc_method_handler if handler.request_streaming else grpc.unary_unary_rpc_method_handler
+    return make(unary, **kwargs)

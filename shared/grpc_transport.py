@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -34,24 +36,82 @@ def server_options(max_message_bytes: int) -> list[tuple[str, int]]:
     return [*options(max_message_bytes), ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000)]
 
 
-def open_channel(address: str, max_message_bytes: int, tls_ca: str = "", tls_server_name: str = "") -> grpc.aio.Channel:
-    """An asyncio channel to ``address`` (host:port), TLS when a CA file is given."""
+@dataclass(frozen=True)
+class ClientTls:
+    """How a client reaches a server: TLS when ``ca`` is set, plaintext to a non-loopback address only when
+    ``insecure`` says so in so many words."""
+
+    ca: str = ""
+    """PEM file of the CA that signed the server's certificate."""
+    server_name: str = ""
+    """Name to check in the server's certificate when it differs from the address's host."""
+    cert: str = ""
+    """This client's certificate (mutual TLS: the server may take it as the caller's identity)."""
+    key: str = ""
+    """Its private key (mode 0600)."""
+    insecure: bool = False
+    """Send credentials in plaintext to a non-loopback address (a network you trust entirely)."""
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (host:port, [v6]:port or unix:path) stays on this machine."""
+    if address.startswith(("unix:", "unix-abstract:")):
+        return True
+    host = address.rsplit(":", 1)[0] if address.count(":") == 1 or address.startswith("[") else address
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def open_channel(
+    address: str, max_message_bytes: int, tls: ClientTls | None = None, carries_secrets: bool = True
+) -> grpc.aio.Channel:
+    """An asyncio channel to ``address`` (host:port): TLS when ``tls.ca`` is set; a plaintext channel that would
+    carry credentials off this machine is refused unless ``tls.insecure``."""
+    tls = tls or ClientTls()
     opts: list[tuple[str, int | str]] = list(options(max_message_bytes))
-    if not tls_ca:
+    if not tls.ca:
+        if carries_secrets and not tls.insecure and not is_loopback(address):
+            raise ConfigError(
+                f"refusing to send credentials in plaintext to {address}, which is not this machine: give the CA"
+                " of its TLS certificate (tls_ca; `dgrag certs` makes one) or, on a network you trust entirely,"
+                " say insecure"
+            )
         return grpc.aio.insecure_channel(address, options=opts)
-    credentials = grpc.ssl_channel_credentials(root_certificates=_read(tls_ca, "tls_ca"))
-    if tls_server_name:
-        opts.append(("grpc.ssl_target_name_override", tls_server_name))
+    if bool(tls.cert) != bool(tls.key):
+        raise ConfigError("a client certificate needs both tls_cert and tls_key (or neither)")
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=_read(tls.ca, "tls_ca"),
+        private_key=_read(tls.key, "tls_key") if tls.key else None,
+        certificate_chain=_read(tls.cert, "tls_cert") if tls.cert else None,
+    )
+    if tls.server_name:
+        opts.append(("grpc.ssl_target_name_override", tls.server_name))
     return grpc.aio.secure_channel(address, credentials, options=opts)
 
 
-def bind(server: grpc.aio.Server, host: str, port: int, tls_cert: str = "", tls_key: str = "") -> int:
-    """Listen on host:port (port 0 = any free one), TLS when a cert and key are given; returns the port."""
+def bind(
+    server: grpc.aio.Server, host: str, port: int, tls_cert: str = "", tls_key: str = "", client_ca: str = ""
+) -> int:
+    """Listen on host:port (port 0 = any free one), TLS when a cert and key are given (and mutual TLS, every
+    client presenting a certificate signed by ``client_ca``, when that is given); returns the port."""
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if bool(tls_cert) != bool(tls_key):
         raise ConfigError("TLS needs both tls_cert and tls_key (or neither for plaintext)")
+    if client_ca and not tls_cert:
+        raise ConfigError("tls_client_ca (mutual TLS) needs the server's own tls_cert and tls_key")
     if tls_cert:
-        credentials = grpc.ssl_server_credentials([(_read(tls_key, "tls_key"), _read(tls_cert, "tls_cert"))])
+        pair = [(_read(tls_key, "tls_key"), _read(tls_cert, "tls_cert"))]
+        if client_ca:
+            credentials = grpc.ssl_server_credentials(
+                pair, root_certificates=_read(client_ca, "tls_client_ca"), require_client_auth=True
+            )
+        else:
+            credentials = grpc.ssl_server_credentials(pair)
         bound = server.add_secure_port(address, credentials)
     else:
         bound = server.add_insecure_port(address)

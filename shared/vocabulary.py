@@ -13,6 +13,7 @@ mode), ``central`` (every document in one store, asked in ``local`` mode: the up
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 EdgeMode = Literal["naive", "local", "full"]
@@ -45,3 +46,11 @@ ANSWER_USES: tuple[AnswerUse, ...] = ("quote", "paraphrase", "ids_only")
 """What answers to other participants may carry of an edge's texts (its ``privacy.answers``): quote (word for
 word), paraphrase (the content, with no copied run of words), ids_only (which of its sources match, nothing of
 their text)."""
+
+_EDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def valid_edge_id(edge_id: str) -> bool:
+    """Ids (of edges, apps, operators) are short and safe in file names and summary ids (letters, digits,
+    ``._-``)."""
+    return bool(_EDGE_ID.match(edge_id))

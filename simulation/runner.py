@@ -25,7 +25,7 @@ from edge_node.api import read_audit
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
+from shared.grpc_transport import auth_metadata, is_loopback
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
@@ -180,6 +180,8 @@ def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) ->
         "DGRAG__SERVER__PORT": "0",
         "DGRAG__SERVER__HOST": "127.0.0.1",
         "DGRAG__CLOUD__ADDRESS": cloud,
+        # a simulation across machines (Ray) runs on the researcher's own cluster network: plaintext, said so
+        "DGRAG__CLOUD__INSECURE": "false" if not cloud or is_loopback(cloud) else "true",
         "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",
         "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge_id)),
     }

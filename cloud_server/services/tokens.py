@@ -15,23 +15,17 @@ authenticates exactly one id, so an edge can only write its own summaries.
 from __future__ import annotations
 
 import hmac
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
 from shared.errors import ConfigError
 from shared.secret_file import read_secret
+from shared.vocabulary import valid_edge_id
 
 Role = Literal["edge", "app", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
-_EDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MIN_TOKEN_CHARS = 16
-
-
-def valid_edge_id(edge_id: str) -> bool:
-    """Ids are short and safe in file names and summary ids (letters, digits, ``._-``)."""
-    return bool(_EDGE_ID.match(edge_id))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import grpc
 from cloud_server.services.tokens import Role, TokenBook
 from shared.call_limits import CallBuckets
 from shared.constants import EDGE_ID_HEADER
-from shared.grpc_auth import CredentialInterceptor, Refusal, bearer_token
+from shared.grpc_auth import CredentialInterceptor, PeerCheck, Refusal, bearer_token
 
 CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/Session": frozenset({"edge"}),
@@ -35,11 +35,34 @@ class TokenAuthInterceptor(CredentialInterceptor):
     """Refuses calls without a valid (id, token) pair, or from a role the method does not admit."""
 
     def __init__(
-        self, tokens: TokenBook, methods: dict[str, frozenset[Role]] | None = None, buckets: CallBuckets | None = None
+        self,
+        tokens: TokenBook,
+        methods: dict[str, frozenset[Role]] | None = None,
+        buckets: CallBuckets | None = None,
+        certified: bool = False,
     ) -> None:
         self._tokens = tokens
         self._methods = CLOUD_METHODS if methods is None else methods
         self._buckets = buckets
+        self._certified = certified
+        """Mutual TLS: the client certificate's common name must be the id the caller claims."""
+
+    def peer_check(self, metadata: Any) -> PeerCheck | None:
+        if not self._certified:
+            return None
+        caller_id, _ = caller_identity(metadata)
+
+        def certificate_names_caller(context: grpc.aio.ServicerContext) -> Refusal | None:
+            names = [n.decode(errors="replace") for n in context.auth_context().get("x509_common_name", [])]
+            if caller_id in names:
+                return None
+            return Refusal(
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"unauthenticated: the client certificate names {names or 'nobody'}, not {caller_id!r}; each caller"
+                " uses its own certificate (dgrag certs)",
+            )
+
+        return certificate_names_caller
 
     def check(self, method: str, metadata: Any) -> Refusal | None:
         caller_id, token = caller_identity(metadata)

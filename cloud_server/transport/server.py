@@ -14,7 +14,7 @@ from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.servicer import CloudServicer
 from shared.call_limits import CallBuckets
 from shared.config import CloudConfig
-from shared.grpc_transport import add_health, bind, mark_serving, server_options
+from shared.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 
@@ -32,7 +32,13 @@ async def serve_cloud(
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     server = grpc.aio.server(
-        interceptors=[TokenAuthInterceptor(tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst))],
+        interceptors=[
+            TokenAuthInterceptor(
+                tokens,
+                buckets=CallBuckets(config.calls_per_minute, config.call_burst),
+                certified=bool(config.tls_client_ca),
+            )
+        ],
         options=server_options(config.max_message_bytes),
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
@@ -48,7 +54,13 @@ async def serve_cloud(
         server,
     )
     health = add_health(server, [CLOUD_SERVICE], config.health_watches_per_peer, config.health_watches)
-    port = bind(server, config.host, config.port, config.tls_cert, config.tls_key)
+    port = bind(server, config.host, config.port, config.tls_cert, config.tls_key, config.tls_client_ca)
+    if not config.tls_cert and not is_loopback(f"{config.host}:{port}"):
+        log.warning(
+            "the cloud listens on %s without TLS: tokens and answers cross the network in the clear; set tls_cert"
+            " and tls_key (dgrag certs makes them)",
+            config.host,
+        )
     stop = stop or stop_on_signals()
     await server.start()
     try:

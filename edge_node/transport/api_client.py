@@ -20,7 +20,7 @@ import grpc
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import open_channel
+from shared.grpc_transport import ClientTls, open_channel
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 
 
@@ -71,20 +71,21 @@ class RemoteStats:
 
 
 class EdgeClient:
-    """Talks to one running edge with its API token (TLS when ``tls_ca`` names the CA of its certificate)."""
+    """Talks to one running edge with its API token (TLS when ``tls.ca`` names the CA of its certificate;
+    plaintext to another machine only when ``tls.insecure``)."""
 
     def __init__(
         self,
         address: str,
         token: str,
-        tls_ca: str = "",
+        tls: ClientTls | None = None,
         timeout_s: float = 300.0,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.address = address
         self.timeout_s = timeout_s
         self._metadata = bearer_metadata(token)
-        self._channel = open_channel(address, max_message_bytes, tls_ca)
+        self._channel = open_channel(address, max_message_bytes, tls)
         self._stub = edge_pb2_grpc.EdgeStub(self._channel)
 
     async def query(
@@ -125,8 +126,8 @@ class EdgeClient:
 
 
 async def ask_edge(
-    address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0, tls_ca: str = ""
+    address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0, tls: ClientTls | None = None
 ) -> EdgeReply:
     """Ask the edge at ``address`` once."""
-    async with EdgeClient(address, token, tls_ca, timeout_s) as client:
+    async with EdgeClient(address, token, tls, timeout_s) as client:
         return await client.query(question, mode)

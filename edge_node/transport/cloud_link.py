@@ -9,7 +9,7 @@ import grpc
 from shared import serde
 from shared.config import CloudLinkConfig
 from shared.errors import CloudUnavailableError
-from shared.grpc_transport import auth_metadata, open_channel
+from shared.grpc_transport import ClientTls, auth_metadata, open_channel
 from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import QueryVectors
@@ -21,7 +21,8 @@ class CloudLink:
     def __init__(self, edge_id: str, link: CloudLinkConfig, token: str, max_message_bytes: int) -> None:
         self.link = link
         self.metadata = auth_metadata(edge_id, token)
-        self._channel = open_channel(link.address, max_message_bytes, link.tls_ca, link.tls_server_name)
+        tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
+        self._channel = open_channel(link.address, max_message_bytes, tls)
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(

@@ -116,6 +116,9 @@ class CloudConfig:
     """PEM certificate chain of the server; with tls_key enables TLS."""
     tls_key: str = ""
     """PEM private key of the server."""
+    tls_client_ca: str = ""
+    """Mutual TLS: every caller presents a certificate signed by this CA whose common name is the id it claims
+    (the certificate is the identity; its token must match too). Needs tls_cert and tls_key."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """Largest gRPC message accepted or sent."""
     max_concurrent_rpcs: int = 4096

@@ -55,9 +55,17 @@ class CloudLinkConfig:
     token_file: str = ""
     """File holding this edge's token (used when set; wins over token_env)."""
     tls_ca: str = ""
-    """PEM file of the CA that signed the cloud's certificate; empty = plaintext (loopback, trusted networks)."""
+    """PEM file of the CA that signed the cloud's certificate; empty = plaintext (loopback only, unless insecure)."""
     tls_server_name: str = ""
     """Name to check in the cloud's certificate when it differs from the address's host."""
+    tls_cert: str = ""
+    """This edge's client certificate, for a cloud that asks for mutual TLS (`dgrag certs` makes it)."""
+    tls_key: str = ""
+    """Its private key (mode 0600)."""
+    insecure: bool = False
+    """Talk to a cloud that is not on this machine without TLS (the token then crosses the network in the
+    clear): only on a network you trust entirely. Without it, the edge refuses a plaintext cloud address that is
+    not loopback."""
     query_deadline_s: float = 60.0
     """Deadline of an escalated question (cloud fan-out + cloud LLM)."""
     heartbeat_interval_s: float = 10.0

@@ -31,6 +31,7 @@ from shared.config import (
     PartitionConfig,
 )
 from shared.grpc_auth import bearer_metadata
+from shared.grpc_transport import ClientTls
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.secret_file import write_secret
@@ -125,7 +126,7 @@ async def start_network(
     hello_timeout_s: float = 10.0,
     query: CloudQueryConfig | None = None,
     cloud_llm: ScriptedGenerator | None = None,
-    **cloud_settings: float,
+    **cloud_settings: float | str,
 ) -> Network:
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -158,14 +159,24 @@ async def start_network(
 
 
 async def start_edge(
-    net: Network, tmp: Path, edge_id: str, docs: Sequence[RawDocument], gate: GateConfig | None = None,
+    net: Network,
+    tmp: Path,
+    edge_id: str,
+    docs: Sequence[RawDocument],
+    gate: GateConfig | None = None,
+    tls: ClientTls | None = None,
     **privacy: bool | str,
-) -> None:  # fmt: skip
+) -> None:
     token_file = tmp / f"{edge_id}.token"
     write_secret(token_file, token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
     if gate is not None:
         config = dataclasses.replace(config, gate=gate)
+    if tls is not None:
+        link = dataclasses.replace(
+            config.cloud, tls_ca=tls.ca, tls_server_name=tls.server_name, tls_cert=tls.cert, tls_key=tls.key
+        )
+        config = dataclasses.replace(config, cloud=link)
     if privacy:
         config = dataclasses.replace(config, privacy=dataclasses.replace(config.privacy, **privacy))
     kb = EdgeKnowledgeBase(tmp / edge_id)

@@ -17,6 +17,7 @@ from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.server import serve_edge
 from shared.config import EdgeConfig, EdgeServerConfig
 from shared.errors import DgragError
+from shared.grpc_transport import ClientTls
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.tokenizer import RegexTokenizer
 from tests.unit.grpc_harness import answer_from_context
@@ -51,7 +52,9 @@ def test_the_edge_api_serves_tls_to_apps_holding_the_ca(tmp_path: Path) -> None:
         port = await ready
         try:
             token = read_api_token(tmp_path / "edge-a" / API_TOKEN_FILE)
-            reply = await ask_edge(f"localhost:{port}", token, "Who leads Acme Robotics?", "local", 30, str(cert))
+            reply = await ask_edge(
+                f"localhost:{port}", token, "Who leads Acme Robotics?", "local", 30, ClientTls(str(cert))
+            )
             assert "Jane Doe" in reply.answer
             with pytest.raises(DgragError, match="UNAVAILABLE"):
                 await ask_edge(f"localhost:{port}", token, "Who leads Acme Robotics?", "local", 5)

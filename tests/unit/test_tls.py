@@ -1,0 +1,124 @@
+"""TLS by default off this machine: plaintext with credentials to another address is refused, `dgrag certs`
+makes the material in one command, and with mutual TLS the client certificate is the caller's identity."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cloud_server.api import CloudClient
+from shared.certs import make_certs
+from shared.errors import ConfigError, DgragError
+from shared.grpc_transport import ClientTls, is_loopback, open_channel
+from tests.unit.grpc_harness import ADMIN_ID, start_edge, start_network, token_of
+from tests.unit.test_grpc_network import ACME, connected, run
+
+
+@pytest.mark.parametrize(
+    ("address", "local"),
+    [
+        ("127.0.0.1:1", True),
+        ("localhost:1", True),
+        ("[::1]:1", True),
+        ("unix:/tmp/s", True),
+        ("10.0.0.3:50051", False),
+        ("cloud:50051", False),
+        ("[2001:db8::1]:1", False),
+    ],
+)
+def test_loopback_addresses_are_told_apart(address: str, local: bool) -> None:
+    assert is_loopback(address) is local
+
+
+def test_credentials_never_go_in_plaintext_to_another_machine_unless_said_in_so_many_words() -> None:
+    async def main() -> None:
+        with pytest.raises(ConfigError, match=r"refusing to send credentials in plaintext to 10\.0\.0\.3:50051"):
+            open_channel("10.0.0.3:50051", 1 << 20)
+        await open_channel("10.0.0.3:50051", 1 << 20, ClientTls(insecure=True)).close()
+        await open_channel("10.0.0.3:50051", 1 << 20, carries_secrets=False).close()  # a health check carries none
+
+    run(main())
+
+
+def _outward_address() -> str:
+    """An address of this machine that is not loopback (the test is skipped without one)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            address = str(s.getsockname()[0])
+        except OSError:
+            address = ""
+    if not address or address.startswith("127."):
+        pytest.skip("this machine has no address but loopback")
+    return address
+
+
+def test_an_edge_refuses_a_plaintext_fake_cloud_and_never_sends_its_token(tmp_path: Path) -> None:
+    seen: list[tuple[tuple[str, str], ...]] = []
+
+    class Recorder(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+        async def intercept_service(self, continuation, details):  # type: ignore[no-untyped-def]
+            seen.append(tuple(details.invocation_metadata))
+            return await continuation(details)
+
+    async def main() -> None:
+        fake = grpc.aio.server(interceptors=[Recorder()])
+        port = fake.add_insecure_port("0.0.0.0:0")
+        await fake.start()
+        address = f"{_outward_address()}:{port}"
+        try:
+            with pytest.raises(ConfigError, match="refusing to send credentials in plaintext"):
+                CloudClient(address, ADMIN_ID, token_of(ADMIN_ID))
+            certs = make_certs(tmp_path / "certs", ["127.0.0.1"], [])
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), ClientTls(ca=str(certs.ca))) as client:
+                with pytest.raises(DgragError, match="UNAVAILABLE"):
+                    await asyncio.wait_for(client.list_edges(), 10)
+            assert not any(token_of(ADMIN_ID) in str(m) for m in seen), "the token reached the fake cloud"
+        finally:
+            await fake.stop(0)
+
+    run(main())
+
+
+def test_with_mutual_tls_the_certificate_is_the_identity(tmp_path: Path) -> None:
+    certs = make_certs(tmp_path / "certs", ["127.0.0.1", "localhost"], ["edge-a", ADMIN_ID])
+    tls = {"tls_cert": str(certs.cloud_cert), "tls_key": str(certs.cloud_key), "tls_client_ca": str(certs.ca)}
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["edge-a"], **tls)
+        edge_cert, edge_key = certs.clients["edge-a"]
+        edge_tls = ClientTls(str(certs.ca), cert=str(edge_cert), key=str(edge_key))
+        await start_edge(net, tmp_path, "edge-a", ACME, tls=edge_tls)
+        address = f"127.0.0.1:{net.cloud_port}"
+        admin_cert, admin_key = (str(p) for p in certs.clients[ADMIN_ID])
+        try:
+            await connected(net, "edge-a")  # the edge's session came in over mutual TLS
+            as_admin = ClientTls(str(certs.ca), cert=admin_cert, key=admin_key)
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), as_admin) as client:
+                assert [e.edge_id for e in await client.list_edges()] == ["edge-a"]
+            wrong_cert = ClientTls(str(certs.ca), cert=str(edge_cert), key=str(edge_key))
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), wrong_cert) as client:
+                with pytest.raises(DgragError, match=r"UNAUTHENTICATED.*names \['edge-a'\], not 'ops'"):
+                    await client.list_edges()
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), ClientTls(str(certs.ca))) as client:
+                with pytest.raises(DgragError, match="UNAVAILABLE"):
+                    await asyncio.wait_for(client.list_edges(), 10)
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_certs_are_made_once_per_directory_with_private_keys_for_the_owner(tmp_path: Path) -> None:
+    certs = make_certs(tmp_path / "c", ["cloud.example.org"], ["edge-1"])
+    assert (certs.cloud_key.stat().st_mode & 0o777) == 0o600 and (
+        (tmp_path / "c" / "ca.key").stat().st_mode & 0o077
+    ) == 0
+    with pytest.raises(ConfigError, match="already holds a CA"):
+        make_certs(tmp_path / "c", ["x"], [])
+    with pytest.raises(ConfigError, match="may hold only"):
+        make_certs(tmp_path / "d", ["x"], ["../escape"])
