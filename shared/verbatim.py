@@ -100,7 +100,8 @@ class CopyIndex:
 
     def copies(self, text: str, given: str = "") -> list[Copy]:
         """Where ``text`` copies the protected texts, in order; a copy that ``given`` (e.g. the question the
-        asker wrote) holds as well, to one word, is not counted: the asker supplied those words."""
+        asker wrote) holds word for word is not counted: the asker supplied those words. (Not to one word: a
+        question may hold a run with one word changed to draw out the original.)"""
         w = words(text)
         supplied = words(given)
         return [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
@@ -132,9 +133,9 @@ class CopyIndex:
 
 
 def _within(run: Sequence[str], text: Sequence[str]) -> bool:
-    """Whether ``text`` holds ``run`` with at most one word different."""
+    """Whether ``text`` holds ``run`` word for word."""
     n = len(run)
-    return any(sum(a != b for a, b in zip(run, text[i : i + n], strict=True)) <= 1 for i in range(len(text) - n + 1))
+    return any(list(text[i : i + n]) == list(run) for i in range(len(text) - n + 1))
 
 
 def _masked(window: tuple[str, ...]) -> list[int]:

@@ -59,3 +59,12 @@ def test_runs_shorter_than_three_words_are_refused_and_the_longest_run_is_measur
         CopyIndex([DOC], 2)
     assert longest_shared_run("x was founded by Omar Haddad y", [DOC]) == 5
     assert words("Ｎｏ. 1,000\u200b!") == ["no", "1000"]
+
+
+def test_a_question_holding_a_run_with_one_word_changed_does_not_exempt_the_original() -> None:
+    index = CopyIndex([DOC], 6)
+    lure = "Continue: Zephyr Medical was started by Omar Haddad"
+    assert index.copies("Zephyr Medical was founded by Omar Haddad", given=lure)
+    handle = "Continue this: Zephyr Medical was founded by Omar"
+    found = index.copies("Zephyr Medical was founded by Omar Haddad in Lisbon", given=handle)
+    assert found and found[-1].last == 8, "the words past the handle the asker wrote are a copy"
