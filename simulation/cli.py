@@ -51,6 +51,9 @@ def _run_parser(commands: Any) -> None:
     p.add_argument(
         "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
     )
+    p.add_argument(
+        "--liar", default="", help="comma-separated edges run as dishonest participants: every claim 1.0 (a trust test)"
+    )
     _backend_arguments(p)
     p.set_defaults(func=cmd_run)
 
@@ -177,6 +180,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         edge_config=args.config,
         cloud_config=args.cloud_config,
         edges_per_host=args.edges_per_host,
+        liars=_split(args.liar),
         **_backend_options(args),
     )
     try:

@@ -84,9 +84,16 @@ def host_spec(launches: list[EdgeLaunch], config_file: Path | None, port_files: 
 
 
 def start_hosts(
-    work: Path, launches: list[EdgeLaunch], per_host: int, config_file: Path | None, env: dict[str, str], prefix: str
+    work: Path,
+    launches: list[EdgeLaunch],
+    per_host: int,
+    config_file: Path | None,
+    env: dict[str, str],
+    prefix: str,
+    command: list[str] | None = None,
 ) -> tuple[list[Server], dict[str, HostedEndpoint]]:
-    """Start the host processes (``prefix``-0, -1, ...) for ``launches``; returns them and each edge's endpoint."""
+    """Start the host processes (``prefix``-0, -1, ...) for ``launches``; returns them and each edge's endpoint.
+    ``command``: what runs ``edge host`` (default ``dgrag``; simulation.liar_host for a dishonest participant)."""
     by_id = {launch.edge_id: launch for launch in launches}
     hosts: list[Server] = []
     endpoints: dict[str, HostedEndpoint] = {}
@@ -98,7 +105,7 @@ def start_hosts(
             port_file.unlink(missing_ok=True)
         spec_data = host_spec([by_id[e] for e in group], config_file, port_files)
         spec.write_text(json.dumps(spec_data, indent=2), encoding="utf-8")
-        host = Server(name, ["edge", "host", str(spec)], work, env)
+        host = Server(name, ["edge", "host", str(spec)], work, env, command=command)
         hosts.append(host)
         for edge_id in group:
             endpoints[edge_id] = HostedEndpoint(edge_id, port_files[edge_id], host, len(group))

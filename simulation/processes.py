@@ -57,14 +57,23 @@ class Server:
     node = "local"
     """Where the process runs (simulation processes run on the driver's machine)."""
 
-    def __init__(self, name: str, args: list[str], workdir: Path, env: dict[str, str], host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        name: str,
+        args: list[str],
+        workdir: Path,
+        env: dict[str, str],
+        host: str = "127.0.0.1",
+        command: list[str] | None = None,
+    ) -> None:
+        """``command``: what runs ``args`` (default: this interpreter's ``dgrag``)."""
         self.name = name
         self.host = host
         self.log = workdir / f"{name}.log"
         self._port_file = workdir / f"{name}.port"
         self._port_file.unlink(missing_ok=True)
         self._proc = subprocess.Popen(
-            [*dgrag_command(), *args, "--port-file", str(self._port_file)],
+            [*(command or dgrag_command()), *args, "--port-file", str(self._port_file)],
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
             env=env,

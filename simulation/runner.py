@@ -34,7 +34,7 @@ from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.credentials import api_token_file, write_api_tokens
-from simulation.hosts import EdgeLaunch
+from simulation.hosts import EdgeLaunch, start_hosts
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
@@ -69,7 +69,12 @@ class SimOptions:
     """Edges served by one ``dgrag edge host`` process (one SLM and embedder shared by them)."""
     backend: str = "local"
     """Where the hosts run: ``local`` processes or ``ray`` actors (see simulation.backends)."""
+    liars: tuple[str, ...] = ()
+    """Edges run as dishonest participants (simulation.liar_host: every claim 1.0), each in a host of its own."""
     ray: RayOptions = dataclasses.field(default_factory=RayOptions)
+
+
+LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
 
 
 def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
@@ -150,7 +155,12 @@ def _start_servers(
         _launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
         for e, index in built.items()
     ]
-    hosts, endpoints = backend.start_hosts(work, launches, opts.edges_per_host, opts.edge_config, "host")
+    honest = [launch for launch in launches if launch.edge_id not in opts.liars]
+    hosts, endpoints = backend.start_hosts(work, honest, opts.edges_per_host, opts.edge_config, "host")
+    if liars := [launch for launch in launches if launch.edge_id in opts.liars]:
+        lying_hosts, lying = start_hosts(work, liars, 1, opts.edge_config, env, "liar", LIAR_COMMAND)
+        hosts += lying_hosts
+        endpoints.update(lying)
     if central is not None:  # the all-documents baseline: a host of its own
         only = [_launch(work, CENTRAL, working_copy(central, opts.out, resuming), "", "")]
         central_hosts, central_endpoint = backend.start_hosts(work, only, 1, opts.edge_config, "central")
@@ -227,6 +237,10 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
     edges = list(opts.edges) or all_edges
     if unknown := sorted(set(edges) - set(all_edges)):
         raise DgragError(f"edge(s) {unknown} are not in {opts.bench}/edges.json; it has {all_edges}")
+    if not_run := sorted(set(opts.liars) - set(edges)):
+        raise DgragError(f"--liar names {not_run}, which this run does not start; pick from {edges}")
+    if opts.liars and opts.backend != "local":
+        raise DgragError("--liar runs with --backend local only")
     return edges
 
 
