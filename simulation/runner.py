@@ -190,6 +190,9 @@ def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) ->
         "DGRAG__SERVER__PORT": "0",
         "DGRAG__SERVER__HOST": "127.0.0.1",
         "DGRAG__CLOUD__ADDRESS": cloud,
+        # a benchmark's document ids are public (its gold evidence names them): sent as they are, so evidence
+        # recall can be measured from the sources an answer cites
+        "DGRAG__PRIVACY__DOC_IDS": "names",
         # a simulation across machines (Ray) runs on the researcher's own cluster network: plaintext, said so
         "DGRAG__CLOUD__INSECURE": "false" if not cloud or is_loopback(cloud) else "true",
         "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",

@@ -104,9 +104,9 @@ class PrivacyConfig:
     apps get the texts as context), paraphrase (no run of the cloud's query.copy_words words, near-copy or whole
     short sentence of them; sources by id only), ids_only (its texts are not read for others at all; they learn
     which of its sources matched). Its own questions always get its own texts."""
-    doc_ids: DocIdPolicy = "names"
-    """How document ids leave: names (a file's name instead of its absolute path; bundle ids as they are),
-    opaque (a hash, stable per edge), as_is."""
+    doc_ids: DocIdPolicy = "opaque"
+    """How document ids leave: opaque (a hash, stable per edge: a file name like maria-lopez-hiv.txt says too
+    much), names (a file's name instead of its absolute path; bundle ids as they are), as_is."""
 
     share_chunks: bool = True
     """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""

@@ -29,6 +29,7 @@ from shared.config import (
     EdgeServerConfig,
     GateConfig,
     PartitionConfig,
+    PrivacyConfig,
 )
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import ClientTls
@@ -106,6 +107,7 @@ def edge_config(edge_id: str, cloud_port: int, token_file: Path) -> EdgeConfig:
         chunking=ChunkingConfig(chunk_tokens=60, overlap_tokens=8),
         partition=PartitionConfig(min_size=2, max_size=12),
         server=EdgeServerConfig(port=0),
+        privacy=PrivacyConfig(doc_ids="names"),  # the fixtures' ids are public; a test reads them in replies
         cloud=CloudLinkConfig(
             address=f"127.0.0.1:{cloud_port}",
             token_file=str(token_file),

@@ -119,11 +119,14 @@ def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path:
 def test_document_ids_leave_without_the_devices_paths() -> None:
     from edge_node.policy.privacy import outbound_doc_id
 
-    path = "/home/ana/clinic/patients/notes.txt"
-    assert outbound_doc_id(path, PrivacyConfig(), "e") == "notes.txt"
-    assert outbound_doc_id("mh-26d70d4fad", PrivacyConfig(), "e") == "mh-26d70d4fad"  # bundle ids stay
+    path = "/home/ana/clinic/patients/maria-lopez-hiv.txt"
+    names = PrivacyConfig(doc_ids="names")
+    assert outbound_doc_id(path, names, "e") == "maria-lopez-hiv.txt"
+    assert outbound_doc_id("mh-26d70d4fad", names, "e") == "mh-26d70d4fad"  # bundle ids stay
+    opaque = outbound_doc_id(path, PrivacyConfig(), "e")
+    assert opaque.startswith("doc-") and "maria" not in opaque, "by default a file name does not leave"
     opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
-    assert opaque.startswith("doc-") and "notes" not in opaque
+    assert opaque.startswith("doc-")
     assert (
         opaque
         == outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
