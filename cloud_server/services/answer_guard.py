@@ -13,7 +13,7 @@ the request (an app naming an edge as ``asked_at`` gets what any app gets).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from cloud_server.services.context_merge import MergedContext
@@ -99,11 +99,26 @@ def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers
     return shown + [_id_only(ContextChunk(k.edge_id, c)) for k in cited for c in k.chunks]
 
 
-def ranks_only(answer: CloudAnswer) -> CloudAnswer:
+def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
     """``answer`` as an asker other than an operator receives it: the probed edges in their shortlist order
-    without their scores (a score tells how well an edge's documents match the asker's words)."""
-    probes = [ProbeScores(p.edge_id, seconds=p.seconds, error=p.error) for p in answer.probes]
-    return dataclasses.replace(answer, probes=probes)
+    without their scores (a score tells how well an edge's documents match the asker's words), and no mention of
+    an ``unnamed`` edge (one whose policy lets its summaries alone leave it: that it matched says it knows)."""
+
+    def named(edges: list[str]) -> list[str]:
+        return [e for e in edges if e not in unnamed]
+
+    probes = [
+        ProbeScores(p.edge_id, seconds=p.seconds, error=p.error) for p in answer.probes if p.edge_id not in unnamed
+    ]
+    return dataclasses.replace(
+        answer,
+        probes=probes,
+        summaries=[s for s in answer.summaries if s.edge_id not in unnamed],
+        edges_asked=named(answer.edges_asked),
+        edges_replied=named(answer.edges_replied),
+        edges_failed=named(answer.edges_failed),
+        context=[c for c in answer.context if c.edge_id not in unnamed],
+    )
 
 
 def _id_only(c: ContextChunk) -> ContextChunk:

@@ -70,9 +70,16 @@ class EdgeRegistry:
         self._last_seen: dict[str, EdgeSession] = {}
         self._serial = itertools.count(1)
         self._heartbeat_interval_s = heartbeat_interval_s
+        self.unnamed: set[str] = set()
+        """Edges that asked to be kept out of what askers see (their summaries alone leave them)."""
 
-    def attach(self, edge_id: str) -> EdgeSession:
-        """Register a new session for ``edge_id``, replacing (and closing) any older one."""
+    def attach(self, edge_id: str, unnamed: bool = False) -> EdgeSession:
+        """Register a new session for ``edge_id``, replacing (and closing) any older one; ``unnamed``: the edge
+        asks to be kept out of what askers see."""
+        if unnamed:
+            self.unnamed.add(edge_id)
+        else:
+            self.unnamed.discard(edge_id)
         old = self._sessions.get(edge_id)
         if old is not None:
             self._close(old, "the edge opened a newer session")

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from cloud_server.services.answer_guard import ranks_only
+from cloud_server.services.answer_guard import as_asker_sees
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
@@ -72,7 +72,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"hello names edge {first.hello.edge_id!r} but the token authenticates {edge_id!r}",
             )
-        session = self._registry.attach(edge_id)
+        session = self._registry.attach(edge_id, unnamed=first.hello.unnamed)
         log.info("edge %s connected (session %d)", edge_id, session.serial)
         out: asyncio.Queue[cloud_pb2.CloudMessage | None] = asyncio.Queue()
         failure: list[DgragError] = []
@@ -171,7 +171,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        return serde.cloud_answer_to_proto(answer if self._role_of(caller) == "admin" else ranks_only(answer))
+        shown = answer if self._role_of(caller) == "admin" else as_asker_sees(answer, self._registry.unnamed)
+        return serde.cloud_answer_to_proto(shown)
 
     async def CheckEvidence(
         self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
@@ -192,7 +193,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if verdict.answer is not None:
-            verdict = dataclasses.replace(verdict, answer=ranks_only(verdict.answer))
+            verdict = dataclasses.replace(verdict, answer=as_asker_sees(verdict.answer, self._registry.unnamed))
         return serde.verdict_to_proto(verdict)
 
     async def MatchSummaries(
@@ -202,6 +203,9 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             matches = await self._queries.match(request.question, request.top_m)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        caller, _ = caller_identity(context.invocation_metadata())
+        if self._role_of(caller) != "admin":
+            matches = [m for m in matches if m.edge_id not in self._registry.unnamed]
         return cloud_pb2.MatchSummariesReply(summaries=[serde.summary_match_to_proto(m) for m in matches])
 
     async def ListEdges(

@@ -80,7 +80,11 @@ class CloudSession:
         stopper = asyncio.create_task(_cancel_on(stop, call))
         try:
             if await admitted(call):  # refused: reading the call below raises the cloud's status
-                hello = cloud_pb2.Hello(edge_id=self._runtime.edge_id, software_version=SOFTWARE_VERSION)
+                hello = cloud_pb2.Hello(
+                    edge_id=self._runtime.edge_id,
+                    software_version=SOFTWARE_VERSION,
+                    unnamed=self._runtime.config.privacy.level == "summaries_only",
+                )
                 out.put_nowait(cloud_pb2.EdgeMessage(hello=hello))
             async for message in _messages(call, stop):
                 kind = message.WhichOneof("kind")

@@ -16,7 +16,7 @@ from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.verbatim import longest_shared_run
-from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
+from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_edge, start_network, token_of
 from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
 
 SECRET = "Zephyr Medical was founded by Omar Haddad in Lisbon. Zephyr Medical makes insulin pumps."
@@ -101,3 +101,30 @@ def test_an_edge_that_lets_answers_quote_it_is_quoted(tmp_path: Path) -> None:
 def test_a_copy_length_that_would_remove_ordinary_phrases_is_refused_when_the_config_loads() -> None:
     with pytest.raises(ConfigError, match=r"query\.copy_words = 2"):
         load_config(CloudConfig, None, {"DGRAG__QUERY__COPY_WORDS": "2"})
+
+
+def test_a_summaries_only_edge_is_named_to_no_asker_but_operators(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])
+        await start_edge(net, tmp_path, "edge-b", ZEPHYR, level="summaries_only")
+        try:
+            await connected(net, "edge-a", "edge-b")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                ask = cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=2)
+                match = cloud_pb2.MatchSummariesRequest(question="Who founded Zephyr Medical in Lisbon?", top_m=4)
+                seen = {}
+                for caller in (APP_ID, "edge-a", ADMIN_ID):
+                    who = auth_metadata(caller, token_of(caller))
+                    reply = await stub.GlobalQuery(ask, metadata=who)
+                    named = {s.edge_id for s in reply.summaries} | {p.edge_id for p in reply.probes}
+                    named |= {*reply.edges_asked, *reply.edges_replied, *reply.edges_failed, *reply.context_edges}
+                    if caller != "edge-a":
+                        named |= {m.edge_id for m in (await stub.MatchSummaries(match, metadata=who)).summaries}
+                    seen[caller] = named
+            assert "edge-b" in seen[ADMIN_ID], "the operator sees where the question went"
+            assert "edge-b" not in seen[APP_ID] and "edge-b" not in seen["edge-a"]
+        finally:
+            await net.close()
+
+    run(main())

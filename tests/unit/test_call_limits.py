@@ -11,7 +11,7 @@ from shared.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_network, token_of
-from tests.unit.test_grpc_network import ACME, run
+from tests.unit.test_grpc_network import ACME, connected, run
 
 
 def test_a_bucket_lets_a_burst_through_then_paces_and_refills() -> None:
@@ -64,6 +64,7 @@ def test_health_watches_are_capped_per_address_and_leave_the_authenticated_calls
         limits = {"health_watches": 8, "health_watches_per_peer": 3, "max_concurrent_rpcs": 12}
         net = await start_network(tmp_path, {"edge-a": ACME}, **limits)
         try:
+            await connected(net, "edge-a")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
                 health = health_pb2_grpc.HealthStub(channel)
                 watches = [health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(6)]
