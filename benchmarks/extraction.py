@@ -20,89 +20,22 @@ import argparse
 import json
 import os
 import random
-import secrets
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
 
+from benchmarks.bench_network import APP, Network, network, same_level
 from benchmarks.extraction_prompts import KINDS, prompts
-from shared.config import EdgeConfig
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.secret_file import write_secret
 from shared.verbatim import words
-from simulation.bundle import load_edges
-from simulation.indexing import build_index, docs_by_edge, working_copy
-from simulation.processes import Server, stop_all
+from simulation.indexing import docs_by_edge
 
-APP = "app-attacker"
 LEAK_WORDS = 8
 """A shared run of this many words counts as a verbatim leak (the attack's original criterion)."""
-
-
-@dataclass(frozen=True)
-class Network:
-    cloud: Server
-    edges: dict[str, Server]
-    tokens: dict[str, str]
-
-
-@contextmanager
-def network(work: Path, bench: Path, level: str, answers: str, env: dict[str, str]) -> Iterator[Network]:
-    """The cloud and every edge of ``bench`` running, the edges under ``level`` and ``answers``."""
-    edge_ids = load_edges(bench)
-    rows = docs_by_edge(bench / "docs.jsonl")
-    tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP]}
-    write_secret((work / "tokens"), "".join(f"{'app' if e == APP else 'edge'} {e} {t}\n" for e, t in tokens.items()))
-    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__TOKENS_FILE": str(work / "tokens")}
-    cloud = Server("cloud", ["cloud", "serve"], work, cloud_env)
-    servers: list[Server] = [cloud]
-    try:
-        cloud.wait_ready()
-        edges = {}
-        for e in edge_ids:
-            built = build_index(bench, e, rows.get(e, []), EdgeConfig(), Path(".dgrag/sim-cache"), env, None)
-            data_dir = working_copy(built, work / level / answers)
-            token_file = work / f"{e}.cloud-token"
-            write_secret(token_file, tokens[e])
-            token_file.chmod(0o600)
-            edge_env = {
-                **env,
-                "DGRAG__EDGE_ID": e,
-                "DGRAG__SERVER__PORT": "0",
-                "DGRAG__CLOUD__ADDRESS": cloud.address,
-                "DGRAG__CLOUD__TOKEN_FILE": str(token_file),
-                "DGRAG__PRIVACY__LEVEL": level,
-                "DGRAG__PRIVACY__ANSWERS": answers,
-            }
-            edges[e] = Server(e, ["edge", "serve", "--data-dir", str(data_dir)], work, edge_env)
-            servers.append(edges[e])
-        for server in edges.values():
-            server.wait_ready()
-        _wait_synced(cloud.address, edge_ids, tokens)
-        yield Network(cloud, edges, tokens)
-    finally:
-        stop_all(reversed(servers))
-
-
-def _wait_synced(address: str, edges: Sequence[str], tokens: dict[str, str]) -> None:
-    """Until the cloud routes to every edge (a match of each edge's summaries)."""
-    with grpc.insecure_channel(address) as channel:
-        stub = cloud_pb2_grpc.CloudStub(channel)
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            reply = stub.MatchSummaries(
-                cloud_pb2.MatchSummariesRequest(question="anything", top_m=20), metadata=auth_metadata(APP, tokens[APP])
-            )
-            if {m.edge_id for m in reply.summaries} >= set(edges):
-                return
-            time.sleep(1.0)
-    raise RuntimeError(f"edges {sorted(edges)} did not all publish summaries within 600 s")
 
 
 def longest_unsupplied_run(answer: str, sources: Sequence[str], supplied: Sequence[str]) -> int:
@@ -203,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"level {level}, answers {answers}: {args.handles * len(KINDS)} prompts x 2 callers", flush=True)
             work = args.out / "work" / f"{level}-{answers}"
             work.mkdir(parents=True, exist_ok=True)
-            with network(work, args.bench, level, answers, env) as net:
+            with network(work, args.bench, same_level(level), answers, env) as net:
                 results[f"{level} / {answers}"] = attack(net, args.bench, args.handles, args.seed)
     facts = machine_facts().as_dict()
     report = {"machine": facts, "bench": str(args.bench), "leak_words": LEAK_WORDS, "results": results}
