@@ -40,3 +40,16 @@ def read_secret(path: Path, what: str) -> str:
             f"{what} {path} has mode {stat.S_IMODE(info.st_mode):04o}: others may read it; run `chmod 600 {path}`"
         )
     return text
+
+
+EXAMPLE_MARKS = ("insecure-demo-token", "replace-me")
+"""What the public example tokens of docker/tokens.example hold: a token with one of them is refused."""
+
+
+def refuse_example_token(token: str, where: str) -> None:
+    """Refuse one of the repository's public example tokens (anyone who read the repository holds it)."""
+    if any(mark in token for mark in EXAMPLE_MARKS):
+        raise ConfigError(
+            f"{where} holds a public example token (docker/tokens.example); make your own, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )

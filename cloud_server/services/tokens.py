@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from shared.errors import ConfigError
-from shared.secret_file import read_secret
+from shared.secret_file import read_secret, refuse_example_token
 from shared.vocabulary import valid_edge_id
 
 Role = Literal["edge", "app", "admin"]
@@ -95,6 +95,7 @@ def _parse_line(raw: str, where: str) -> Credential | None:
         raise ConfigError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
     if not valid_edge_id(caller_id):
         raise ConfigError(f"{where}: id {caller_id!r} may hold only letters, digits and ._-")
+    refuse_example_token(token, where)
     if len(token) < MIN_TOKEN_CHARS:
         raise ConfigError(f"{where}: the token of {caller_id!r} is shorter than {MIN_TOKEN_CHARS} characters")
     return Credential(caller_id, role, token)

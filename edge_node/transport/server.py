@@ -23,7 +23,7 @@ from shared.grpc_auth import ApiTokenInterceptor
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
 from shared.proto.dgrag.v1 import edge_pb2_grpc
-from shared.secret_file import read_secret
+from shared.secret_file import read_secret, refuse_example_token
 
 log = logging.getLogger(__name__)
 EDGE_SERVICE = "dgrag.v1.Edge"
@@ -36,6 +36,7 @@ def edge_token(link: CloudLinkConfig) -> str:
         token = read_secret(Path(link.token_file), "cloud.token_file").strip()
     else:
         token = os.environ.get(link.token_env, "").strip()
+    refuse_example_token(token, "this edge's cloud token")
     if not token:
         raise ConfigError(
             f"a cloud is configured ({link.address}) but this edge has no token: set {link.token_env} "

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from shared.config import CloudConfig, EdgeConfig
 from tests.unit.docker_files import (
     COMPOSE_FILE,
@@ -202,10 +204,19 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
     assert command[command.index("--model") + 1].startswith("/models/")
 
 
-def test_tokens_example_loads_as_the_cloud_reads_it() -> None:
+def test_the_cloud_and_the_edges_refuse_the_public_example_tokens(tmp_path: Path) -> None:
     from cloud_server.services.tokens import TokenBook
+    from edge_node.transport.server import edge_token
+    from shared.config import CloudLinkConfig
+    from shared.errors import ConfigError
+    from shared.secret_file import write_secret
 
-    assert TokenBook.parse(TOKENS_EXAMPLE.read_text(), TOKENS_EXAMPLE).tokens == tokens_file(TOKENS_EXAMPLE)
+    with pytest.raises(ConfigError, match="public example token"):
+        TokenBook.parse(TOKENS_EXAMPLE.read_text(), TOKENS_EXAMPLE)
+    token_file = tmp_path / "token"
+    write_secret(token_file, next(iter(tokens_file(TOKENS_EXAMPLE).values())))
+    with pytest.raises(ConfigError, match="public example token"):
+        edge_token(CloudLinkConfig(address="cloud:50051", token_file=str(token_file)))
 
 
 def test_model_containers_share_one_model_lock() -> None:
