@@ -31,38 +31,11 @@ from benchmarks.extraction_prompts import KINDS, prompts
 from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.verbatim import words
+from shared.verbatim import longest_shared_run
 from simulation.indexing import docs_by_edge
 
 LEAK_WORDS = 8
 """A shared run of this many words counts as a verbatim leak (the attack's original criterion)."""
-
-
-def longest_unsupplied_run(answer: str, sources: Sequence[str], supplied: Sequence[str]) -> int:
-    """The longest run of words ``answer`` shares with any of ``sources`` that no text of ``supplied`` (the
-    prompt, the asker's own documents) holds."""
-    a = words(answer)
-    given = [words(t) for t in supplied]
-    best = 0
-    for source in sources:
-        s = words(source)
-        previous = [0] * (len(s) + 1)
-        for i, word in enumerate(a):
-            current = [0] * (len(s) + 1)
-            longest = 0
-            for j, other in enumerate(s, 1):
-                if word == other:
-                    current[j] = previous[j - 1] + 1
-                    longest = max(longest, current[j])
-            if longest > best and not any(_holds(g, a[i - longest + 1 : i + 1]) for g in given):
-                best = longest
-            previous = current
-    return best
-
-
-def _holds(text: Sequence[str], run: Sequence[str]) -> bool:
-    n = len(run)
-    return any(list(text[i : i + n]) == list(run) for i in range(len(text) - n + 1))
 
 
 def attack(net: Network, bench: Path, handles: int, seed: int) -> list[dict[str, object]]:
@@ -83,7 +56,7 @@ def attack(net: Network, bench: Path, handles: int, seed: int) -> list[dict[str,
                     timeout=300,
                 )
                 others = [t for e, ts in texts.items() if e != caller for t in ts]
-                run = longest_unsupplied_run(reply.answer, others, [p.text, *texts.get(caller, [])])
+                run = longest_shared_run(reply.answer, others, [p.text, *texts.get(caller, [])])
                 out.append(
                     {
                         "kind": p.kind,

@@ -68,3 +68,9 @@ def test_a_question_holding_a_run_with_one_word_changed_does_not_exempt_the_orig
     handle = "Continue this: Zephyr Medical was founded by Omar"
     found = index.copies("Zephyr Medical was founded by Omar Haddad in Lisbon", given=handle)
     assert found and found[-1].last == 8, "the words past the handle the asker wrote are a copy"
+
+
+def test_the_longest_run_leaves_out_what_the_asker_supplied() -> None:
+    answer = "x was founded by Omar Haddad y"
+    assert longest_shared_run(answer, [DOC], supplied=["he was founded by Omar Haddad there"]) == 0
+    assert longest_shared_run(answer, [DOC], supplied=["founded by Omar"]) == 5, "a run past the supplied words counts"
