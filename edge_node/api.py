@@ -34,7 +34,7 @@ from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.edge_answer import EdgeAnswer, Escalator
 from edge_node.query.gate import combined_score as gate_score
 from edge_node.runtime import EdgeModels, EdgeRuntime
-from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
+from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase, is_edge_dir
 from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord
 from edge_node.transport.api_client import EdgeClient, EdgeReply
@@ -175,9 +175,17 @@ class Edge:
         *,
         edge_id: str | None = None,
         models: EdgeModels | None = None,
+        existing: bool = False,
     ) -> Edge:
         """Open (or create) the edge stored in ``data_dir``; ``config`` is an EdgeConfig or a TOML file
-        (default: the built-in defaults with DGRAG__* overrides); ``edge_id`` overrides the config's."""
+        (default: the built-in defaults with DGRAG__* overrides); ``edge_id`` overrides the config's.
+        ``existing``: refuse a directory that holds no edge, writing nothing there (for commands that only
+        read)."""
+        if existing and not is_edge_dir(Path(data_dir)):
+            raise StoreError(
+                f"{data_dir} holds no edge ({DB_FILE} is missing): check --data-dir, or make one with "
+                f"`dgrag edge ingest --data-dir {data_dir} FILES`"
+            )
         loaded = config if isinstance(config, EdgeConfig) else load_config(EdgeConfig, Path(config) if config else None)
         if edge_id:
             loaded = dataclasses.replace(loaded, edge_id=edge_id)

@@ -161,7 +161,7 @@ def _report_text(report: IngestReport) -> str:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir, _config(args)) as edge:  # unknown ids fail before the models load
+    with Edge.open(args.data_dir, _config(args), existing=True) as edge:  # unknown ids fail before the models load
         result = edge.delete(args.doc_ids, TqdmProgress())
     if result is not None:
         print(
@@ -172,7 +172,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir, _config(args)) as edge:
+    with Edge.open(args.data_dir, _config(args), existing=True) as edge:
         result = edge.summarise(TqdmProgress())
     print(
         f"subgraphs: {result.communities}; summaries written {len(result.upserted)}, deleted {len(result.deleted)},"
@@ -187,7 +187,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.mode == "full" and not config.cloud.address:
         raise ConfigError("--mode full needs a cloud: set cloud.address (and this edge's token) in the config")
 
-    with Edge.open(args.data_dir, config) as edge:
+    with Edge.open(args.data_dir, config, existing=True) as edge:
         result: EdgeAnswer = edge.query(args.question, args.mode, ablations)
     if args.json:
         print(result.trace().to_json(indent=2))
@@ -260,7 +260,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir) as edge:
+    with Edge.open(args.data_dir, existing=True) as edge:
         stats = dataclasses.asdict(edge.stats(with_document_ids=args.json))
     if not args.json:
         stats.pop("document_ids")
@@ -274,7 +274,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_summaries(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir) as edge:
+    with Edge.open(args.data_dir, existing=True) as edge:
         records = edge.subgraphs()
     if args.json:
         print(json.dumps([dataclasses.asdict(r) for r in records], indent=2))

@@ -21,6 +21,11 @@ VECTOR_DIR = "vectors"
 LOCK_FILE = ".lock"
 
 
+def is_edge_dir(data_dir: Path) -> bool:
+    """Whether ``data_dir`` holds an edge's store."""
+    return (data_dir / DB_FILE).is_file()
+
+
 class EdgeKnowledgeBase:
     """SQLite store + vector indexes of one edge."""
 
@@ -29,7 +34,6 @@ class EdgeKnowledgeBase:
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
         if not data_dir.exists():
             data_dir.mkdir(parents=True, mode=0o700)  # the edge's documents: its owner only
-        _owner_only(data_dir, 0o700)  # also a directory made before (or by hand) with a looser mode
         self.data_dir = data_dir
         self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
         try:
@@ -40,6 +44,7 @@ class EdgeKnowledgeBase:
         if not (data_dir / DB_FILE).exists():  # SQLite gives its -wal and -shm files the same mode
             os.close(os.open(data_dir / DB_FILE, os.O_CREAT | os.O_WRONLY, 0o600))
         _owner_only(data_dir / DB_FILE, 0o600)
+        _owner_only(data_dir, 0o700)  # an edge's directory made before (or by hand) with a looser mode
         self.store: SqliteStore = SqliteStore(data_dir / DB_FILE)
         self._vectors: VectorIndexes | None = None
 

@@ -9,6 +9,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from edge_node.policy.audit import AUDIT_FILE, AuditLog
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE
 from tests.unit.fakes_edge import make_service
@@ -104,3 +106,19 @@ def test_an_edge_without_a_cloud_starts_without_summarising(tmp_path: Path) -> N
     asyncio.run(main())
     assert kb.store.graph_dirty() and len(gen.requests) == calls_before, "no summary refresh without a cloud"
     kb.close()
+
+
+@pytest.mark.parametrize("command", ["stats", "summaries", "query"])
+def test_a_read_only_command_refuses_a_directory_without_an_edge_and_writes_nothing(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dgrag.cli import main
+
+    typo = tmp_path / "not-an-edge"
+    typo.mkdir()
+    args = ["edge", command, "--data-dir", str(typo), *(["a question?"] if command == "query" else [])]
+    assert main(args) == 2
+    assert "holds no edge" in capsys.readouterr().err
+    assert list(typo.iterdir()) == [] and not (tmp_path / "missing").exists()
+    assert main(["edge", command, "--data-dir", str(tmp_path / "missing"), *args[4:]]) == 2
+    assert not (tmp_path / "missing").exists()
