@@ -127,6 +127,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
             rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
             info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
+            info["edge_trust"] = _edge_trust(servers["cloud"].address, auth_metadata(SIM_USER, tokens[SIM_USER]))
             info["backend"] = backend.describe()
         finally:
             stop_all(servers.values())
@@ -216,6 +217,13 @@ def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
                 return
             time.sleep(0.5)
     raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
+
+
+def _edge_trust(cloud: str, metadata: Any) -> dict[str, dict[str, float]]:
+    """How far the cloud believed each edge's claims by the end of the run (cloud_server.services.claim_check)."""
+    with grpc.insecure_channel(cloud) as channel:
+        reply = cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
+    return {e.edge_id: {"trust": e.trust, "over_claim": e.over_claim, "checked": e.checked} for e in reply.edges}
 
 
 def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:

@@ -5,9 +5,9 @@ A probe reply is a claim (how well an edge's knowledge matches a question); so a
 retrieval reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the
 question itself: those scores order the context, never the edge's. Where the edge was probed, its claimed best
 chunk similarity is compared with the best the cloud measured on the chunks it returned: an edge that claims
-more than it delivers builds up disagreement (a moving average), and its probe scores are discounted by its
-trust (1 while the average stays within the tolerance, falling to 0 beyond). Trust is held in memory: a cloud
-restart gives every edge a fresh start.
+more than it delivers builds up disagreement (a moving average that rises fast and falls slowly), and its probe
+scores are discounted by its trust (1 while the average stays within the tolerance, falling to 0 beyond).
+Trust is held in memory: a cloud restart gives every edge a fresh start.
 
 Not checked: an edge that returns no chunks (a level that keeps them home) cannot be compared; its claims are
 believed within [0, 1].
@@ -32,8 +32,11 @@ TOLERANCE = 0.15
 its retrieval did not return."""
 SPAN = 0.35
 """Average over-claiming beyond the tolerance at which trust reaches 0."""
-AVERAGE = 0.3
-"""Weight of the newest observation in the moving average."""
+RISE = 0.5
+"""Weight of an observation that raises the average: a lie weighs at once."""
+FALL = 0.15
+"""Weight of an observation that lowers it: trust comes back slowly (an edge that lies only where it cannot be
+caught, or between honest replies, stays discounted)."""
 FLAGGED = 0.5
 """Trust below which an edge is flagged (logged, and shown by ``dgrag cloud edges``)."""
 
@@ -74,7 +77,8 @@ class ClaimLedger:
         record = self._records.setdefault(edge_id, _Record())
         was_flagged = self.trust(edge_id) < FLAGGED
         over = max(min(claimed, 1.0) - measured, 0.0)
-        record.disagreement = over if not record.observations else (1 - AVERAGE) * record.disagreement + AVERAGE * over
+        weight = RISE if over > record.disagreement else FALL
+        record.disagreement = over if not record.observations else (1 - weight) * record.disagreement + weight * over
         record.observations += 1
         if not was_flagged and self.trust(edge_id) < FLAGGED:
             log.warning(
@@ -102,9 +106,7 @@ class ClaimLedger:
         )
 
     def report(self) -> list[EdgeTrust]:
-        return [
-            EdgeTrust(e, self.trust(e), r.disagreement, r.observations) for e, r in sorted(self._records.items())
-        ]
+        return [EdgeTrust(e, self.trust(e), r.disagreement, r.observations) for e, r in sorted(self._records.items())]
 
 
 def rescored(question: FloatMatrix, replies: Sequence[EdgeKnowledge], embedder: Embedder) -> list[EdgeKnowledge]:

@@ -115,3 +115,16 @@ def test_a_token_file_others_may_read_or_another_user_owns_is_refused(tmp_path: 
         os.chown(path, 12345, -1)
         with pytest.raises(ConfigError, match="belongs to user id 12345"):
             read_secret(path, "token file")
+
+
+def test_a_lie_weighs_at_once_and_honest_replies_earn_trust_back_slowly() -> None:
+    ledger = ClaimLedger()
+    ledger.observe("liar", 1.0, 0.1)
+    for _ in range(10):  # where it happens to know the topic, its 1.0 is close to what it returns
+        ledger.observe("liar", 1.0, 0.8)
+    assert ledger.trust("liar") < 0.5, "ten near-honest replies do not wash out a lie"
+    honest = ClaimLedger()
+    honest.observe("b", 0.7, 0.4)  # once, its best chunk was not among those it returned
+    for _ in range(3):
+        honest.observe("b", 0.6, 0.6)
+    assert honest.trust("b") > 0.8
