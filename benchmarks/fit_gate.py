@@ -81,7 +81,7 @@ def rates(
     rows: list[dict[str, Any]], point: OperatingPoint, refusal_share: float = GateConfig().refusal_share
 ) -> dict[str, float | None]:
     """Escalation of ``rows`` at ``point`` per kind (within, out, unanswerable; None without rows of a kind),
-    as DESIGN defines escalation_within and escalation_out."""
+    as docs/simulation.md defines escalation_within and escalation_out."""
 
     def escalated(r: dict[str, Any]) -> bool:
         sig = r["signals"]

@@ -5,8 +5,8 @@
 
 Builds (once, into ``--alt-build``) llama-cpp-python at the version constraints.txt pins with portable flags
 (GGML_NATIVE=OFF, only the features this CPU reports, no AMX: what install.sh falls back to), then asks one
-edge the same fixed sample of questions (benchmarks.local_query, DESIGN's 'Asked at' rule, seed 0) under
-the installed build and under the portable one, one after the other, on the same index. Prints each
+edge the same fixed sample of questions (benchmarks.local_query, docs/simulation.md's 'Asked at' rule, seed 0)
+under the installed build and under the portable one, one after the other, on the same index. Prints each
 build's llama.cpp system info and figures, the share of gate decisions the two builds agree on, and the
 deltas. Kernel-level numeric differences change sampled tokens; the gate should not flip with them.
 """

@@ -1,4 +1,4 @@
-"""Ask the running edges every question per DESIGN's 'Asked at' rule and turn the replies into rows.
+"""Ask the running edges every question by the 'Asked at' rule (docs/simulation.md) and turn the replies into rows.
 
 One row per (question, asked-at edge, mode). ``local`` and ``dgrag`` come from the same full-pipeline
 query when both are asked for: the local row is DGRAG's local path (its answer and gate decision before

@@ -1,4 +1,4 @@
-"""Benchmark bundles (DESIGN "Benchmark bundles") and the 'Asked at' rule of the metric definitions."""
+"""Benchmark bundles (docs/simulation.md, "The bundle format") and the 'Asked at' rule of the metric definitions."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def load_edges(bench: Path) -> list[str]:
         rows = json.loads((bench / "edges.json").read_text(encoding="utf-8"))
         return [str(r["edge_id"]) for r in rows]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise DgragError(f"{bench}/edges.json is missing or malformed ({exc}); see DESIGN.md bundle format") from exc
+        raise DgragError(
+            f"{bench}/edges.json is missing or malformed ({exc}); see the bundle format in docs/simulation.md"
+        ) from exc
 
 
 def load_questions(bench: Path) -> list[Question]:

@@ -1,4 +1,4 @@
-"""Metric definitions shared by every report (DESIGN "Metrics")."""
+"""Metric definitions shared by every report (docs/simulation.md, "Metrics")."""
 
 from __future__ import annotations
 

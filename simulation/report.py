@@ -1,4 +1,4 @@
-"""The numbers of a simulation run: per-question rows + run info -> report.json data (DESIGN "Metrics").
+"""The numbers of a simulation run: per-question rows + run info -> report.json data (docs/simulation.md, "Metrics").
 
 Pure functions over plain data (the rows of OUT/answers.jsonl and the runner's run info); no processes,
 no models. Every share is over the rows of one mode; a metric with no rows to judge is ``None`` (null in
@@ -128,7 +128,7 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
 
 
 def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
-    """Every per-mode metric of DESIGN "Metrics" over the rows of one mode."""
+    """Every per-mode metric of docs/simulation.md "Metrics" over the rows of one mode."""
     groups = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
     groups["all"] = list(rows)
     answerable = [r for r in rows if r["kind"] in ANSWERABLE]

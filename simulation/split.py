@@ -95,7 +95,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     try:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError) as exc:
-        raise DgragError(f"cannot read {path}: {exc}; see DESIGN.md bundle format") from exc
+        raise DgragError(f"cannot read {path}: {exc}; see the bundle format in docs/simulation.md") from exc
 
 
 def _describe(run: list[dict[str, Any]], by: str) -> str:

@@ -1,4 +1,4 @@
-"""Cross-edge retrieval and the cloud answer (DESIGN step 6), transport-free.
+"""Cross-edge retrieval and the cloud answer, transport-free.
 
 Embed the question -> top-m summaries -> their edges, in order, up to k -> retrieval requests to those
 edges in parallel with one deadline -> merge what came back in time under a token budget -> the cloud

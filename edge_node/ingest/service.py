@@ -1,4 +1,4 @@
-"""Knowledge construction at an edge (DESIGN steps 1 and 2): ingest documents, delete them, and keep the
+"""Knowledge construction at an edge: ingest documents, delete them, and keep the
 partition and its summaries up to date. Transport-free: the edge's runtime calls it.
 """
 

@@ -1,4 +1,4 @@
-"""The local query path (DESIGN steps 4 and 5): retrieve, answer n times in one call, gate.
+"""The local query path: retrieve, answer n times in one call, gate.
 
 Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the NaiveRAG baseline) and
 ``local`` (DGRAG's local path). Ablations (the paper's): ``cd`` no confidence detection, ``se`` no

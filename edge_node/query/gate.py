@@ -1,4 +1,4 @@
-"""The gate (DESIGN step 5): trust the local answers or escalate the question to the cloud.
+"""The gate: trust the local answers or escalate the question to the cloud.
 
 (a) Confidence detection: do the sampled answers declare missing information (refusal/uncertainty
 phrasing)? (b) Similarity evaluation: mean pairwise cosine of answer embeddings, Jaccard of their token

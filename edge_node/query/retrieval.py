@@ -1,4 +1,4 @@
-"""Local retrieval (DESIGN step 4 without generation): question -> keywords -> matching entities and
+"""Local retrieval (the local query path without generation): question -> keywords -> matching entities and
 relations -> graph neighbours -> their chunks, plus direct chunk vector search -> a token-budgeted context.
 
 Callable on its own: the cloud asks edges for exactly this.

@@ -1,4 +1,4 @@
-"""What an edge publishes to the cloud (DESIGN step 3): a full set of summaries on connect, then deltas.
+"""What an edge publishes to the cloud: a full set of summaries on connect, then deltas.
 
 Transport-free. Deltas come from the store's publication log: for every summary changed after a log
 position, its newest state (the current summary, or a tombstone when it no longer exists).

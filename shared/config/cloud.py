@@ -12,7 +12,7 @@ from shared.verbatim import MIN_RUN_WORDS
 
 @dataclass(frozen=True)
 class CloudQueryConfig:
-    """Cross-edge retrieval (DESIGN step 6)."""
+    """Cross-edge retrieval (docs/architecture.md, "Edges and the cloud")."""
 
     top_m: int = 1
     """Summaries matched against the question (the paper uses 1)."""
@@ -62,7 +62,7 @@ class CloudQueryConfig:
     """Two-stage routing: stage 1 shortlists this many edges by their summaries, stage 2 probes them (in
     parallel, scores only, no text) and asks the edges the probes favour (0 = off: ask the top-k edges by
     summaries, as the paper). The stage-2 defaults below were fitted with benchmarks/probe_routing.py on every
-    answerable question of both shipped bundles (README, "Routing when edges share topics")."""
+    answerable question of both shipped bundles (docs/architecture.md, "Edges and the cloud")."""
     probe_deadline_s: float = 1.0
     """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
     probe_margin: float = 0.1

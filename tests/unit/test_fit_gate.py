@@ -48,5 +48,5 @@ def test_rates_keep_out_of_domain_and_unanswerable_apart() -> None:
     rows = [_row("within", 0.9), _row("out", 0.1), _row("out", 0.9), _row("unanswerable", 0.1)]
     point = fit(rows, max_within=0.0)
     shares = rates(rows, point)
-    assert shares == {"within": 0.0, "out": 0.5, "unanswerable": 1.0}  # out alone, as DESIGN defines it
+    assert shares == {"within": 0.0, "out": 0.5, "unanswerable": 1.0}  # out alone, as docs/simulation.md defines it
     assert rates([_row("within", 0.9)], point)["out"] is None
