@@ -22,6 +22,7 @@ from simulation.indexing import build_index, docs_by_edge, working_copy
 from simulation.processes import Server, stop_all
 
 APP = "app-attacker"
+OPERATOR = "ops"
 
 
 def same_level(level: str) -> Callable[[str], str]:
@@ -43,8 +44,9 @@ def network(
     """The cloud and every edge of ``bench`` running, each edge under ``level_of(edge)`` and ``answers``."""
     edge_ids = load_edges(bench)
     rows = docs_by_edge(bench / "docs.jsonl")
-    tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP]}
-    write_secret(work / "tokens", "".join(f"{'app' if e == APP else 'edge'} {e} {t}\n" for e, t in tokens.items()))
+    tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP, OPERATOR]}
+    roles = {APP: "app", OPERATOR: "admin"}
+    write_secret(work / "tokens", "".join(f"{roles.get(e, 'edge')} {e} {t}\n" for e, t in tokens.items()))
     cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__TOKENS_FILE": str(work / "tokens")}
     cloud = Server("cloud", ["cloud", "serve"], work, cloud_env)
     servers: list[Server] = [cloud]
