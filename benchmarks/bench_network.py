@@ -78,15 +78,14 @@ def network(
 
 
 def _wait_synced(address: str, edges: Sequence[str], tokens: dict[str, str]) -> None:
-    """Until the cloud routes to every edge (a match of each edge's summaries)."""
+    """Until every edge is connected and its summaries are in (as the operator sees it: a summaries_only edge
+    is named to no app)."""
     with grpc.insecure_channel(address) as channel:
         stub = cloud_pb2_grpc.CloudStub(channel)
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
-            reply = stub.MatchSummaries(
-                cloud_pb2.MatchSummariesRequest(question="anything", top_m=20), metadata=auth_metadata(APP, tokens[APP])
-            )
-            if {m.edge_id for m in reply.summaries} >= set(edges):
+            reply = stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=auth_metadata(OPERATOR, tokens[OPERATOR]))
+            if {e.edge_id for e in reply.edges if e.connected and e.summaries} >= set(edges):
                 return
             time.sleep(1.0)
     raise RuntimeError(f"edges {sorted(edges)} did not all publish summaries within 600 s")
