@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from dgrag.cli import main as dgrag_main
-from edge_node.runtime import EdgeRuntime
+from edge_node.api import EdgeRuntime
 from shared.knowledge import EdgeKnowledge, ProbeScores
 
 _honest_retrieve_for = EdgeRuntime.retrieve_for

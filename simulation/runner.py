@@ -25,16 +25,16 @@ from edge_node.api import read_audit
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata, is_loopback
+from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
 from shared.vocabulary import ALL_ABLATIONS, SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
-from simulation.credentials import api_token_file, write_api_tokens
-from simulation.hosts import EdgeLaunch, start_hosts
+from simulation.credentials import write_api_tokens
+from simulation.hosts import start_hosts
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
     BuiltIndex,
@@ -43,14 +43,14 @@ from simulation.indexing import (
     working_copy,
 )
 from simulation.oracle import oracle_rows
-from simulation.processes import Server, stop_all
+from simulation.processes import stop_all
 from simulation.ray_backend import RayOptions
 from simulation.report import ORACLE_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
+from simulation.servers import edge_launch, edge_trust, start_cloud, wait_synced
 
 MODES = SIM_MODES
 SIM_USER = "sim-client"
-SYNC_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -121,13 +121,13 @@ def run(opts: SimOptions) -> dict[str, Any]:
     with open_backend(opts.backend, opts.ray, env) as backend:
         try:
             _start_servers(opts, backend, work, env, servers, built, central, tokens, resuming)
-            _wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
+            wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
             indexes = [*built.values(), *([central] if central else [])]
             setup = _setup(opts, edges, indexes, edge_config, cloud_config)
             rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
             info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
-            info["edge_trust"] = _edge_trust(servers["cloud"].address, auth_metadata(SIM_USER, tokens[SIM_USER]))
+            info["edge_trust"] = edge_trust(servers["cloud"].address, auth_metadata(SIM_USER, tokens[SIM_USER]))
             info["backend"] = backend.describe()
         finally:
             stop_all(servers.values())
@@ -150,10 +150,10 @@ def _start_servers(
 ) -> None:
     """The cloud, then the edges (each on a private copy of its index) in hosts of ``opts.edges_per_host``, and
     the central store in a host of its own; all ready."""
-    servers["cloud"] = _start_cloud(work, opts.cloud_config, env, backend.bind_host)
+    servers["cloud"] = start_cloud(work, opts.cloud_config, env, backend.bind_host)
     servers["cloud"].wait_ready()  # the edges need its port
     launches = [
-        _launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
+        edge_launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
         for e, index in built.items()
     ]
     honest = [launch for launch in launches if launch.edge_id not in opts.liars]
@@ -163,7 +163,7 @@ def _start_servers(
         hosts += lying_hosts
         endpoints.update(lying)
     if central is not None:  # the all-documents baseline: a host of its own
-        only = [_launch(work, CENTRAL, working_copy(central, opts.out, resuming), "", "")]
+        only = [edge_launch(work, CENTRAL, working_copy(central, opts.out, resuming), "", "")]
         central_hosts, central_endpoint = backend.start_hosts(work, only, 1, opts.edge_config, "central")
         hosts += central_hosts
         endpoints.update(central_endpoint)
@@ -177,53 +177,6 @@ def _load(cls: Any, path: Path | None) -> Any:
     from shared.config import load_config
 
     return load_config(cls, path, environ={})
-
-
-def _start_cloud(work: Path, config_file: Path | None, env: dict[str, str], bind: str) -> Server:
-    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__HOST": bind, "DGRAG__TOKENS_FILE": str(work / "tokens")}
-    args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
-    return Server("cloud", args, work, cloud_env, host=bind)
-
-
-def _launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) -> EdgeLaunch:
-    settings = {
-        "DGRAG__EDGE_ID": edge_id,
-        "DGRAG__SERVER__PORT": "0",
-        "DGRAG__SERVER__HOST": "127.0.0.1",
-        "DGRAG__CLOUD__ADDRESS": cloud,
-        # a benchmark's document ids are public (its gold evidence names them): sent as they are, so evidence
-        # recall can be measured from the sources an answer cites
-        "DGRAG__PRIVACY__DOC_IDS": "names",
-        # a simulation across machines (Ray) runs on the researcher's own cluster network: plaintext, said so
-        "DGRAG__CLOUD__INSECURE": "false" if not cloud or is_loopback(cloud) else "true",
-        "DGRAG__CLOUD__PUBLISH_INTERVAL_S": "0.5",
-        "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge_id)),
-    }
-    if token:  # each edge's cloud token in a file of its own (the edges of a host share one environment)
-        token_file = work / f"{edge_id}.cloud-token"
-        write_secret(token_file, token)
-        settings["DGRAG__CLOUD__TOKEN_FILE"] = str(token_file)
-    return EdgeLaunch(edge_id, data_dir, settings)
-
-
-def _wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
-    deadline = time.monotonic() + SYNC_TIMEOUT_S
-    with grpc.insecure_channel(cloud) as channel:
-        stub = cloud_pb2_grpc.CloudStub(channel)
-        while time.monotonic() < deadline:
-            reply = stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
-            ready = {e.edge_id for e in reply.edges if e.connected and e.summaries > 0}
-            if ready >= set(edges):
-                return
-            time.sleep(0.5)
-    raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
-
-
-def _edge_trust(cloud: str, metadata: Any) -> dict[str, dict[str, float]]:
-    """How far the cloud believed each edge's claims by the end of the run (cloud_server.services.claim_check)."""
-    with grpc.insecure_channel(cloud) as channel:
-        reply = cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
-    return {e.edge_id: {"trust": e.trust, "over_claim": e.over_claim, "checked": e.checked} for e in reply.edges}
 
 
 def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
