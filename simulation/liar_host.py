@@ -3,18 +3,24 @@ the strongest possible match for every question, to measure what a lying edge ca
 
 Every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and for each
 chunk it returns (the chunks themselves are the edge's honest retrieval). Run as
-``python -m simulation.liar_host edge host SPEC``; nothing in the edge's own code lies.
+``python -m simulation.liar_host edge host SPEC --port-file F`` (the arguments of ``dgrag edge host``); nothing
+in the edge's own code lies.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import dataclasses
+import logging
 import sys
+from pathlib import Path
 from typing import Any
 
-from dgrag.cli import main as dgrag_main
 from edge_node.api import EdgeRuntime
+from edge_node.host import HostedEdge, host_pool, read_host_spec, serve_host
 from shared.knowledge import EdgeKnowledge, ProbeScores
+from shared.port_file import write_port_file
 
 _honest_retrieve_for = EdgeRuntime.retrieve_for
 
@@ -35,6 +41,31 @@ def lie() -> None:
     EdgeRuntime.retrieve_for = _lying_knowledge  # type: ignore[method-assign]
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    """Serve the edges of a host spec, as ``dgrag edge host`` does, with every claim a lie."""
+    p = argparse.ArgumentParser(prog="python -m simulation.liar_host")
+    p.add_argument("role", choices=["edge"])
+    p.add_argument("command", choices=["host"])
+    p.add_argument("spec", type=Path)
+    p.add_argument("--port-file", type=Path)
+    args = p.parse_args(argv)
     lie()
-    sys.exit(dgrag_main(sys.argv[1:]))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    edges = read_host_spec(args.spec)
+    pool = host_pool(edges)
+    listening: dict[str, int] = {}
+
+    def ready(edge: HostedEdge, port: int) -> None:
+        listening[edge.config.edge_id] = port
+        if len(listening) == len(edges):
+            write_port_file(args.port_file, next(iter(listening.values())))
+
+    try:
+        asyncio.run(serve_host(edges, pool, on_ready=ready))
+    finally:
+        pool.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
