@@ -26,6 +26,8 @@ def register(roles: Any) -> None:
     e.add_argument("--user", default="", help="an admin credential's name in the cloud's tokens file")
     e.add_argument("--token-file", type=Path, help="a file (mode 0600) holding that credential's token")
     e.add_argument("--tls-ca", default="", help="the CA certificate of the cloud's TLS (plaintext when empty)")
+    e.add_argument("--tls-cert", default="", help="this operator's client certificate (a cloud with mutual TLS)")
+    e.add_argument("--tls-key", default="", help="its private key")
     e.add_argument("--insecure", action="store_true", help="allow plaintext to a cloud on another machine")
     e.add_argument("--json", action="store_true", help="one JSON object per edge")
     e.set_defaults(func=cmd_edges)
@@ -57,7 +59,7 @@ def cmd_edges(args: argparse.Namespace) -> int:
     token = read_secret(args.token_file, "token file").strip()
 
     async def listed() -> str:
-        tls = ClientTls(ca=args.tls_ca, insecure=args.insecure)
+        tls = ClientTls(ca=args.tls_ca, cert=args.tls_cert, key=args.tls_key, insecure=args.insecure)
         async with CloudClient(args.address, args.user, token, tls) as cloud:
             return edges_table(await cloud.list_edges(), as_json=args.json)
 

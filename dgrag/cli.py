@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from cloud_server.cli import register as register_cloud
 from edge_node.cli import register as register_edge
@@ -17,13 +19,31 @@ from simulation.cli import register as register_sim
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
-    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs}")
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs,init}")
     register_edge(roles)
     register_cloud(roles)
     register_sim(roles)
     register_health(roles)
     register_certs(roles)
+    register_init(roles)
     return parser
+
+
+def register_init(roles: Any) -> None:
+    p = roles.add_parser("init", help="write the configs and credentials of a cloud and N devices, in one command")
+    p.add_argument("out", type=Path, help="a new directory: one subdirectory per machine")
+    p.add_argument("--edges", default="2", help="how many edges (edge-1, edge-2, ...) or their ids, comma-separated")
+    p.add_argument("--cloud-host", required=True, help="the name or address the devices reach the cloud by")
+    p.set_defaults(func=cmd_init)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from dgrag.deployment import init_deployment, instructions
+
+    wanted = args.edges.strip()
+    edges = [f"edge-{i}" for i in range(1, int(wanted) + 1)] if wanted.isdigit() else wanted.split(",")
+    print(instructions(init_deployment(args.out, [e.strip() for e in edges if e.strip()], args.cloud_host)))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,115 @@
+"""``dgrag init DIR --edges N``: everything a deployment of one cloud and N devices needs, in one command.
+
+DIR/cloud holds the cloud's config, its tokens file and its TLS material (mutual TLS: every caller presents a
+certificate whose common name is its id); DIR/edge-N holds what device N needs (its config, its cloud token,
+the CA and its client certificate); DIR/ops holds an operator's credential for ``dgrag cloud edges``. Each
+directory is copied to its machine as it is; the commands are run from inside it (the configs name their
+files by relative paths). Secrets are written 0600 and directories 0700; DIR must not exist yet.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared.certs import make_certs
+from shared.errors import ConfigError
+from shared.secret_file import write_secret
+from shared.vocabulary import valid_edge_id
+
+PORT = 50051
+OPERATOR = "ops"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    root: Path
+    cloud: Path
+    edges: dict[str, Path]
+    operator: Path
+    address: str
+
+
+def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Deployment:
+    """Write the deployment's directories under ``root`` (which must not exist)."""
+    if root.exists():
+        raise ConfigError(f"{root} exists; give a new directory (nothing there is overwritten)")
+    if bad := [e for e in edge_ids if not valid_edge_id(e) or e in (OPERATOR, "cloud", "ca")]:
+        raise ConfigError(f"edge id(s) {bad} may hold only letters, digits and ._- (and not be ops, cloud or ca)")
+    if len(set(edge_ids)) != len(edge_ids) or not edge_ids:
+        raise ConfigError("name one or more edges, each once")
+    root.mkdir(parents=True, mode=0o700)
+    names = list(dict.fromkeys([cloud_host, "localhost", "127.0.0.1"]))
+    issued = make_certs(root / "tls", names, [*edge_ids, OPERATOR])
+    tokens = {e: secrets.token_urlsafe(32) for e in [*edge_ids, OPERATOR]}
+    address = f"{cloud_host}:{PORT}"
+
+    cloud = _dir(root / "cloud")
+    for name in ("ca.pem", "cloud.pem", "cloud.key"):
+        _copy(root / "tls" / name, cloud / name)
+    lines = [f"{'admin' if e == OPERATOR else 'edge'} {e} {t}\n" for e, t in tokens.items()]
+    write_secret(cloud / "tokens", "".join(lines))
+    (cloud / "cloud.toml").write_text(
+        f'host = "0.0.0.0"\nport = {PORT}\ntokens_file = "tokens"\n'
+        'tls_cert = "cloud.pem"\ntls_key = "cloud.key"\ntls_client_ca = "ca.pem"\n',
+        encoding="utf-8",
+    )
+    edges = {}
+    for edge_id in edge_ids:
+        here = _dir(root / edge_id)
+        _client_files(issued.ca, issued.clients[edge_id], here)
+        write_secret(here / "cloud.token", tokens[edge_id])
+        (here / "edge.toml").write_text(
+            f'edge_id = "{edge_id}"\n[cloud]\naddress = "{address}"\ntoken_file = "cloud.token"\n'
+            'tls_ca = "ca.pem"\ntls_cert = "client.pem"\ntls_key = "client.key"\n',
+            encoding="utf-8",
+        )
+        edges[edge_id] = here
+    operator = _dir(root / OPERATOR)
+    _client_files(issued.ca, issued.clients[OPERATOR], operator)
+    write_secret(operator / "token", tokens[OPERATOR])
+    return Deployment(root, cloud, edges, operator, address)
+
+
+def instructions(d: Deployment) -> str:
+    """What each machine runs, as ``dgrag init`` prints it."""
+    lines = [
+        f"wrote {d.root}: copy each directory below to its machine and run the commands from inside it.",
+        f"{d.root / 'tls' / 'ca.key'} signs every certificate: keep it offline.",
+        "",
+        f"cloud ({d.cloud}; its port {PORT} must be reachable as {d.address}):",
+        "  dgrag cloud serve --config cloud.toml",
+    ]
+    for edge_id, path in d.edges.items():
+        lines += [
+            f"{edge_id} ({path}):",
+            "  dgrag edge ingest --data-dir data --config edge.toml PATH...   # its documents",
+            "  dgrag edge serve --data-dir data --config edge.toml",
+        ]
+    lines += [
+        f"operator ({d.operator}):",
+        f"  dgrag cloud edges --address {d.address} --user {OPERATOR} --token-file token "
+        "--tls-ca ca.pem --tls-cert client.pem --tls-key client.key",
+    ]
+    return "\n".join(lines)
+
+
+def _dir(path: Path) -> Path:
+    path.mkdir(mode=0o700)
+    return path
+
+
+def _copy(source: Path, target: Path) -> None:
+    if source.suffix == ".key":
+        write_secret(target, source.read_text(encoding="utf-8"))
+    else:
+        shutil.copyfile(source, target)
+
+
+def _client_files(ca: Path, pair: tuple[Path, Path], into: Path) -> None:
+    _copy(ca, into / "ca.pem")
+    _copy(pair[0], into / "client.pem")
+    _copy(pair[1], into / "client.key")
