@@ -44,7 +44,10 @@ PeerCheck = Callable[[grpc.aio.ServicerContext], Refusal | None]
 
 class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Admits a call when :meth:`check` finds its credentials good; health checks are open; an admitted
-    unary request that does not parse is refused as INVALID_ARGUMENT. Subclasses say what a good credential is."""
+    unary request that does not parse is refused as INVALID_ARGUMENT. Subclasses say what a good credential is.
+    ``on_refusal`` (when set) hears the status of every refused call (the metrics count them)."""
+
+    on_refusal: Callable[[str], None] | None = None
 
     def check(self, method: str, metadata: Any) -> Refusal | None:
         """None to admit a call to ``method`` with ``metadata``, else why it is refused."""
@@ -64,6 +67,8 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return handler
         refused = self.check(details.method, details.invocation_metadata)
         if refused is not None:
+            if self.on_refusal is not None:
+                self.on_refusal(refused.code.name)
             return refusal(handler, refused)
         handler = reject_malformed(handler)
         peer = self.peer_check(details.invocation_metadata)

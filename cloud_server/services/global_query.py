@@ -126,6 +126,11 @@ class GlobalQueryService:
         with self._slot():
             return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
 
+    @property
+    def in_flight(self) -> int:
+        """Questions and evidence checks being answered now."""
+        return self._in_flight
+
     def _default_k(self, route: _Route) -> int:
         """The fan-out when the caller sets none: with probes, up to the adaptive k."""
         cfg = self._config

@@ -11,11 +11,13 @@ import grpc
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
+from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.servicer import CloudServicer
 from shared.call_limits import CallBuckets
 from shared.config import CloudConfig
 from shared.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
+from shared.metrics_http import serve_metrics
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -31,14 +33,14 @@ async def serve_cloud(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
+    metrics = CloudMetrics(parts) if config.metrics_port else None
+    auth = TokenAuthInterceptor(
+        tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst), certified=bool(config.tls_client_ca)
+    )
+    if metrics is not None:
+        auth.on_refusal = metrics.refused
     server = grpc.aio.server(
-        interceptors=[
-            TokenAuthInterceptor(
-                tokens,
-                buckets=CallBuckets(config.calls_per_minute, config.call_burst),
-                certified=bool(config.tls_client_ca),
-            )
-        ],
+        interceptors=[auth],
         options=server_options(config.max_message_bytes),
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
@@ -50,6 +52,7 @@ async def serve_cloud(
             config.heartbeat_interval_s,
             tokens.role_of,
             config.hello_timeout_s,
+            metrics,
         ),
         server,
     )
@@ -62,6 +65,7 @@ async def serve_cloud(
             config.host,
         )
     stop = stop or stop_on_signals()
+    exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port) if metrics else None
     await server.start()
     try:
         await mark_serving(health, [CLOUD_SERVICE])
@@ -72,3 +76,5 @@ async def serve_cloud(
         await health.enter_graceful_shutdown()
         await server.stop(GRACE_S)
         parts.queries.close()
+        if exporter is not None:
+            exporter.shutdown()

@@ -23,6 +23,7 @@ from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
+from cloud_server.transport.metrics import CloudMetrics
 from shared import serde
 from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
@@ -44,8 +45,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         heartbeat_interval_s: float,
         role_of: Callable[[str], Role | None],
         hello_timeout_s: float = 10.0,
+        metrics: CloudMetrics | None = None,
     ) -> None:
         self._role_of = role_of
+        self._metrics = metrics
         self._hello_timeout_s = hello_timeout_s
         self._registry = registry
         self._index = index
@@ -171,6 +174,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        if self._metrics is not None:
+            self._metrics.answered("global_query", self._role_of(caller) or "", answer)
         shown = answer if self._role_of(caller) == "admin" else as_asker_sees(answer, self._registry.unnamed)
         return serde.cloud_answer_to_proto(shown)
 
@@ -192,6 +197,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        if self._metrics is not None:
+            self._metrics.answered("check_evidence", "edge", verdict.answer)
+            if verdict.stronger:
+                self._metrics.stronger.inc()
         if verdict.answer is not None:
             verdict = dataclasses.replace(verdict, answer=as_asker_sees(verdict.answer, self._registry.unnamed))
         return serde.verdict_to_proto(verdict)

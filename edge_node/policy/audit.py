@@ -9,7 +9,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,11 +60,14 @@ class AuditLog:
         self.path = data_dir / AUDIT_FILE
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
+        self.observers: list[Callable[[AuditEntry], None]] = []
+        """Called with every entry once it is written (the metrics count what left)."""
 
     def record(self, what: str, to: str, n_bytes: int, **detail: Any) -> None:
         self._append([AuditEntry(round(time.time(), 3), what, to, n_bytes, detail)])
 
     def _append(self, entries: Iterable[AuditEntry]) -> None:
+        entries = list(entries)
         with self._lock:
             self._rotate_if_full()
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -72,6 +75,9 @@ class AuditLog:
                 f.writelines(e.to_json() + "\n" for e in entries)
                 f.flush()
                 os.fsync(f.fileno())
+        for observe in self.observers:
+            for entry in entries:
+                observe(entry)
 
     def _rotate_if_full(self) -> None:
         try:

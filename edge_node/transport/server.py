@@ -16,12 +16,14 @@ from edge_node.runtime import EdgeRuntime
 from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
+from edge_node.transport.metrics import EdgeMetrics
 from edge_node.transport.servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
 from shared.errors import ConfigError
 from shared.grpc_auth import ApiTokenInterceptor
 from shared.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.lifecycle import stop_on_signals
+from shared.metrics_http import serve_metrics
 from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.secret_file import read_secret, refuse_example_token
 
@@ -68,10 +70,13 @@ async def serve_edge(
         options=server_options(config.server.max_message_bytes),
         maximum_concurrent_rpcs=config.server.max_concurrent_rpcs,
     )
-    edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session), server)
+    metrics = EdgeMetrics(runtime.audit) if config.server.metrics_port else None
+    edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session, metrics), server)
     health = add_health(server, [EDGE_SERVICE])
     port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
     stop = stop or stop_on_signals()
+    served = config.server
+    exporter = serve_metrics(metrics.registry, served.metrics_host, served.metrics_port) if metrics else None
     await server.start()
     session_task = asyncio.create_task(session.run(stop)) if session else None
     try:
@@ -95,3 +100,5 @@ async def serve_edge(
         if client is not None:
             await client.aclose()
         await runtime.aclose()
+        if exporter is not None:
+            exporter.shutdown()

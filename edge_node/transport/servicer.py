@@ -10,6 +10,7 @@ from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.runtime import EdgeRuntime
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
+from edge_node.transport.metrics import EdgeMetrics
 from shared import serde
 from shared.errors import DgragError
 from shared.grpc_status import status_for
@@ -34,8 +35,15 @@ def under_roots(path: Path, roots: tuple[Path, ...]) -> bool:
 
 
 class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
-    def __init__(self, runtime: EdgeRuntime, client: CloudLink | None, session: CloudSession | None) -> None:
+    def __init__(
+        self,
+        runtime: EdgeRuntime,
+        client: CloudLink | None,
+        session: CloudSession | None,
+        metrics: EdgeMetrics | None = None,
+    ) -> None:
         self._runtime = runtime
+        self._metrics = metrics
         self._client = client
         self._session = session
         self._roots = ingest_roots(runtime.config.server.ingest_roots)
@@ -82,6 +90,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        if self._metrics is not None:
+            self._metrics.answered(request.mode or "full", str(result.decision), result.timings)
         return edge_pb2.QueryReply(
             answer=result.answer,
             decision=result.decision,

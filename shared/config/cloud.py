@@ -132,6 +132,10 @@ class CloudConfig:
     """Health Watch streams open at once (anyone may open one), kept apart from the authenticated calls."""
     health_watches_per_peer: int = 4
     """Health Watch streams one address may hold open."""
+    metrics_port: int = 0
+    """Serve Prometheus metrics at http://metrics_host:metrics_port/metrics (0 = off)."""
+    metrics_host: str = "127.0.0.1"
+    """Address the metrics listen on (they name edges and their trust: keep them off public networks)."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     hello_timeout_s: float = 10.0

@@ -42,6 +42,10 @@ class EdgeServerConfig:
     ingest_roots: str = ""
     """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
     refused; `dgrag edge ingest` on the device reads any path its user can)."""
+    metrics_port: int = 0
+    """Serve Prometheus metrics at http://metrics_host:metrics_port/metrics (0 = off)."""
+    metrics_host: str = "127.0.0.1"
+    """Address the metrics listen on."""
 
 
 @dataclass(frozen=True)

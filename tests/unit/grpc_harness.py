@@ -167,6 +167,7 @@ async def start_edge(
     docs: Sequence[RawDocument],
     gate: GateConfig | None = None,
     tls: ClientTls | None = None,
+    metrics_port: int = 0,
     **privacy: bool | str,
 ) -> None:
     token_file = tmp / f"{edge_id}.token"
@@ -174,6 +175,8 @@ async def start_edge(
     config = edge_config(edge_id, net.cloud_port, token_file)
     if gate is not None:
         config = dataclasses.replace(config, gate=gate)
+    if metrics_port:
+        config = dataclasses.replace(config, server=dataclasses.replace(config.server, metrics_port=metrics_port))
     if tls is not None:
         link = dataclasses.replace(
             config.cloud, tls_ca=tls.ca, tls_server_name=tls.server_name, tls_cert=tls.cert, tls_key=tls.key

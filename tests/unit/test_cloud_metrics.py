@@ -1,0 +1,70 @@
+"""The cloud's Prometheus metrics, scraped over HTTP from a running cloud after real gRPC calls."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import urllib.request
+from pathlib import Path
+
+import grpc
+
+from shared.grpc_transport import auth_metadata
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from tests.unit.grpc_harness import APP_ID, start_network, token_of
+from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_questions_phases_refusals_and_edges_are_counted(tmp_path: Path) -> None:
+    port = _free_port()
+
+    async def main() -> str:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, metrics_port=port)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                ask = cloud_pb2.GlobalQueryRequest(question="Who founded Zephyr Medical in Lisbon?", top_k=1)
+                await stub.GlobalQuery(ask, metadata=auth_metadata(APP_ID, token_of(APP_ID)))
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await stub.GlobalQuery(ask, metadata=auth_metadata(APP_ID, "wrong-token-0123456789"))
+            url = f"http://127.0.0.1:{port}/metrics"
+            return await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read().decode())
+        finally:
+            await net.close()
+
+    text = run(main())
+    assert 'dgrag_cloud_questions_total{asker="app",call="global_query"} 1.0' in text
+    assert 'dgrag_cloud_refusals_total{code="UNAUTHENTICATED"} 1.0' in text
+    assert "dgrag_cloud_edges_connected 2.0" in text
+    assert 'dgrag_cloud_phase_seconds_count{phase="total"} 1.0' in text
+    assert 'dgrag_cloud_edge_trust{edge="edge-b"}' in text and "dgrag_cloud_knowledge_bytes_total" in text
+
+
+def test_an_edge_counts_its_questions_and_the_bytes_that_left_it(tmp_path: Path) -> None:
+    from tests.unit.grpc_harness import start_edge
+    from tests.unit.test_grpc_network import ask
+
+    port = _free_port()
+
+    async def main() -> str:
+        net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])
+        await start_edge(net, tmp_path, "edge-b", ZEPHYR, metrics_port=port)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            await ask(net, "edge-b", "Who founded Zephyr Medical in Lisbon?", mode="local")
+            url = f"http://127.0.0.1:{port}/metrics"
+            return await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read().decode())
+        finally:
+            await net.close()
+
+    text = run(main())
+    assert 'dgrag_edge_questions_total{decision=' in text and 'mode="local"' in text
+    assert 'dgrag_edge_bytes_out_total{to="cloud",what="summary_sync"}' in text
