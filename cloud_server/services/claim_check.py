@@ -9,8 +9,8 @@ more than it delivers builds up disagreement (a moving average that rises fast a
 scores are discounted by its trust (1 while the average stays within the tolerance, falling to 0 beyond).
 Trust is held in memory: a cloud restart gives every edge a fresh start.
 
-Not checked: an edge that returns no chunks (a level that keeps them home) cannot be compared; its claims are
-believed within [0, 1].
+Not checked: the evidence score of an edge that returns no chunks (a level that keeps them home: its probes
+carry that score alone) is believed within [0, 1]; one that claims a best chunk and returns none is caught.
 """
 
 from __future__ import annotations
@@ -129,8 +129,11 @@ def _scored(chunk: KnowledgeChunk, similarity: float) -> KnowledgeChunk:
 
 
 def observe_claims(ledger: ClaimLedger, claims: Sequence[ProbeScores], measured: Sequence[EdgeKnowledge]) -> None:
-    """Compare each probed edge's claimed best chunk with the best of the chunks it returned, rescored."""
+    """Compare each probed edge's claimed best chunk with the best of the chunks it returned, rescored. An edge
+    that claims a best chunk and returns none is measured at 0: an honest edge that keeps its chunks home claims
+    none (its probe carries its evidence score alone)."""
     by_edge = {p.edge_id: p for p in claims if not p.error}
     for k in measured:
-        if k.chunks and k.edge_id in by_edge:
-            ledger.observe(k.edge_id, by_edge[k.edge_id].best_chunk, max(c.score for c in k.chunks))
+        claim = by_edge.get(k.edge_id)
+        if claim is not None and (k.chunks or claim.best_chunk > 0):
+            ledger.observe(k.edge_id, claim.best_chunk, max((c.score for c in k.chunks), default=0.0))

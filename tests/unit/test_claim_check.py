@@ -128,3 +128,11 @@ def test_a_lie_weighs_at_once_and_honest_replies_earn_trust_back_slowly() -> Non
     for _ in range(3):
         honest.observe("b", 0.6, 0.6)
     assert honest.trust("b") > 0.8
+
+
+def test_claiming_a_best_chunk_and_returning_none_counts_as_over_claiming() -> None:
+    ledger = ClaimLedger()
+    claims = [ProbeScores("hider", 1.0, best_chunk=0.9), ProbeScores("home", 0.7)]
+    observe_claims(ledger, claims, [EdgeKnowledge("hider"), EdgeKnowledge("home")])
+    assert ledger.trust("hider") == 0.0
+    assert [t.edge_id for t in ledger.report()] == ["hider"], "an edge claiming no chunk is not measured"
