@@ -119,6 +119,7 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
         "cloud": dict(run_info.get("cloud") or {}),
         "hosts": dict(run_info.get("hosts") or {}),
         "backend": dict(run_info.get("backend") or {"backend": "local"}),
+        "edge_trust": run_info.get("edge_trust"),
         "config": run_info.get("config"),
         "paper_targets": dict(PAPER_TARGETS),
         "goals": dict(GOALS),
@@ -317,8 +318,10 @@ def _phase_stats(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
 
 
 def _bytes(rows: Sequence[Row]) -> dict[str, float | None]:
-    values = [float(r.get("bytes_left_edges") or 0) for r in rows]
-    escalated = [float(r.get("bytes_left_edges") or 0) for r in rows if r.get("decision") == DECISION_CLOUD]
+    # rows written before bytes were measured have none: they are left out, not counted as 0 bytes
+    measured = [r for r in rows if r.get("bytes_left_edges") is not None]
+    values = [float(r["bytes_left_edges"]) for r in measured]
+    escalated = [float(r["bytes_left_edges"]) for r in measured if r.get("decision") == DECISION_CLOUD]
     return {
         "mean": _mean(values),
         "p95": percentile(values, 95) if values else None,

@@ -39,6 +39,8 @@ def test_rebuild_restores_a_missing_metric_and_keeps_run_facts_and_judge(tmp_pat
 
     assert rebuilt["modes"] == json.loads(json.dumps(fresh["modes"]))
     assert rebuilt["edges"] == older["edges"] and rebuilt["cloud"] == older["cloud"]
+    for fact in ("machine", "hosts", "backend"):
+        assert rebuilt[fact] == older[fact], f"the run's {fact} facts are kept"
     assert rebuilt["run"]["wall_seconds"] == 600.0 and rebuilt["config"] == {"gate": {"threshold": 0.5}}
     assert rebuilt["judge"] == {"model": "judge-x", "pairs": {}}
     assert json.loads((tmp_path / REPORT_FILE).read_text()) == json.loads(json.dumps(rebuilt))
@@ -102,3 +104,11 @@ def test_a_failed_report_keeps_the_partial_answers_and_leaves_no_stale_report(
     monkeypatch.undo()
     rebuilt = rebuild_report(tmp_path)  # from this run's rows and run/info.json, not the earlier report
     assert rebuilt["run"]["wall_seconds"] == 1.0 and rebuilt["modes"]["dgrag"]["n"]["all"] == len(rows)
+
+
+def test_rows_that_never_measured_bytes_are_not_counted_as_zero() -> None:
+    rows = dgrag_rows()
+    for row in rows:
+        row.pop("bytes_left_edges", None)
+    report = build_report(rows, RUN_INFO)
+    assert report["modes"]["dgrag"]["bytes_per_query"]["mean"] is None
