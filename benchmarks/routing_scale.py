@@ -94,7 +94,9 @@ def _tokens_file(edges: list[str]) -> Iterator[Path]:
 
 async def run(args: argparse.Namespace) -> dict[str, object]:
     embedder = _embedder(args.embedder)
-    config = CloudConfig(port=0, heartbeat_interval_s=3600.0, query=CloudQueryConfig(deadline_s=5.0, max_top_k=64))
+    # one app asks as fast as the cloud answers: no per-credential rate limit (calls_per_minute = 0)
+    query = CloudQueryConfig(deadline_s=5.0, max_top_k=64)
+    config = CloudConfig(port=0, heartbeat_interval_s=3600.0, calls_per_minute=0, query=query)
     parts = build_cloud(config, embedder, scripted_generator(), WordPieceTokenizer())
     cards = synthetic_cards(args.bench, args.edges, args.summaries_per_edge, args.seed)
     base_mb = rss_mb()
