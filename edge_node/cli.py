@@ -118,6 +118,12 @@ def _register_reading(commands: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_summaries)
 
+    p = commands.add_parser("audit", help="what left this edge: the latest messages of its audit log, and totals")
+    common(p)
+    p.add_argument("--last", type=int, default=20, help="how many of the latest messages to list (0 = all)")
+    p.add_argument("--json", action="store_true", help="one JSON object per message")
+    p.set_defaults(func=cmd_audit)
+
 
 def _config(args: argparse.Namespace) -> EdgeConfig:
     config = load_config(EdgeConfig, args.config)
@@ -284,4 +290,15 @@ def cmd_summaries(args: argparse.Namespace) -> int:
                 f"{r.id} v{r.version} ({r.n_entities} entities, {r.n_relations} relations)"
                 f" [{', '.join(r.top_entities)}]\n  {r.summary}\n"
             )
+    return EXIT_OK
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from edge_node.api import read_audit
+    from edge_node.audit_table import audit_table
+    from edge_node.store.knowledge_base import is_edge_dir
+
+    if not is_edge_dir(args.data_dir):
+        raise ConfigError(f"{args.data_dir} holds no edge; check --data-dir")
+    print(audit_table(read_audit(args.data_dir), args.last, args.json))
     return EXIT_OK

@@ -122,3 +122,19 @@ def test_a_read_only_command_refuses_a_directory_without_an_edge_and_writes_noth
     assert list(typo.iterdir()) == [] and not (tmp_path / "missing").exists()
     assert main(["edge", command, "--data-dir", str(tmp_path / "missing"), *args[4:]]) == 2
     assert not (tmp_path / "missing").exists()
+
+
+def test_the_audit_command_lists_what_left_and_the_totals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dgrag.cli import main
+
+    service, _ = make_service(tmp_path / "edge")
+    service.ingest(DOCS)
+    service._kb.close()
+    log = AuditLog(tmp_path / "edge")
+    log.record("summary_sync", "cloud", 1200)
+    log.record("retrieval_reply", "cloud", 800, question="Who leads Acme?", chunks=["acme#1", "acme#2"])
+    assert main(["edge", "audit", "--data-dir", str(tmp_path / "edge"), "--last", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "retrieval_reply" in out and "question 'Who leads Acme?', 2 chunk(s)" in out
+    assert "summary_sync to cloud: 1 (1200 bytes)" in out and out.count("\n20") == 1, "one listed, both totalled"
+    assert main(["edge", "audit", "--data-dir", str(tmp_path / "nothing")]) == 2
