@@ -12,6 +12,7 @@ from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
+from cloud_server.transport.ops_page import RecentQuestions, serve_ops_page
 from cloud_server.transport.servicer import CloudServicer
 from shared.call_limits import CallBuckets
 from shared.config import CloudConfig
@@ -34,6 +35,7 @@ async def serve_cloud(
 ) -> None:
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     metrics = CloudMetrics(parts) if config.metrics_port else None
+    recent = RecentQuestions() if config.ops_port else None
     auth = TokenAuthInterceptor(
         tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst), certified=bool(config.tls_client_ca)
     )
@@ -53,6 +55,7 @@ async def serve_cloud(
             tokens.role_of,
             config.hello_timeout_s,
             metrics,
+            recent,
         ),
         server,
     )
@@ -66,6 +69,7 @@ async def serve_cloud(
         )
     stop = stop or stop_on_signals()
     exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port) if metrics else None
+    page = serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port) if recent else None
     await server.start()
     try:
         await mark_serving(health, [CLOUD_SERVICE])
@@ -76,5 +80,6 @@ async def serve_cloud(
         await health.enter_graceful_shutdown()
         await server.stop(GRACE_S)
         parts.queries.close()
-        if exporter is not None:
-            exporter.shutdown()
+        for http_server in (exporter, page):
+            if http_server is not None:
+                http_server.shutdown()

@@ -24,6 +24,7 @@ from cloud_server.services.summary_intake import check_capacity, check_publicati
 from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
+from cloud_server.transport.ops_page import RecentQuestions
 from shared import serde
 from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
@@ -46,9 +47,11 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         role_of: Callable[[str], Role | None],
         hello_timeout_s: float = 10.0,
         metrics: CloudMetrics | None = None,
+        recent: RecentQuestions | None = None,
     ) -> None:
         self._role_of = role_of
         self._metrics = metrics
+        self._recent = recent
         self._hello_timeout_s = hello_timeout_s
         self._registry = registry
         self._index = index
@@ -176,6 +179,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:
             self._metrics.answered("global_query", self._role_of(caller) or "", answer)
+        if self._recent is not None:
+            self._recent.add("global_query", caller, request.question, answer)
         shown = answer if self._role_of(caller) == "admin" else as_asker_sees(answer, self._registry.unnamed)
         return serde.cloud_answer_to_proto(shown)
 
@@ -197,6 +202,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             )
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
+        if self._recent is not None:
+            self._recent.add("check_evidence", caller, request.question, verdict.answer)
         if self._metrics is not None:
             self._metrics.answered("check_evidence", "edge", verdict.answer)
             if verdict.stronger:

@@ -136,6 +136,11 @@ class CloudConfig:
     """Serve Prometheus metrics at http://metrics_host:metrics_port/metrics (0 = off)."""
     metrics_host: str = "127.0.0.1"
     """Address the metrics listen on (they name edges and their trust: keep them off public networks)."""
+    ops_port: int = 0
+    """Serve the operators' read-only page (edges, latest questions) at http://ops_host:ops_port/ to admin
+    credentials (HTTP basic authentication: id and token); 0 = off."""
+    ops_host: str = "127.0.0.1"
+    """Address the operators' page listens on (loopback: reach it through an SSH tunnel)."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     hello_timeout_s: float = 10.0

@@ -1,0 +1,155 @@
+"""The operators' view: a small read-only web page the cloud serves (off unless ``ops_port`` is set) with its
+edges (live, last heard, summaries, trust, flags) and the latest questions it routed (who asked, where they went,
+what was withheld, how long it took).
+
+Only an ``admin`` credential of the tokens file opens it (HTTP basic authentication: the credential's id and
+token). It listens on ``ops_host`` (loopback by default: reach it through an SSH tunnel; basic authentication
+over plain HTTP on a network sends the token in the clear).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cloud_server.services.parts import CloudParts
+from cloud_server.services.tokens import TokenBook
+from shared.knowledge import CloudAnswer
+
+log = logging.getLogger(__name__)
+KEPT = 100
+"""Questions the page remembers (in memory only)."""
+
+
+@dataclass(frozen=True)
+class Routed:
+    ts: float
+    call: str
+    asker: str
+    question: str
+    asked: tuple[str, ...]
+    replied: tuple[str, ...]
+    withheld: int
+    seconds: float
+
+
+class RecentQuestions:
+    """The latest questions the cloud answered or checked, newest last."""
+
+    def __init__(self) -> None:
+        self._items: deque[Routed] = deque(maxlen=KEPT)
+        self._lock = threading.Lock()
+
+    def add(self, call: str, asker: str, question: str, answer: CloudAnswer | None) -> None:
+        asked = tuple(answer.edges_asked) if answer else ()
+        replied = tuple(answer.edges_replied) if answer else ()
+        withheld = answer.withheld_words if answer else 0
+        seconds = answer.timings.get("total", 0.0) if answer else 0.0
+        item = Routed(time.time(), call, asker, question[:160], asked, replied, withheld, seconds)
+        with self._lock:
+            self._items.append(item)
+
+    def latest(self) -> list[Routed]:
+        with self._lock:
+            return list(reversed(self._items))
+
+
+def render(parts: CloudParts, recent: RecentQuestions, now: float) -> str:
+    statuses = parts.registry.statuses(parts.index.counts_by_edge())
+    trust = {t.edge_id: t for t in parts.queries.claims.report()}
+    edge_rows = []
+    for s in statuses:
+        t = trust.get(s.edge_id)
+        heard = f"{now - s.last_heartbeat:.0f} s ago" if s.last_heartbeat else "never"
+        flag = "claims more than it returns" if t and t.flagged else ""
+        trusted = f"{t.trust if t else 1.0:.2f}"
+        cells = [s.edge_id, "yes" if s.connected else "no", heard, str(s.summaries), trusted]
+        edge_rows.append(_row([*cells, str(t.observations if t else 0), flag], "flagged" if flag else ""))
+    question_rows = [_question_row(r) for r in recent.latest()]
+    return PAGE.format(
+        when=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(now)),
+        edges="\n".join(edge_rows) or _row(["no edge has connected yet"], ""),
+        questions="\n".join(question_rows) or _row(["no question yet"], ""),
+    )
+
+
+def _question_row(r: Routed) -> str:
+    when = time.strftime("%H:%M:%S", time.gmtime(r.ts))
+    route = [", ".join(r.asked) or "—", ", ".join(r.replied) or "—"]
+    return _row([when, r.call, r.asker, r.question, *route, str(r.withheld), f"{r.seconds:.2f} s"])
+
+
+def _row(cells: list[str], css: str = "") -> str:
+    tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+    return f'<tr class="{css}">{tds}</tr>' if css else f"<tr>{tds}</tr>"
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="10">
+<title>dgrag cloud</title>
+<style>
+body {{ font: 14px system-ui, sans-serif; margin: 24px; color: #222; }}
+table {{ border-collapse: collapse; margin-bottom: 28px; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 5px 10px; text-align: left; }}
+th {{ background: #f3f3f3; }} tr.flagged td {{ background: #fde2e1; }}
+</style></head><body>
+<h1>dgrag cloud</h1><p>{when}, refreshed every 10 s</p>
+<h2>Edges</h2>
+<table><tr><th>edge</th><th>live</th><th>last heard</th><th>summaries</th><th>trust</th><th>checked</th>
+<th>flag</th></tr>
+{edges}
+</table>
+<h2>Latest questions</h2>
+<table><tr><th>time (UTC)</th><th>call</th><th>asker</th><th>question</th><th>edges asked</th><th>replied</th>
+<th>words withheld</th><th>total</th></tr>
+{questions}
+</table></body></html>
+"""
+
+
+def serve_ops_page(
+    parts: CloudParts, recent: RecentQuestions, tokens: TokenBook, host: str, port: int
+) -> ThreadingHTTPServer:
+    """Serve the page at http://host:port/ in a daemon thread; ``shutdown()`` stops it."""
+    server = ThreadingHTTPServer((host, port), _handler(parts, recent, tokens))
+    threading.Thread(target=server.serve_forever, name="ops-page", daemon=True).start()
+    log.info("operators' page on http://%s:%d/", host, server.server_port)
+    return server
+
+
+def _handler(parts: CloudParts, recent: RecentQuestions, tokens: TokenBook) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if not _admin(self.headers.get("Authorization", ""), tokens):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="dgrag cloud operators"')
+                self.end_headers()
+                return
+            body = render(parts, recent, time.time()).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    return Handler
+
+
+def _admin(header: str, tokens: TokenBook) -> bool:
+    if not header.startswith("Basic "):
+        return False
+    try:
+        user, _, token = base64.b64decode(header[6:], validate=True).decode().partition(":")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    credential = tokens.check(user, token)
+    return credential is not None and credential.role == "admin"
