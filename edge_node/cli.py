@@ -229,22 +229,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from edge_node.host import HostedEdge, host_pool, read_host_spec, serve_host
+    from edge_node.host import run_host
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    edges = read_host_spec(args.spec)  # every mistake in the spec fails here, before the models load
-    pool = host_pool(edges, args.max_waiting)
-    listening: dict[str, int] = {}
-
-    def ready(edge: HostedEdge, port: int) -> None:
-        listening[edge.config.edge_id] = port
-        if len(listening) == len(edges):
-            write_port_file(args.port_file, next(iter(listening.values())))
-
-    try:
-        asyncio.run(serve_host(edges, pool, on_ready=ready))
-    finally:
-        pool.close()
+    run_host(args.spec, args.port_file, args.max_waiting)
     return EXIT_OK
 
 

@@ -143,3 +143,21 @@ async def _until_stopped_or_failed(tasks: list[asyncio.Task[None]], stop: asynci
         task = failed[0]
         log.error("edge %s failed; the host stopped its other edges", task.get_name())
         raise task.exception()  # type: ignore[misc]
+
+
+def run_host(spec: Path, port_file: Path | None, max_waiting: int = 64) -> None:
+    """Serve the edges of the host spec ``spec`` until stopped (``dgrag edge host``); ``port_file`` gets the first
+    edge's port once every edge listens."""
+    edges = read_host_spec(spec)  # every mistake in the spec fails here, before the models load
+    pool = host_pool(edges, max_waiting)
+    listening: dict[str, int] = {}
+
+    def ready(edge: HostedEdge, port: int) -> None:
+        listening[edge.config.edge_id] = port
+        if len(listening) == len(edges):
+            write_port_file(port_file, next(iter(listening.values())))
+
+    try:
+        asyncio.run(serve_host(edges, pool, on_ready=ready))
+    finally:
+        pool.close()

@@ -10,7 +10,6 @@ in the edge's own code lies.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import logging
 import sys
@@ -18,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from edge_node.api import EdgeRuntime
-from edge_node.host import HostedEdge, host_pool, read_host_spec, serve_host
+from edge_node.host import run_host
 from shared.knowledge import EdgeKnowledge, ProbeScores
-from shared.port_file import write_port_file
 
 _honest_retrieve_for = EdgeRuntime.retrieve_for
 
@@ -51,19 +49,7 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     lie()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    edges = read_host_spec(args.spec)
-    pool = host_pool(edges)
-    listening: dict[str, int] = {}
-
-    def ready(edge: HostedEdge, port: int) -> None:
-        listening[edge.config.edge_id] = port
-        if len(listening) == len(edges):
-            write_port_file(args.port_file, next(iter(listening.values())))
-
-    try:
-        asyncio.run(serve_host(edges, pool, on_ready=ready))
-    finally:
-        pool.close()
+    run_host(args.spec, args.port_file)
     return 0
 
 
