@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from cloud_server.services.edge_registry import EdgeRegistry
+from cloud_server.services.claim_check import ClaimLedger
+from cloud_server.services.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.summary_index import SummaryIndex
 
@@ -16,3 +18,20 @@ class CloudParts:
     registry: EdgeRegistry
     index: SummaryIndex
     queries: GlobalQueryService
+
+    def edge_statuses(self) -> list[EdgeStatus]:
+        return edge_statuses(self.registry, self.index, self.queries.claims)
+
+
+def edge_statuses(registry: EdgeRegistry, index: SummaryIndex, claims: ClaimLedger) -> list[EdgeStatus]:
+    """Every edge seen since start: its session, the summaries held, and how far its claims are believed."""
+    trust = {t.edge_id: t for t in claims.report()}
+    out = []
+    for s in registry.statuses(index.counts_by_edge()):
+        t = trust.get(s.edge_id)
+        if t is not None:
+            s = dataclasses.replace(
+                s, trust=t.trust, over_claim=t.disagreement, checked=t.observations, flagged=t.flagged
+            )
+        out.append(s)
+    return out

@@ -68,15 +68,14 @@ class _StateCollector(Collector):
         self._parts = parts
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        statuses = self._parts.registry.statuses(self._parts.index.counts_by_edge())
-        trust = {t.edge_id: t.trust for t in self._parts.queries.claims.report()}
+        statuses = self._parts.edge_statuses()
         connected = GaugeMetricFamily("dgrag_cloud_edges_connected", "Edges with a live session")
         connected.add_metric([], sum(s.connected for s in statuses))
         summaries = GaugeMetricFamily("dgrag_cloud_summaries", "Summaries held per edge", labels=["edge"])
         trusted = GaugeMetricFamily("dgrag_cloud_edge_trust", "How far the edge's claims are believed", labels=["edge"])
         for s in statuses:
             summaries.add_metric([s.edge_id], s.summaries)
-            trusted.add_metric([s.edge_id], trust.get(s.edge_id, 1.0))
+            trusted.add_metric([s.edge_id], s.trust)
         in_flight = GaugeMetricFamily("dgrag_cloud_queries_in_flight", "Questions and checks being answered")
         in_flight.add_metric([], self._parts.queries.in_flight)
         yield from (connected, summaries, trusted, in_flight)

@@ -61,16 +61,12 @@ class RecentQuestions:
 
 
 def render(parts: CloudParts, recent: RecentQuestions, now: float) -> str:
-    statuses = parts.registry.statuses(parts.index.counts_by_edge())
-    trust = {t.edge_id: t for t in parts.queries.claims.report()}
     edge_rows = []
-    for s in statuses:
-        t = trust.get(s.edge_id)
+    for s in parts.edge_statuses():
         heard = f"{now - s.last_heartbeat:.0f} s ago" if s.last_heartbeat else "never"
-        flag = "claims more than it returns" if t and t.flagged else ""
-        trusted = f"{t.trust if t else 1.0:.2f}"
-        cells = [s.edge_id, "yes" if s.connected else "no", heard, str(s.summaries), trusted]
-        edge_rows.append(_row([*cells, str(t.observations if t else 0), flag], "flagged" if flag else ""))
+        flag = "claims more than it returns" if s.flagged else ""
+        cells = [s.edge_id, "yes" if s.connected else "no", heard, str(s.summaries), f"{s.trust:.2f}"]
+        edge_rows.append(_row([*cells, str(s.checked), flag], "flagged" if flag else ""))
     question_rows = [_question_row(r) for r in recent.latest()]
     return PAGE.format(
         when=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(now)),

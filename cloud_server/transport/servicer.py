@@ -19,6 +19,7 @@ from cloud_server.services.answer_guard import as_asker_sees
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
+from cloud_server.services.parts import edge_statuses
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
@@ -160,7 +161,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.GlobalQueryReply:
         caller, _ = caller_identity(context.invocation_metadata())
-        as_edge = self._role_of(caller) == "edge"
+        role = self._role_of(caller)
+        as_edge = role == "edge"
         # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
         # its sources, never the other edges' raw text; apps and operators get the merged context
         asked_at = caller if as_edge else request.asked_at
@@ -178,10 +180,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:
-            self._metrics.answered("global_query", self._role_of(caller) or "", answer)
+            self._metrics.answered("global_query", role or "", answer)
         if self._recent is not None:
             self._recent.add("global_query", caller, request.question, answer)
-        shown = answer if self._role_of(caller) == "admin" else as_asker_sees(answer, self._registry.unnamed)
+        shown = answer if role == "admin" else as_asker_sees(answer, self._registry.unnamed)
         return serde.cloud_answer_to_proto(shown)
 
     async def CheckEvidence(
@@ -227,25 +229,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def ListEdges(
         self, request: cloud_pb2.ListEdgesRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.ListEdgesReply:
-        statuses = self._registry.statuses(self._index.counts_by_edge())
-        trust = {t.edge_id: t for t in self._queries.claims.report()}
-        edges = []
-        for s in statuses:
-            t = trust.get(s.edge_id)
-            edges.append(
-                cloud_pb2.EdgeInfo(
-                    edge_id=s.edge_id,
-                    connected=s.connected,
-                    connected_since=s.connected_since,
-                    summaries=s.summaries,
-                    last_heartbeat=s.last_heartbeat,
-                    trust=t.trust if t else 1.0,
-                    over_claim=t.disagreement if t else 0.0,
-                    checked=t.observations if t else 0,
-                    flagged=t.flagged if t else False,
-                )
-            )
-        return cloud_pb2.ListEdgesReply(edges=edges)
+        statuses = edge_statuses(self._registry, self._index, self._queries.claims)
+        return cloud_pb2.ListEdgesReply(edges=[cloud_pb2.EdgeInfo(**dataclasses.asdict(s)) for s in statuses])
 
 
 def _claimed(value: float) -> float:

@@ -11,15 +11,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
-from shared.verbatim import CopyIndex
+from shared.verbatim import MIN_RUN_WORDS, CopyIndex
 
 
 class LeakGuard:
     """Finds what an outbound text copies from the edge's documents."""
 
     def __init__(self, texts: Callable[[], Iterable[str]], generation: Callable[[], int], n: int = 8) -> None:
-        if n < 3:
-            raise ValueError(f"leak_ngram_words={n} would flag ordinary phrases; use 3 or more")
+        if n < MIN_RUN_WORDS:
+            raise ValueError(f"leak_ngram_words={n} would flag ordinary phrases; use {MIN_RUN_WORDS} or more")
         self._texts = texts
         self._generation = generation
         self.n = n
