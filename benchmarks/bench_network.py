@@ -5,21 +5,18 @@ an app credential ("app-attacker") for the attacks. Used by benchmarks.extractio
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import grpc
-
 from shared.config import EdgeConfig
 from shared.grpc_transport import auth_metadata
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.secret_file import write_secret
 from simulation.bundle import load_edges
 from simulation.indexing import build_index, docs_by_edge, working_copy
 from simulation.processes import Server, stop_all
+from simulation.servers import edge_launch, start_cloud, wait_synced
 
 APP = "app-attacker"
 OPERATOR = "ops"
@@ -47,8 +44,7 @@ def network(
     tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP, OPERATOR]}
     roles = {APP: "app", OPERATOR: "admin"}
     write_secret(work / "tokens", "".join(f"{roles.get(e, 'edge')} {e} {t}\n" for e, t in tokens.items()))
-    cloud_env = {**env, "DGRAG__PORT": "0", "DGRAG__TOKENS_FILE": str(work / "tokens")}
-    cloud = Server("cloud", ["cloud", "serve"], work, cloud_env)
+    cloud = start_cloud(work, None, env, "127.0.0.1")
     servers: list[Server] = [cloud]
     try:
         cloud.wait_ready()
@@ -56,36 +52,15 @@ def network(
         for e in edge_ids:
             built = build_index(bench, e, rows.get(e, []), EdgeConfig(), Path(".dgrag/sim-cache"), env, None)
             data_dir = working_copy(built, work / "edges")
-            token_file = work / f"{e}.cloud-token"
-            write_secret(token_file, tokens[e])
-            edge_env = {
-                **env,
-                "DGRAG__EDGE_ID": e,
-                "DGRAG__SERVER__PORT": "0",
-                "DGRAG__CLOUD__ADDRESS": cloud.address,
-                "DGRAG__CLOUD__TOKEN_FILE": str(token_file),
-                "DGRAG__PRIVACY__LEVEL": level_of(e),
-                "DGRAG__PRIVACY__ANSWERS": answers,
-            }
+            launch = edge_launch(work, e, data_dir, cloud.address, tokens[e])
+            policy = {"DGRAG__PRIVACY__LEVEL": level_of(e), "DGRAG__PRIVACY__ANSWERS": answers}
+            edge_env = {**env, **launch.settings, **policy, "DGRAG__PRIVACY__DOC_IDS": "opaque"}  # the default
             edges[e] = Server(e, ["edge", "serve", "--data-dir", str(data_dir)], work, edge_env)
             servers.append(edges[e])
         for server in edges.values():
             server.wait_ready()
-        _wait_synced(cloud.address, edge_ids, tokens)
+        # as the operator sees them: a summaries_only edge is named to no app
+        wait_synced(cloud.address, edge_ids, auth_metadata(OPERATOR, tokens[OPERATOR]))
         yield Network(cloud, edges, tokens)
     finally:
         stop_all(reversed(servers))
-
-
-def _wait_synced(address: str, edges: Sequence[str], tokens: dict[str, str]) -> None:
-    """Until every edge is connected and its summaries are in (as the operator sees it: a summaries_only edge
-    is named to no app)."""
-    with grpc.insecure_channel(address) as channel:
-        stub = cloud_pb2_grpc.CloudStub(channel)
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            reply = stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=auth_metadata(OPERATOR, tokens[OPERATOR]))
-            if {e.edge_id for e in reply.edges if e.connected and e.summaries} >= set(edges):
-                return
-            time.sleep(1.0)
-    raise RuntimeError(f"edges {sorted(edges)} did not all publish summaries within 600 s")
