@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from edge_node.ingest.doc_ids import IdMigration, migrate_ids
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
@@ -59,6 +60,7 @@ __all__ = [
     "EdgeReply",
     "EdgeRuntime",
     "EdgeStats",
+    "IdMigration",
     "IngestReport",
     "LeakGuard",
     "ProgressSink",
@@ -213,10 +215,23 @@ class Edge:
         *,
         summarise: bool = True,
         bundle_edge: str | None = None,
+        root: str | Path | None = None,
     ) -> IngestReport:
-        """Ingest files, directories and .jsonl bundles (``bundle_edge``: only that edge's bundle documents)."""
-        items = read_paths([Path(p) for p in paths], self.config.ingest.max_file_bytes, bundle_edge)
+        """Ingest files, directories and .jsonl bundles (``bundle_edge``: only that edge's bundle documents).
+
+        A file's id is its path relative to ``root``; without it, relative to the folder each path lies in
+        (``notes/a.txt`` for a directory ``notes``, ``a.txt`` for a file alone)."""
+        base = None if root is None else Path(root)
+        items = read_paths([Path(p) for p in paths], self.config.ingest.max_file_bytes, bundle_edge, base)
         return self._ingest(list(items), progress, summarise)
+
+    def migrate_ids(self, root: str | Path) -> IdMigration:
+        """Give documents stored under absolute paths (earlier versions' ids) ids relative to ``root``."""
+        if self._kb.store.get_meta("dim") is not None:
+            self._kb.vectors  # noqa: B018 - loaded at this generation, so afterwards they are saved, not rebuilt
+        result = migrate_ids(self._kb.store, Path(root))
+        self._kb.flush()
+        return result
 
     def insert(
         self, documents: Sequence[Document], progress: ProgressSink | None = None, *, summarise: bool = True

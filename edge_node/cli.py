@@ -46,9 +46,21 @@ def _register_building(commands: Any) -> None:
     p.add_argument("paths", type=Path, nargs="+", help=".txt/.md/.pdf files, directories, .jsonl bundles")
     p.add_argument("--edge-id", help="this edge's id (default: config edge_id)")
     p.add_argument("--bundle-edge", help="from .jsonl bundles, take only rows with this edge_id")
+    p.add_argument(
+        "--root",
+        type=Path,
+        help="document ids are paths relative to this folder (default: the folder each path lies in)",
+    )
     p.add_argument("--no-summaries", action="store_true", help="skip the partition + summary refresh")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_ingest)
+
+    p = commands.add_parser(
+        "migrate-ids", help="give documents stored under absolute paths (earlier versions) ids relative to ROOT"
+    )
+    common(p)
+    p.add_argument("root", type=Path, help="ids become paths relative to this folder (as `ingest --root` gives)")
+    p.set_defaults(func=cmd_migrate_ids)
 
     p = commands.add_parser("delete", help="delete documents by id")
     common(p)
@@ -133,7 +145,9 @@ def _config(args: argparse.Namespace) -> EdgeConfig:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     with Edge.open(args.data_dir, _config(args)) as edge:
-        report = edge.ingest(args.paths, TqdmProgress(), summarise=not args.no_summaries, bundle_edge=args.bundle_edge)
+        report = edge.ingest(
+            args.paths, TqdmProgress(), summarise=not args.no_summaries, bundle_edge=args.bundle_edge, root=args.root
+        )
     for path, reason in report.failed:
         print(f"dgrag: skipped {one_line(path)}: {one_line(reason)}", file=sys.stderr)
     if args.json:
@@ -157,6 +171,8 @@ def _report_text(report: IngestReport) -> str:
         f" + {report.entities_heuristic} model-free;"
         f" relations: {report.relations_slm} from the SLM + {report.relations_cooccurrence} co-occurrence",
     ]
+    if report.renamed:
+        lines.append(f"renamed {len(report.renamed)} document(s) from absolute paths to ids relative to their folder")
     if report.summary is not None:
         s = report.summary
         lines.append(
@@ -164,6 +180,18 @@ def _report_text(report: IngestReport) -> str:
             f" unchanged {s.unchanged}"
         )
     return "\n".join(lines)
+
+
+def cmd_migrate_ids(args: argparse.Namespace) -> int:
+    with Edge.open(args.data_dir, _config(args), existing=True) as edge:
+        result = edge.migrate_ids(args.root)
+    for old, new in result.clashes:
+        print(f"dgrag: kept {one_line(old)}: the id {one_line(new)} is taken; delete one of them", file=sys.stderr)
+    print(
+        f"renamed {len(result.renamed)} document(s); {len(result.clashes)} clash(es);"
+        f" {result.outside} absolute id(s) outside {args.root} left as they were"
+    )
+    return EXIT_PARTIAL if result.clashes else EXIT_OK
 
 
 def cmd_delete(args: argparse.Namespace) -> int:

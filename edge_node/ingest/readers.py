@@ -13,7 +13,7 @@ import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from shared.constants import SUPPORTED_SUFFIXES
@@ -36,29 +36,51 @@ class RawDocument:
     text: str
     source: str
     """Where it came from (file path, or path:line for bundle rows)."""
+    former_id: str | None = None
+    """The id earlier versions gave this file (its absolute path), so an ingest can rename it in place."""
 
 
 ReadResult = RawDocument | InputDocumentError
 
 
-def read_paths(paths: list[Path], max_bytes: int, bundle_edge: str | None = None) -> Iterator[ReadResult]:
+def read_paths(
+    paths: list[Path], max_bytes: int, bundle_edge: str | None = None, root: Path | None = None
+) -> Iterator[ReadResult]:
     """Documents from files and directories (recursively, in sorted order), or errors naming the bad ones.
 
-    ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it.
+    A file's id is its path relative to ``root`` with ``/`` separators, so it stays the same when the folder
+    moves to another place or machine. Without ``root``, each path given is taken relative to the folder it
+    lies in: a directory ``notes/`` yields ``notes/a.txt``, ``notes/2024/b.md``; a file alone is known by its
+    name. ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it.
     """
     for path in paths:
+        base = _absolute(root) if root is not None else _absolute(path).parent
         if path.is_dir():
             files = _walk(path)
             if not files:
                 yield InputDocumentError(str(path), f"directory holds no {'/'.join(SUPPORTED_SUFFIXES)} files")
-            root = path.resolve()
+            real_root = path.resolve()
             for file in files:
-                if not _inside(file, root):
+                if not _inside(file, real_root):
                     yield InputDocumentError(str(file), f"is a symlink leading out of {path}; not read")
                     continue
-                yield from _read_file(file, max_bytes, bundle_edge)
+                yield from _read_file(file, max_bytes, bundle_edge, base)
         else:
-            yield from _read_file(path, max_bytes, bundle_edge)
+            yield from _read_file(path, max_bytes, bundle_edge, base)
+
+
+def relative_doc_id(file: Path, base: Path) -> str | None:
+    """``file``'s path from ``base`` with ``/`` separators, or None when it does not lie under ``base``."""
+    absolute = _absolute(file)
+    if not absolute.is_relative_to(base):
+        return None
+    relative = absolute.relative_to(base)
+    return PurePosixPath(*relative.parts).as_posix() if relative.parts else None
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute with ``..`` folded, symlinks kept (a file is known by where it was named)."""
+    return Path(os.path.normpath(path.expanduser().absolute()))
 
 
 def _inside(file: Path, root: Path) -> bool:
@@ -92,7 +114,7 @@ def human_bytes(n: int) -> str:
     return f"{value:.1f} GiB"
 
 
-def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
+def _read_file(path: Path, max_bytes: int, bundle_edge: str | None, base: Path) -> Iterator[ReadResult]:
     name = str(path)
     if not path.exists():
         yield InputDocumentError(name, "no such file or directory")
@@ -129,8 +151,11 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[
     if not text.strip():
         yield InputDocumentError(name, "contains no text")
         return
-    doc_id = str(path.resolve())
-    yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name)
+    doc_id = relative_doc_id(path, base)
+    if doc_id is None:
+        yield InputDocumentError(name, f"lies outside the ingest root {base}; give a --root that holds it")
+        return
+    yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name, former_id=str(path.resolve()))
 
 
 def _read_text(path: Path) -> str:

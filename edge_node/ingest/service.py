@@ -49,6 +49,8 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    """(earlier id, new id) of documents stored under the absolute path earlier versions used as their id."""
     chunks: int = 0
     entities_slm: int = 0
     entities_heuristic: int = 0
@@ -133,6 +135,9 @@ class IngestService:
     def _ingest_one(self, doc: RawDocument, report: IngestReport) -> str:
         digest = content_hash(doc)
         old = self._kb.store.document_hash(doc.doc_id)
+        if old is None and self._adopt_former_id(doc):
+            report.renamed.append((str(doc.former_id), doc.doc_id))
+            old = self._kb.store.document_hash(doc.doc_id)
         if old == digest:
             return "unchanged"
         cfg = self._config
@@ -155,6 +160,14 @@ class IngestService:
         delta = write_document(self._kb.store, record, self._embedder.embed, cfg.extraction.max_description_chars)
         self._kb.apply(delta)
         return "added" if old is None else "updated"
+
+    def _adopt_former_id(self, doc: RawDocument) -> bool:
+        """Rename the document stored under the id an earlier version gave this file, if there is one."""
+        store = self._kb.store
+        if doc.former_id is None or doc.former_id == doc.doc_id or store.document_hash(doc.former_id) is None:
+            return False
+        with store.transaction():
+            return store.rename_document(doc.former_id, doc.doc_id)
 
     def delete(self, doc_ids: Sequence[str], progress: ProgressSink | None = None) -> SummaryRefresh | None:
         """Remove documents (raises DocumentNotFoundError for an unknown id, before changing anything)."""

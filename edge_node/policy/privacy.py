@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import PurePosixPath
 
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.retrieval import Evidence, Retrieval
@@ -117,12 +117,13 @@ def knowledge_for_cloud(
 
 
 def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str) -> str:
-    """The id a document is known by outside the edge: never the absolute path of a file on the device."""
+    """The id a document is known by outside the edge: a hash, or its last part (a file's name without the
+    folders above it), or as it is."""
     if policy.doc_ids == "as_is":
         return doc_id
     if policy.doc_ids == "opaque":
         return "doc-" + hashlib.sha256(f"{edge_id}\0{doc_id}".encode()).hexdigest()[:16]
-    return PurePath(doc_id).name if PurePath(doc_id).is_absolute() else doc_id
+    return PurePosixPath(doc_id.replace("\\", "/")).name or doc_id
 
 
 def knowledge_texts(knowledge: EdgeKnowledge) -> list[str]:

@@ -166,6 +166,15 @@ class MemoryStore:
                                   "vector": b""}  # fmt: skip
         return rid
 
+    def rename_document(self, old: str, new: str) -> bool:
+        if old not in self._t.documents or new in self._t.documents:
+            return False
+        self._t.documents[new] = self._t.documents.pop(old)
+        for row in self._t.chunks.values():
+            if row["doc_id"] == old:
+                row["doc_id"] = new
+        return True
+
     def remove_document(self, doc_id: str) -> RemovedDocument | None:
         if doc_id not in self._t.documents:
             return None

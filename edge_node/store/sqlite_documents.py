@@ -94,6 +94,20 @@ class DocumentRows:
         self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))  # cascades to chunks, mentions
         return RemovedDocument(chunk_ids, entities, relations)
 
+    def rename_document(self, old: str, new: str) -> bool:
+        """Give document ``old`` the id ``new``, chunks and all (nothing else changes); False when ``old`` is
+        unknown or ``new`` is taken."""
+        if self.document_hash(old) is None or self.document_hash(new) is not None:
+            return False
+        self._db.execute(
+            "INSERT INTO documents(doc_id, title, source, content_hash, n_chars, ingested_at) "
+            "SELECT ?, title, source, content_hash, n_chars, ingested_at FROM documents WHERE doc_id = ?",
+            (new, old),
+        )
+        self._db.execute("UPDATE chunks SET doc_id = ? WHERE doc_id = ?", (new, old))
+        self._db.execute("DELETE FROM documents WHERE doc_id = ?", (old,))
+        return True
+
     def _entity_id(self, name: str, etype: str) -> int:
         key = normalise_name(name)
         row = self._db.execute("SELECT id FROM entities WHERE key = ?", (key,)).fetchone()

@@ -110,7 +110,7 @@ class PrivacyConfig:
     which of its sources matched). Its own questions always get its own texts."""
     doc_ids: DocIdPolicy = "opaque"
     """How document ids leave: opaque (a hash, stable per edge: a file name like maria-lopez-hiv.txt says too
-    much), names (a file's name instead of its absolute path; bundle ids as they are), as_is."""
+    much), names (the id's last part: a file's name without its folders), as_is."""
 
     share_chunks: bool = True
     """Send raw chunk text (off: only entity and relation descriptions leave the edge)."""

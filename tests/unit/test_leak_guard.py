@@ -123,6 +123,7 @@ def test_document_ids_leave_without_the_devices_paths() -> None:
     names = PrivacyConfig(doc_ids="names")
     assert outbound_doc_id(path, names, "e") == "maria-lopez-hiv.txt"
     assert outbound_doc_id("mh-26d70d4fad", names, "e") == "mh-26d70d4fad"  # bundle ids stay
+    assert outbound_doc_id("clinic/patients/maria-lopez-hiv.txt", names, "e") == "maria-lopez-hiv.txt", "no folders"
     opaque = outbound_doc_id(path, PrivacyConfig(), "e")
     assert opaque.startswith("doc-") and "maria" not in opaque, "by default a file name does not leave"
     opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")

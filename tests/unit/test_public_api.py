@@ -74,3 +74,41 @@ def test_ingest_reads_files(tmp_path: Path) -> None:
     with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
         report = edge.ingest([docs])
         assert len(report.added) == 1 and not report.failed
+
+
+def _stored_under_absolute_paths(data_dir: Path, files: list[Path]) -> None:
+    """An edge as earlier versions left it: each file's document stored under its absolute path."""
+    with Edge.open(data_dir, _config(), models=_models()) as edge:
+        edge.insert([Document(str(f.resolve()), f.stem, f.read_text(encoding="utf-8")) for f in files])
+
+
+def test_an_ingest_renames_a_file_stored_under_its_absolute_path_without_redoing_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "memo.txt").write_text(ACME[0].text, encoding="utf-8")
+    _stored_under_absolute_paths(tmp_path / "a", [docs / "memo.txt"])
+    models = _models()
+    with Edge.open(tmp_path / "a", _config(), models=models) as edge:
+        chunks = edge.stats().chunks
+        report = edge.ingest([docs])
+        assert report.renamed == [(str((docs / "memo.txt").resolve()), "docs/memo.txt")]
+        assert report.unchanged == ["docs/memo.txt"] and not report.added, "same text: nothing re-extracted"
+        assert edge.stats().document_ids == ["docs/memo.txt"] and edge.stats().chunks == chunks
+        assert {s.doc_id for s in edge.query("Who leads Acme Robotics?", mode="local").sources} == {"docs/memo.txt"}
+
+
+def test_migrate_ids_renames_absolute_ids_under_the_root_in_one_go(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    files = [docs / "memo.txt", docs / "sub" / "plant.txt"]
+    for file, doc in zip(files, ACME, strict=True):
+        file.write_text(doc.text, encoding="utf-8")
+    _stored_under_absolute_paths(tmp_path / "a", files)
+    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+        edge.insert([Document("kept-as-is", "Other", "Nordic Steel ships from Bergen.")])
+        result = edge.migrate_ids(tmp_path)
+        assert sorted(new for _, new in result.renamed) == ["docs/memo.txt", "docs/sub/plant.txt"]
+        assert edge.stats().document_ids == ["docs/memo.txt", "docs/sub/plant.txt", "kept-as-is"]
+        assert edge.ingest([docs]).unchanged == ["docs/memo.txt", "docs/sub/plant.txt"], "ingest agrees"
+    with Edge.open(tmp_path / "a", _config(), models=_models()) as again:
+        assert not again.migrate_ids(tmp_path).renamed, "a second run finds nothing to do"

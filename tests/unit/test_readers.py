@@ -36,9 +36,35 @@ def test_reads_txt_and_md(tmp_path: Path) -> None:
     md.write_text("# Title\n\nSome *markdown*.", encoding="utf-8")
     results = _read([txt, md])
     assert results == [
-        RawDocument(doc_id=str(txt.resolve()), title="notes", text="Alice met Bob.\n", source=str(txt)),
-        RawDocument(doc_id=str(md.resolve()), title="readme", text="# Title\n\nSome *markdown*.", source=str(md)),
+        RawDocument("notes.txt", "notes", "Alice met Bob.\n", str(txt), former_id=str(txt.resolve())),
+        RawDocument("readme.MD", "readme", "# Title\n\nSome *markdown*.", str(md), former_id=str(md.resolve())),
     ]
+
+
+def _ids(results: list[ReadResult]) -> list[str]:
+    return [r.doc_id for r in results if isinstance(r, RawDocument)]
+
+
+def test_ids_are_paths_from_the_folder_given_and_survive_a_move(tmp_path: Path) -> None:
+    root = tmp_path / "clinic" / "notes"
+    (root / "2024").mkdir(parents=True)
+    (root / "a.txt").write_text("A text", encoding="utf-8")
+    (root / "2024" / "b.md").write_text("B text", encoding="utf-8")
+    assert _ids(_read([root])) == ["notes/2024/b.md", "notes/a.txt"]
+    moved = tmp_path / "elsewhere" / "notes"
+    moved.parent.mkdir()
+    root.rename(moved)
+    assert _ids(_read([moved])) == ["notes/2024/b.md", "notes/a.txt"], "moving the folder keeps every id"
+    assert _ids(list(read_paths([moved], MAX, root=moved))) == ["2024/b.md", "a.txt"]
+    assert _ids(list(read_paths([moved / "2024" / "b.md"], MAX, root=tmp_path))) == ["elsewhere/notes/2024/b.md"]
+
+
+def test_a_file_outside_the_root_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "inside").mkdir()
+    stray = tmp_path / "stray.txt"
+    stray.write_text("text", encoding="utf-8")
+    err = _only_error(list(read_paths([stray], MAX, root=tmp_path / "inside")))
+    assert err.path == str(stray) and "outside the ingest root" in err.reason and "--root" in err.reason
 
 
 def test_utf8_bom_is_stripped(tmp_path: Path) -> None:

@@ -125,6 +125,34 @@ def test_delete_takes_everything_the_document_alone_supported(store: EdgeStore) 
         delete_document(store, "memo", embed, 200)
 
 
+def test_a_rename_moves_the_document_and_its_chunks_and_nothing_else(store: EdgeStore) -> None:
+    write_document(store, ALICE_BOB, embed, 200)
+    write_document(store, document("other", chunk(0, "Bob likes tea.", [entity("Bob")])), embed, 200)
+    chunks_before = {cid: idx for cid, _, idx in store.chunk_rows()}
+    entities_before, generation = store.entities(), store.generation
+    with store.transaction():
+        assert store.rename_document("memo", "notes/memo.txt")
+    assert store.generation == generation + 1
+    assert store.document_ids() == ["notes/memo.txt", "other"] and store.document_hash("memo") is None
+    assert {cid: idx for cid, _, idx in store.chunk_rows()} == chunks_before, "chunk ids (the vectors' keys) kept"
+    assert {doc for _, doc, _ in store.chunk_rows()} == {"notes/memo.txt", "other"}
+    assert store.entities() == entities_before
+    with store.transaction():
+        assert not store.rename_document("missing", "x"), "an unknown id is not renamed"
+        assert not store.rename_document("other", "notes/memo.txt"), "a taken id is not overwritten"
+    assert store.document_ids() == ["notes/memo.txt", "other"]
+    delete_document(store, "notes/memo.txt", embed, 200)
+    assert [e.name for e in store.entities()] == ["Bob"], "the renamed document still owns its mentions"
+
+
+def test_a_rename_in_a_failed_transaction_is_undone(store: EdgeStore) -> None:
+    write_document(store, ALICE_BOB, embed, 200)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.rename_document("memo", "renamed")
+        raise RuntimeError("crash mid-write")
+    assert store.document_ids() == ["memo"] and {doc for _, doc, _ in store.chunk_rows()} == {"memo"}
+
+
 def test_summaries_and_the_publication_log(store: EdgeStore) -> None:
     sg = SubgraphRecord("sg-1", 1, "fp", ("alice", "bob"), "About Alice.", ("Alice",), 2, 1, 0.0)
     store.mark_graph_dirty()
