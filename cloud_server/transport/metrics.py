@@ -1,6 +1,6 @@
 """The cloud's Prometheus metrics (off unless ``metrics_port`` is set): questions by who asked, answer phases,
 knowledge and probe bytes, words withheld from answers, calls refused, and at each scrape the edges' sessions,
-summaries and trust and the questions in flight.
+summaries and trust, the questions in flight and the model calls waiting or running.
 
 Every metric lives in the cloud's own registry (nothing at import time, nothing global), served over HTTP on
 ``metrics_host:metrics_port`` at ``/metrics``.
@@ -16,6 +16,7 @@ from prometheus_client.registry import Collector
 
 from cloud_server.services.parts import CloudParts
 from shared.knowledge import CloudAnswer
+from shared.metrics_http import model_queue
 
 PHASE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -78,4 +79,4 @@ class _StateCollector(Collector):
             trusted.add_metric([s.edge_id], s.trust)
         in_flight = GaugeMetricFamily("dgrag_cloud_queries_in_flight", "Questions and checks being answered")
         in_flight.add_metric([], self._parts.queries.in_flight)
-        yield from (connected, summaries, trusted, in_flight)
+        yield from (connected, summaries, trusted, in_flight, model_queue("dgrag_cloud"))

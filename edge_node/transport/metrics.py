@@ -1,11 +1,17 @@
 """An edge's Prometheus metrics (off unless ``server.metrics_port`` is set): questions by mode and decision,
-the phases of its answers, and the bytes that left it by kind and recipient (as its audit log records them)."""
+the phases of its answers, the bytes that left it by kind and recipient (as its audit log records them) and,
+at each scrape, its model calls waiting or running."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from edge_node.policy.audit import AuditEntry, AuditLog
+from shared.metrics_http import model_queue
 
 PHASE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -22,6 +28,7 @@ class EdgeMetrics:
         )
         self.bytes_out = Counter("dgrag_edge_bytes_out", "Bytes that left the edge", ["what", "to"], registry=r)
         audit.observers.append(self.left)
+        r.register(_ModelQueue())
 
     def answered(self, mode: str, decision: str, timings: dict[str, float]) -> None:
         self.questions.labels(mode=mode, decision=decision).inc()
@@ -30,3 +37,8 @@ class EdgeMetrics:
 
     def left(self, entry: AuditEntry) -> None:
         self.bytes_out.labels(what=entry.what, to=entry.to).inc(entry.bytes)
+
+
+class _ModelQueue(Collector):
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield model_queue("dgrag_edge")

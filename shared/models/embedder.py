@@ -15,6 +15,7 @@ from shared.models.base import FloatMatrix
 from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path
 from shared.models.machine_lock import machine_lock
+from shared.models.pending import EMBED, model_calls
 
 LENGTH_SPREAD = 2.0
 """A batch holds texts up to this many times as long as its shortest (see length_batches)."""
@@ -63,7 +64,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        with self._lock, machine_lock().held():
+        with model_calls().counted(EMBED), self._lock, machine_lock().held():
             for batch in length_batches([len(t) for t in texts], self._batch):
                 vectors = self._model.encode(
                     [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False

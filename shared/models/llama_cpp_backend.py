@@ -15,6 +15,7 @@ from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
 from shared.models.machine_lock import machine_lock
+from shared.models.pending import GENERATE, model_calls
 from shared.models.weights import slm_path
 
 
@@ -71,7 +72,7 @@ class LlamaCppGenerator:
         messages.append({"role": "user", "content": request.prompt})
         texts: list[str] = []
         prompt_tokens = completion_tokens = 0
-        with self._lock:
+        with model_calls().counted(GENERATE), self._lock:
             grammar = self._grammar(request.json_schema) if request.json_schema is not None else None
             self._llama_cpp.llama_perf_context_reset(self._llm.ctx)
             for i in range(request.n):

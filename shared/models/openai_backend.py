@@ -12,6 +12,7 @@ from typing import Any
 from shared.config import ModelConfig
 from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest
+from shared.models.pending import GENERATE, model_calls
 
 PLACEHOLDER_KEY = "not-needed"
 
@@ -79,6 +80,10 @@ class OpenAIGenerator:
             raise ModelError(f"the model server at {self._config.base_url} refused the request: {exc}") from exc
 
     def generate(self, request: GenerationRequest) -> Completion:
+        with model_calls().counted(GENERATE):
+            return self._generate(request)
+
+    def _generate(self, request: GenerationRequest) -> Completion:
         texts: list[str] = []
         prompt_tokens = completion_tokens = 0
         attempt = 0

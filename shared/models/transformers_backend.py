@@ -18,6 +18,7 @@ from shared.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
+from shared.models.pending import GENERATE, model_calls
 from shared.text import first_json_value
 
 
@@ -66,7 +67,7 @@ class TransformersGenerator:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": prompt})
         torch = self._torch
-        with self._lock, machine_lock().held(), torch.inference_mode():
+        with model_calls().counted(GENERATE), self._lock, machine_lock().held(), torch.inference_mode():
             # return_dict=True: transformers 5 returns a BatchEncoding either way, 4.x a bare tensor without it.
             encoded = self._tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, return_tensors="pt", return_dict=True

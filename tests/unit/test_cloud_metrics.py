@@ -46,6 +46,7 @@ def test_questions_phases_refusals_and_edges_are_counted(tmp_path: Path) -> None
     assert "dgrag_cloud_edges_connected 2.0" in text
     assert 'dgrag_cloud_phase_seconds_count{phase="total"} 1.0' in text
     assert 'dgrag_cloud_edge_trust{edge="edge-b"}' in text and "dgrag_cloud_knowledge_bytes_total" in text
+    assert 'dgrag_cloud_model_calls_pending{kind="generate"} 0.0' in text, "nothing waits after the answer"
 
 
 def test_an_edge_counts_its_questions_and_the_bytes_that_left_it(tmp_path: Path) -> None:
@@ -68,3 +69,28 @@ def test_an_edge_counts_its_questions_and_the_bytes_that_left_it(tmp_path: Path)
     text = run(main())
     assert 'dgrag_edge_questions_total{decision=' in text and 'mode="local"' in text
     assert 'dgrag_edge_bytes_out_total{to="cloud",what="summary_sync"}' in text
+    assert 'dgrag_edge_model_calls_pending{kind="embed"} 0.0' in text
+
+
+def test_the_model_queue_counts_calls_waiting_behind_a_running_one() -> None:
+    import threading
+
+    from shared.models.pending import EMBED, GENERATE, PendingCalls
+
+    calls, model, started = PendingCalls(), threading.Lock(), threading.Barrier(4)
+
+    def call() -> None:
+        with calls.counted(GENERATE):
+            started.wait()
+            with model:
+                pass
+
+    with model:  # the model is busy: three calls queue behind it
+        threads = [threading.Thread(target=call) for _ in range(3)]
+        for t in threads:
+            t.start()
+        started.wait()
+        assert calls.snapshot() == {GENERATE: 3, EMBED: 0}
+    for t in threads:
+        t.join()
+    assert calls.snapshot() == {GENERATE: 0, EMBED: 0}
