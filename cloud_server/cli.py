@@ -12,6 +12,7 @@ from shared.config import CloudConfig, load_config
 from shared.errors import ConfigError
 from shared.port_file import write_port_file
 from shared.secret_file import read_secret
+from shared.tracing import traced_process
 
 
 def register(roles: Any) -> None:
@@ -45,7 +46,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigError("the cloud needs tokens_file (lines of `edge_id token`); set it in the config file")
     tokens = TokenBook.load(Path(config.tokens_file))
     parts = build_cloud(config, build_embedder(config.embedder), build_generator(config.llm), WordPieceTokenizer())
-    asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
+    with traced_process(config.tracing, "dgrag-cloud"):
+        asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
     return 0
 
 

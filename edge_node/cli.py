@@ -23,6 +23,7 @@ from shared.errors import ConfigError
 from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
 from shared.port_file import write_port_file
 from shared.trace import Source
+from shared.tracing import traced_process
 from shared.vocabulary import EDGE_MODES
 
 
@@ -250,7 +251,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = _config(args)
     if config.cloud.address:
         edge_token(config.cloud)  # fail before loading models when the token is missing
-    with Edge.open(args.data_dir, config) as edge:
+    with Edge.open(args.data_dir, config) as edge, traced_process(config.tracing, "dgrag-edge", edge=edge.edge_id):
         ready = lambda port: write_port_file(args.port_file, port)  # noqa: E731
         asyncio.run(serve_edge(edge.config, edge.runtime, on_ready=ready))
     return EXIT_OK

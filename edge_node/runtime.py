@@ -9,7 +9,9 @@ gate escalates and a cloud is reachable, else the best local answer marked unver
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +58,7 @@ from shared.models.factory import build_embedder, build_generator
 from shared.query_vectors import QueryVectors
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.trace import Decision
+from shared.tracing import phase, span
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
 
 T = TypeVar("T")
@@ -109,7 +112,8 @@ class EdgeRuntime:
         self._listeners.append(listener)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
+        run = functools.partial(contextvars.copy_context().run, fn, *args)  # the caller's trace goes along
+        return await asyncio.get_running_loop().run_in_executor(self._worker, run)
 
     @property
     def _ingest(self) -> IngestService:
@@ -156,7 +160,9 @@ class EdgeRuntime:
         if mode not in EDGE_MODES:
             raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(EDGE_MODES)}")
         begun = time.perf_counter()
-        answer = await self._answer(question, mode, ablations, escalator)
+        with span("edge.query", edge=self.edge_id, mode=mode) as traced:
+            answer = await self._answer(question, mode, ablations, escalator)
+            traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         return answer
 
@@ -210,22 +216,19 @@ class EdgeRuntime:
     async def _escalate(
         self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: frozenset[str], out: EdgeAnswer
     ) -> EdgeAnswer:
-        timings = out.timings
-        started = time.perf_counter()
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
         self.audit.record("global_query", "cloud", len(question.encode()) + _size(vectors), question=shown)
         try:
-            cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
+            with phase(out.timings, "escalation"):
+                cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
         except CloudUnavailableError as exc:
-            timings["escalation"] = time.perf_counter() - started
             return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
-        timings["escalation"] = time.perf_counter() - started
         return self._from_cloud(cloud, local, out)
 
     def _from_cloud(self, cloud: CloudAnswer, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
-        for phase, seconds in cloud.timings.items():
-            out.timings[f"cloud.{phase}"] = seconds
+        for name, seconds in cloud.timings.items():
+            out.timings[f"cloud.{name}"] = seconds
         note = out.note if out.note == STRONGER_ELSEWHERE_NOTE else ""  # not the local path's "no cloud" note
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
@@ -242,7 +245,6 @@ class EdgeRuntime:
     ) -> tuple[Check, CloudAnswer | None]:
         """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
         and for its answer when it does. The question leaves the edge for it (audited)."""
-        started = time.perf_counter()
         own = local.retrieval.evidence
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
@@ -259,12 +261,11 @@ class EdgeRuntime:
         )
         claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
-            verdict = await checker.check_evidence(question, claim, vectors, routing_off)
+            with phase(out.timings, "evidence_check"):
+                verdict = await checker.check_evidence(question, claim, vectors, routing_off)
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
             return Check.UNREACHABLE, None
-        finally:
-            out.timings["evidence_check"] = time.perf_counter() - started
         if verdict.stronger:
             out.note = STRONGER_ELSEWHERE_NOTE
             return Check.STRONGER_ELSEWHERE, verdict.answer

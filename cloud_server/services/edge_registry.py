@@ -17,6 +17,7 @@ from typing import Any
 from shared.errors import DgragError
 from shared.knowledge import EdgeKnowledge, ProbeScores
 from shared.query_vectors import QueryVectors
+from shared.tracing import client_span, current_traceparent
 
 
 class EdgeUnavailableError(DgragError):
@@ -33,6 +34,8 @@ class RetrievalCall:
     probe: bool = False
     vectors: QueryVectors | None = None
     """The cloud's embeddings of the question, sent along so the edge need not compute them."""
+    traceparent: str = ""
+    """The trace context of the cloud's span for this request ("" when not traced)."""
 
 
 @dataclass
@@ -122,17 +125,19 @@ class EdgeRegistry:
         return scores
 
     async def _call(self, edge_id: str, call: RetrievalCall) -> Any:
-        session = self._sessions.get(edge_id)
-        if session is None:
-            raise EdgeUnavailableError(f"edge {edge_id!r} is not connected")
-        request_id = f"{session.serial}-{next(self._serial)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        session.pending[request_id] = future
-        session.outbox.put_nowait(dataclasses.replace(call, request_id=request_id))
-        try:
-            return await asyncio.wait_for(future, timeout=call.deadline_s)
-        finally:
-            session.pending.pop(request_id, None)
+        with client_span("cloud.ask_edge", edge=edge_id, probe=call.probe):
+            session = self._sessions.get(edge_id)
+            if session is None:
+                raise EdgeUnavailableError(f"edge {edge_id!r} is not connected")
+            request_id = f"{session.serial}-{next(self._serial)}"
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            session.pending[request_id] = future
+            sent = dataclasses.replace(call, request_id=request_id, traceparent=current_traceparent())
+            session.outbox.put_nowait(sent)
+            try:
+                return await asyncio.wait_for(future, timeout=call.deadline_s)
+            finally:
+                session.pending.pop(request_id, None)
 
     def resolve(
         self, session: EdgeSession, request_id: str, result: EdgeKnowledge | ProbeScores | None, error: str

@@ -37,6 +37,7 @@ from shared.models.base import Embedder, FloatMatrix, TextGenerator
 from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.question_terms import question_terms
 from shared.tokenizer import Tokenizer
+from shared.tracing import phase, span
 from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
 
 MAX_FANOUT = 64
@@ -174,13 +175,13 @@ class GlobalQueryService:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
-        vector, vectors = await self._question_vectors(question, given)
-        out.summaries = self._index.search(
-            vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, route.sparse_weight
-        )
-        # a disconnected or silent edge's summaries stay in the index for when it returns; it is not asked meanwhile
-        routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
-        out.timings["summary_match"] = time.perf_counter() - started
+        with phase(out.timings, "summary_match"):
+            vector, vectors = await self._question_vectors(question, given)
+            out.summaries = self._index.search(
+                vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, route.sparse_weight
+            )
+            # a disconnected or silent edge's summaries stay in the index for when it returns; not asked meanwhile
+            routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
         if route.probing:
             await self._probe(question, vector, vectors, out, routable, k, route)
         else:
@@ -189,31 +190,29 @@ class GlobalQueryService:
         # policy); it is not counted as routed, nor remembered as a routing choice
         asker = not share_context and asked_at not in ("", *out.edges_asked) and self._registry.live(asked_at)
         replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
-        t = time.perf_counter()
-        # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
-        replies = await asyncio.to_thread(rescored, vector, replies, self._embedder)
-        observe_claims(self.claims, out.probes, replies)
-        out.timings["rescore"] = time.perf_counter() - t
-        t = time.perf_counter()
-        readers = Readers.of("" if share_context else asked_at, replies)
-        read, cited = readable(replies, readers)
-        merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
-        out.context = merged.chunks
-        out.timings["merge"] = time.perf_counter() - t
+        with phase(out.timings, "rescore"):
+            # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
+            replies = await asyncio.to_thread(rescored, vector, replies, self._embedder)
+            observe_claims(self.claims, out.probes, replies)
+        with phase(out.timings, "merge"):
+            readers = Readers.of("" if share_context else asked_at, replies)
+            read, cited = readable(replies, readers)
+            merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
+            out.context = merged.chunks
         if self._memory is not None and route.record:
             self._memory.record(vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked]))
             if self._memory.step % SAVE_EVERY == 0:
                 await asyncio.to_thread(self._memory.save)
 
-        t = time.perf_counter()
-        reading = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, readers)
-        protected = protected_texts(read, readers)
-        guarded = guard_answer(
-            question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
-        )
-        out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
-        out.context = shown_context(merged, cited, readers)
-        out.timings["cloud_generation"] = time.perf_counter() - t
+        with phase(out.timings, "cloud_generation") as generation:
+            reading = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, readers)
+            protected = protected_texts(read, readers)
+            guarded = guard_answer(
+                question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
+            )
+            out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
+            out.context = shown_context(merged, cited, readers)
+            generation.set_attribute("withheld_words", guarded.removed_words)
         out.timings["total"] = time.perf_counter() - started
         return out
 
@@ -229,12 +228,13 @@ class GlobalQueryService:
     ) -> None:
         """Stage 2: probe the shortlisted edges at once (but those ``route.known`` holds), then choose by their
         scores (adaptive k)."""
-        t = time.perf_counter()
         shortlist = choose_edges(routable, self._probing.shortlist)
         deadline = self._config.probe_deadline_s
         known = {p.edge_id: p for p in route.known}
         todo = [e for e in shortlist if e not in known]
-        fresh = await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in todo))
+        with phase(out.timings, "probe", edges=len(todo)):
+            fresh = await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in todo))
+        t = time.perf_counter()
         by_edge = known | {p.edge_id: p for p in fresh}
         out.probes = [by_edge[e] for e in shortlist]
         out.probe_bytes = sum(p.bytes for p in fresh)
@@ -246,7 +246,7 @@ class GlobalQueryService:
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
         silent = [p.edge_id for p in out.probes if p.error and not p.refused]
         out.edges_failed = [e for e in silent if e not in out.edges_asked]
-        out.timings["probe"] = time.perf_counter() - t
+        out.timings["probe"] += time.perf_counter() - t
 
     async def _probe_one(
         self, edge_id: str, question: str, vectors: QueryVectors | None, deadline: float
@@ -286,9 +286,10 @@ class GlobalQueryService:
                 vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
             )
             others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
-            probes = await asyncio.gather(
-                *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
-            )
+            with span("probe"):
+                probes = await asyncio.gather(
+                    *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
+                )
             scoring = self._probing
             if claim.lexical is None:
                 scoring = dataclasses.replace(scoring, lexical_weight=0)
@@ -328,12 +329,12 @@ class GlobalQueryService:
         self, question: str, vectors: QueryVectors | None, out: CloudAnswer, deadline: float, besides: list[str]
     ) -> list[EdgeKnowledge]:
         """Retrieval requests to the edges asked (and ``besides``) in parallel, with one deadline."""
-        t = time.perf_counter()
         targets = [*out.edges_asked, *besides]
-        results = await asyncio.gather(
-            *(self._registry.retrieve(e, question, deadline, vectors) for e in targets),
-            return_exceptions=True,
-        )
+        with phase(out.timings, "fan_out", edges=len(targets)):
+            results = await asyncio.gather(
+                *(self._registry.retrieve(e, question, deadline, vectors) for e in targets),
+                return_exceptions=True,
+            )
         replies: list[EdgeKnowledge] = []
         for edge_id, result in zip(targets, results, strict=True):
             if isinstance(result, EdgeKnowledge):
@@ -345,9 +346,8 @@ class GlobalQueryService:
                     out.edges_failed.append(edge_id)
             else:
                 raise result
-        fan_out = time.perf_counter() - t
+        fan_out = out.timings["fan_out"]
         edge_retrieval = max((r.retrieval_seconds for r in replies), default=0.0)
-        out.timings["fan_out"] = fan_out
         out.timings["edge_retrieval"] = edge_retrieval
         out.timings["transfers"] = max(fan_out - edge_retrieval, 0.0)
         return replies

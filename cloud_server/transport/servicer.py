@@ -32,6 +32,7 @@ from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
 from shared.knowledge import EvidenceClaim
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.tracing import continued, traceparent_of
 
 log = logging.getLogger(__name__)
 
@@ -160,23 +161,26 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def GlobalQuery(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.GlobalQueryReply:
-        caller, _ = caller_identity(context.invocation_metadata())
+        metadata = context.invocation_metadata()
+        caller, _ = caller_identity(metadata)
         role = self._role_of(caller)
         as_edge = role == "edge"
         # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
         # its sources, never the other edges' raw text; apps and operators get the merged context
         asked_at = caller if as_edge else request.asked_at
         try:
-            answer = await self._queries.answer(
-                request.question,
-                asked_at,
-                request.top_m,
-                request.top_k,
-                request.deadline_s,
-                share_context=not as_edge,
-                routing_off=frozenset(request.routing_off),
-                vectors=serde.vectors_from_proto(request.vectors),
-            )
+            with continued("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
+                answer = await self._queries.answer(
+                    request.question,
+                    asked_at,
+                    request.top_m,
+                    request.top_k,
+                    request.deadline_s,
+                    share_context=not as_edge,
+                    routing_off=frozenset(request.routing_off),
+                    vectors=serde.vectors_from_proto(request.vectors),
+                )
+                traced.set_attribute("edges_asked", answer.edges_asked)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:
@@ -189,19 +193,22 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def CheckEvidence(
         self, request: cloud_pb2.CheckEvidenceRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.CheckEvidenceReply:
-        caller, _ = caller_identity(context.invocation_metadata())  # an edge (the interceptor admits no other role)
+        metadata = context.invocation_metadata()
+        caller, _ = caller_identity(metadata)  # an edge (the interceptor admits no other role)
         sent = serde.evidence_claim_from_proto(request)
         lexical = None if sent.lexical is None else _claimed(sent.lexical)
         claim = EvidenceClaim(_claimed(sent.evidence), _claimed(sent.terms), lexical, sent.margin)
         try:
-            verdict = await self._queries.check_evidence(
-                request.question,
-                caller,
-                claim,
-                serde.vectors_from_proto(request.vectors),
-                answer_if_stronger=request.answer_if_stronger,
-                routing_off=frozenset(request.routing_off),
-            )
+            with continued("cloud.check_evidence", traceparent_of(metadata), caller=caller) as traced:
+                verdict = await self._queries.check_evidence(
+                    request.question,
+                    caller,
+                    claim,
+                    serde.vectors_from_proto(request.vectors),
+                    answer_if_stronger=request.answer_if_stronger,
+                    routing_off=frozenset(request.routing_off),
+                )
+                traced.set_attribute("stronger", verdict.stronger)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if self._recent is not None:
@@ -245,12 +252,20 @@ async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage 
         vectors = serde.vectors_to_proto(call.vectors)
         if call.probe:
             probe = cloud_pb2.ProbeRequest(
-                request_id=call.request_id, question=call.question, deadline_s=call.deadline_s, vectors=vectors
+                request_id=call.request_id,
+                question=call.question,
+                deadline_s=call.deadline_s,
+                vectors=vectors,
+                traceparent=call.traceparent,
             )
             out.put_nowait(cloud_pb2.CloudMessage(probe_request=probe))
             continue
         request = cloud_pb2.RetrievalRequest(
-            request_id=call.request_id, question=call.question, deadline_s=call.deadline_s, vectors=vectors
+            request_id=call.request_id,
+            question=call.question,
+            deadline_s=call.deadline_s,
+            vectors=vectors,
+            traceparent=call.traceparent,
         )
         out.put_nowait(cloud_pb2.CloudMessage(retrieval_request=request))
     out.put_nowait(_CLOSE)  # a newer session replaced this one

@@ -29,6 +29,7 @@ from shared.reading import ComposedAnswer, Reading, compose, plan_reading, unsup
 from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
+from shared.tracing import phase, span
 from shared.vocabulary import ALL_ABLATIONS, MAX_QUESTION_CHARS, LocalMode
 
 NO_CLOUD_NOTE = (
@@ -151,18 +152,18 @@ class QueryService:
         t = time.perf_counter()
         slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords and not naive else []
         slm_s = time.perf_counter() - t
-        retrieval = self._retriever.retrieve(
-            question, use_graph=not naive and "kg" not in ablations, slm_keywords=slm_words
-        )
+        with span("retrieval"):
+            retrieval = self._retriever.retrieve(
+                question, use_graph=not naive and "kg" not in ablations, slm_keywords=slm_words
+            )
         timings["keywording"] = slm_s + retrieval.timings["keywording"]
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive or "bq" in ablations else self._config.answer.n_answers
-        t = time.perf_counter()
-        reading = plan_reading(question, passages(retrieval))
-        request = self._request(question, retrieval.context, n, reading.options)
-        completion = self._generator.generate(request)
-        answers = render_answers(completion.texts, reading.options)
-        timings["generation"] = time.perf_counter() - t
+        with phase(timings, "generation", answers=n):
+            reading = plan_reading(question, passages(retrieval))
+            request = self._request(question, retrieval.context, n, reading.options)
+            completion = self._generator.generate(request)
+            answers = render_answers(completion.texts, reading.options)
         flags = degeneracy(question, retrieval.context, answers)
         sampling = request.sampling()
         speed = completion.speed.as_dict() if completion.speed else {}
@@ -179,9 +180,8 @@ class QueryService:
         )
         if naive:
             return _naive(made, question, retrieval, answers, flags)
-        t = time.perf_counter()
-        result = self._gate(reading, retrieval, answers, flags, ablations)
-        timings["gate"] = time.perf_counter() - t
+        with phase(timings, "gate"):
+            result = self._gate(reading, retrieval, answers, flags, ablations)
         best = answers[result.best_index]
         a = self._config.answer
         composed = compose(reading, answers, result.best_index, a.extractive_reader, no_share=a.no_share)

@@ -13,6 +13,7 @@ from shared.grpc_transport import ClientTls, auth_metadata, open_channel
 from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import QueryVectors
+from shared.tracing import client_span, with_traceparent
 
 
 class CloudLink:
@@ -59,7 +60,9 @@ class CloudLink:
         """One unary call with this edge's credentials and the link's deadline; any RPC failure is the cloud
         being unavailable to this edge (CloudUnavailableError, with the status and its details)."""
         try:
-            return await method(request, metadata=self.metadata, timeout=self.link.query_deadline_s)
+            with client_span("edge.ask_cloud"):
+                metadata = with_traceparent(self.metadata)
+                return await method(request, metadata=metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
 

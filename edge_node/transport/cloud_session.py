@@ -14,7 +14,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
@@ -28,6 +28,7 @@ from shared.grpc_transport import admitted
 from shared.knowledge import SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
 from shared.query_vectors import QueryVectors, QueryVectorsError
+from shared.tracing import continued
 
 log = logging.getLogger(__name__)
 MAX_CONCURRENT_RETRIEVALS = 8
@@ -107,7 +108,7 @@ class CloudSession:
                         self._reply_error(out, request, "busy: too many retrievals in flight; try later")
                         continue
                     answer = self._answer if kind == "retrieval_request" else self._probe
-                    task = asyncio.create_task(answer(out, request))
+                    task = asyncio.create_task(self._traced(f"edge.{kind}", answer, out, request))
                     answering.add(task)
                     task.add_done_callback(answering.discard)
         finally:
@@ -152,6 +153,17 @@ class CloudSession:
         while True:
             await asyncio.sleep(interval)
             out.put_nowait(cloud_pb2.EdgeMessage(heartbeat=cloud_pb2.Heartbeat(sent_at=time.time())))
+
+    async def _traced(
+        self,
+        name: str,
+        answer: Callable[..., Awaitable[None]],
+        out: asyncio.Queue[cloud_pb2.EdgeMessage | None],
+        request: cloud_pb2.RetrievalRequest | cloud_pb2.ProbeRequest,
+    ) -> None:
+        """``answer`` the cloud's request as part of the question's trace (when the cloud traces it)."""
+        with continued(name, request.traceparent, edge=self._runtime.edge_id):
+            await answer(out, request)
 
     async def _answer(
         self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shared.config.models import EmbedderConfig, ModelConfig
+from shared.config.tracing import TracingConfig
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.errors import ConfigError
 from shared.verbatim import MIN_RUN_WORDS
@@ -151,3 +152,5 @@ class CloudConfig:
     """The embedder of summaries and questions (must match what the edges use)."""
     query: CloudQueryConfig = field(default_factory=CloudQueryConfig)
     """Cross-edge retrieval."""
+    tracing: TracingConfig = field(default_factory=TracingConfig)
+    """OpenTelemetry traces (off by default)."""

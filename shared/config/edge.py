@@ -16,6 +16,7 @@ from shared.config.pipeline import (
     RetrievalConfig,
     SummaryConfig,
 )
+from shared.config.tracing import TracingConfig
 from shared.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
 from shared.vocabulary import AnswerUse
 
@@ -160,3 +161,5 @@ class EdgeConfig:
     """The link to the cloud."""
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     """What may leave this edge."""
+    tracing: TracingConfig = field(default_factory=TracingConfig)
+    """OpenTelemetry traces (off by default)."""

@@ -131,6 +131,7 @@ def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Pop
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
         f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
+        f'[tracing]\nfile = "{tmp / "cloud.spans.jsonl"}"\n'
     )
     procs["cloud"] = _start(
         [*dgrag_command(), "cloud", "serve", "--config", str(tmp / "cloud.toml"), "--port-file",
@@ -148,6 +149,7 @@ def _start_edges(
         (tmp / f"{edge_id}.toml").write_text(
             f'edge_id = "{edge_id}"\n[server]\nport = 0\ningest_roots = "{tmp}"\n'
             f'[cloud]\naddress = "127.0.0.1:{cloud_port}"\npublish_interval_s = 0.5\nheartbeat_interval_s = 1.0\n'
+            f'[tracing]\nfile = "{tmp / f"{edge_id}.spans.jsonl"}"\n'
         )
         procs[edge_id] = _start(
             [*dgrag_command(), "edge", "serve", "--data-dir", str(tmp / edge_id), "--config",
@@ -199,6 +201,27 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
     for edge in ("edge-a", "edge-b"):  # each edge's reply left under its own policy, audited
         audit = [json.loads(x) for x in (cluster.tmp / edge / "audit.jsonl").read_text().splitlines()]
         assert any(e["what"] == "retrieval_reply" and e["to"] == "cloud" and e["bytes"] > 0 for e in audit), edge
+    _one_trace_across_three_processes(cluster.tmp)
+
+
+def _one_trace_across_three_processes(tmp: Path) -> None:
+    """The question's spans, written by edge-a, the cloud and edge-b to their own files, form one trace."""
+    spans = {
+        name: [json.loads(x) for x in (tmp / f"{name}.spans.jsonl").read_text().splitlines()]
+        for name in ("edge-a", "cloud", "edge-b")
+    }
+    (root,) = [s for s in spans["edge-a"] if s["name"] == "edge.query"]
+    trace_id = root["context"]["trace_id"]
+    mine = {name: [s for s in found if s["context"]["trace_id"] == trace_id] for name, found in spans.items()}
+    services = {s["resource"]["attributes"]["service.name"] for found in mine.values() for s in found}
+    assert services == {"dgrag-edge", "dgrag-cloud"} and all(mine.values()), {k: len(v) for k, v in mine.items()}
+    assert {s["name"] for s in mine["edge-a"]} >= {"edge.query", "retrieval", "generation", "gate", "edge.ask_cloud"}
+    cloud_names = {s["name"] for s in mine["cloud"]}
+    assert cloud_names & {"cloud.global_query", "cloud.check_evidence"}, cloud_names  # as the gate decided
+    assert cloud_names >= {"summary_match", "fan_out", "cloud.ask_edge", "rescore", "merge", "cloud_generation"}
+    assert "edge.retrieval_request" in {s["name"] for s in mine["edge-b"]}
+    asked = {s["context"]["span_id"]: s for s in mine["cloud"] if s["name"] == "cloud.ask_edge"}
+    assert all(s["parent_id"] in asked for s in mine["edge-b"]), "edge-b continues the cloud's request spans"
 
 
 def test_a_wrong_token_is_refused(cluster: Cluster) -> None:
@@ -225,7 +248,7 @@ def test_a_changed_document_at_b_reaches_the_cloud_as_a_delta(cluster: Cluster) 
                 metadata=bearer_metadata(read_api_token(cluster.api_token_file("edge-b"))),
                 timeout=300,
             )
-            assert list(reply.updated) == [str((cluster.tmp / "edge-b.txt").resolve())], reply
+            assert list(reply.updated) == ["edge-b.txt"], reply
 
     (cluster.tmp / "edge-b.txt").write_text(B_CHANGED)
     asyncio.run(change())

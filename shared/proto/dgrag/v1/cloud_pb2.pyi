@@ -116,28 +116,32 @@ class QueryVectors(_message.Message):
     def __init__(self, embedder: _Optional[str] = ..., dim: _Optional[int] = ..., texts: _Optional[_Iterable[str]] = ..., vectors: _Optional[bytes] = ...) -> None: ...
 
 class RetrievalRequest(_message.Message):
-    __slots__ = ("request_id", "question", "deadline_s", "vectors")
+    __slots__ = ("request_id", "question", "deadline_s", "vectors", "traceparent")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
+    TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     question: str
     deadline_s: float
     vectors: QueryVectors
-    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
+    traceparent: str
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., traceparent: _Optional[str] = ...) -> None: ...
 
 class ProbeRequest(_message.Message):
-    __slots__ = ("request_id", "question", "deadline_s", "vectors")
+    __slots__ = ("request_id", "question", "deadline_s", "vectors", "traceparent")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
+    TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     question: str
     deadline_s: float
     vectors: QueryVectors
-    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
+    traceparent: str
+    def __init__(self, request_id: _Optional[str] = ..., question: _Optional[str] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., traceparent: _Optional[str] = ...) -> None: ...
 
 class CloudMessage(_message.Message):
     __slots__ = ("welcome", "ack", "retrieval_request", "probe_request")
