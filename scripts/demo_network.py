@@ -175,6 +175,9 @@ def _serve(
             "DGRAG__CLOUD__ADDRESS": cloud.address,
             "DGRAG_EDGE_TOKEN": tokens[edge],
             "DGRAG__SERVER__TOKEN_FILE": str(api_token_file(work, edge)),
+            # the owner of both demo edges lets their bundle ids leave (they are public), so a reader can look up
+            # the article behind each source; a real device keeps the default, opaque ids
+            "DGRAG__PRIVACY__DOC_IDS": "names",
         }
         edges[edge] = Server(edge, ["edge", "serve", "--data-dir", str(data_dirs[edge])], work, edge_env)
         servers.append(edges[edge])
@@ -196,11 +199,17 @@ def _ask_questions(work: Path, env: dict[str, str], business: str, bundle: Path)
         if done.returncode != 0:
             print(done.stderr, file=sys.stderr)
             return 1
-        _show(json.loads(done.stdout), row)
+        _show(json.loads(done.stdout), row, titles(bundle))
     return 0
 
 
-def _show(trace: dict[str, Any], row: dict[str, Any]) -> None:
+def titles(bundle: Path) -> dict[str, str]:
+    """Each bundle document's title by its id."""
+    rows = [json.loads(line) for line in (bundle / "docs.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return {r["doc_id"]: r.get("title") or r["doc_id"] for r in rows}
+
+
+def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> None:
     cloud_part = trace.get("cloud") or {}
     gate = trace["gate"]
     print(f"decision: {trace['decision']} (gate score {gate['score']:.2f}, threshold {gate['threshold']:.2f})")
@@ -214,7 +223,10 @@ def _show(trace: dict[str, Any], row: dict[str, Any]) -> None:
     short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")
     print(f"short answer: {short or '(none: an extract is shown)'}   (the bundle's gold answer: {row['answer']})")
     print(f"answer:   {trace['answer']}")
-    print("sources:  " + ", ".join(f"{s.get('edge_id') or ASKED_AT}:{s['doc_id']}" for s in trace["sources"]))
+    print("sources:")
+    for doc_id, edge in dict.fromkeys((s["doc_id"], s.get("edge_id") or ASKED_AT) for s in trace["sources"]):
+        gold = " (gold evidence)" if doc_id in row["evidence_doc_ids"] else ""
+        print(f"  {edge}:{doc_id}{gold}  {named.get(doc_id, '')[:90]}")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,13 @@ from shared.verbatim import CopyIndex, redact, words
 WITHHELD = (
     "The answer would repeat text that its sources' owners do not let the cloud pass on; its sources are listed by id."
 )
+SHORT_ONLY = (
+    "{short} (the cloud's fuller answer would repeat text its sources' owners do not let it pass on; its sources are"
+    " listed by id)"
+)
 MOSTLY = 0.5
-"""An answer with more than this share of its words removed is replaced by :data:`WITHHELD`."""
+"""An answer with more than this share of its words removed is replaced: by its short answer when that copies
+nothing (:data:`SHORT_ONLY`), else by :data:`WITHHELD`."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,7 @@ def protected_texts(replies: Sequence[EdgeKnowledge], readers: Readers) -> list[
 def guard_answer(question: str, text: str, short: str, protected: Sequence[str], n: int, sentence: int) -> Guarded:
     """``text`` and ``short`` with every copy of ``protected`` removed (runs of ``n`` words, near-copies and
     whole sentences of ``sentence`` words or more) unless the question itself holds it; mostly removed: the
-    whole answer is replaced by :data:`WITHHELD`."""
+    whole answer is replaced by the short answer alone, or by :data:`WITHHELD` when that copies too."""
     index = CopyIndex(protected, n, sentence)
     if index.empty:
         return Guarded(text, short)
@@ -87,7 +92,11 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
     kept_short, short_removed = redact(short, index.copies(short, given=question))
     if removed == 0 and short_removed == 0:
         return Guarded(text, short)
-    if removed > MOSTLY * max(len(words(text)), 1) or short_removed:
+    if short_removed:
+        return Guarded(WITHHELD, "", removed, replaced=True)
+    if removed > MOSTLY * max(len(words(text)), 1):
+        if short.strip():  # the answer itself copies nothing: the asker still gets it
+            return Guarded(SHORT_ONLY.format(short=short.strip()), short, removed, replaced=True)
         return Guarded(WITHHELD, "", removed, replaced=True)
     return Guarded(shown, kept_short, removed)
 

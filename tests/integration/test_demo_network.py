@@ -61,10 +61,14 @@ def test_the_demo_answers_at_the_edge_or_routes_to_the_edge_that_knows(tmp_path:
     business, technology = parts[1], parts[2]
     assert business.startswith("business") and technology.startswith("technology")
     for part in (business, technology):
-        assert "decision: " in part and "short answer: " in part and "sources:  " in part
+        assert "decision: " in part and "short answer: " in part and "\nsources:\n  " in part
     # the technology question's evidence is on the technology edge alone: the business edge must not keep it
     assert "answered by: the cloud" in technology, technology
     routed = technology.split("(routed to ", 1)[1].split(")", 1)[0]
     assert "'technology'" in routed, technology
-    sources = technology.split("sources:  ", 1)[1].splitlines()[0]
-    assert "technology:" in sources, "the answer cites the technology edge's articles"
+    sources = [line for line in technology.split("\nsources:\n", 1)[1].splitlines() if line.startswith("  ")]
+    assert any(line.startswith("  technology:mh-") for line in sources), "it cites the technology edge's articles"
+    titled = {d["doc_id"]: d["title"] for d in map(json.loads, (bundle / "docs.jsonl").read_text().splitlines())}
+    for line in sources:  # each source is named as the bundle names it, with its article's title
+        doc_id = line.split(":", 1)[1].split()[0]
+        assert titled[doc_id][:40] in line, line

@@ -29,7 +29,10 @@ def test_copied_words_are_removed_and_a_mostly_copied_answer_is_withheld() -> No
     assert guarded.text == "It began in Portugal: […], a long time ago it seems." and guarded.removed_words == 9
     assert guarded.short == "Portugal" and not guarded.replaced
     copied = guard_answer("Who?", f"{SECRET} Yes.", "Omar Haddad", [SECRET], 6, 4)
-    assert copied.text == WITHHELD and copied.replaced
+    assert copied.text.startswith("Omar Haddad (the cloud's fuller answer would repeat text") and copied.replaced
+    assert copied.short == "Omar Haddad", "a clean short answer survives its copied supporting text"
+    nothing_short = guard_answer("Who?", f"{SECRET} Yes.", "", [SECRET], 6, 4)
+    assert nothing_short.text == WITHHELD and nothing_short.replaced
     supplied = guard_answer(f"Was {SECRET[:-1]}?", SECRET, "Yes", [SECRET], 6, 4)
     assert supplied.text == SECRET, "words the asker wrote in the question are theirs"
     short_copy = guard_answer("Who?", "Omar Haddad. [1: e:z]", "Zephyr Medical makes insulin pumps", [SECRET], 6, 4)

@@ -197,11 +197,12 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
     m = re.fullmatch(r"http://([\w-]+):(\d+)/v1", with_openai.llm.base_url)
     assert m and m.group(1) == "llm", f"base_url {with_openai.llm.base_url} is not the llm service"
     command = [str(w) for w in llm["command"]]
+    assert command[:2] == ["llm", "serve"], "the cloud image's model server (docker/entrypoint.sh)"
     assert command[command.index("--port") + 1] == m.group(2)
-    assert command[command.index("--alias") + 1] == with_openai.llm.model
+    assert command[command.index("--model_alias") + 1] == with_openai.llm.model
     assert set(networks_of(cloud)) & set(networks_of(llm)), "the cloud and the llm service share a network"
     assert [t for _, t in volume_mounts(llm)] == ["/models"]
-    assert command[command.index("--model") + 1].startswith("/models/")
+    assert llm["image"] == cloud["image"] and "build" not in llm, "no second image: nothing is pulled"
 
 
 def test_the_cloud_and_the_edges_refuse_the_public_example_tokens(tmp_path: Path) -> None:

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The compose file run for real: build the images, bring up the cloud, its model server and two edges, ingest
+# a few articles into each edge, ask one edge a question only the other edge's articles answer, check that the
+# cloud routed it there, print what it cost, and tear everything down (volumes included).
+#
+#   bash scripts/compose_smoke.sh [--report FILE]
+#
+# Installs nothing. Needs a running Docker engine with BuildKit and Compose v2 (`docker compose`), and python3.
+# Not part of the test command (it builds images for minutes). Settings (environment):
+#   DOCKER       the docker CLI (default docker)
+#   BASE_IMAGE   the base of both images' stages (default dgrag-base:bookworm, made from Debian's packages by
+#                scripts/debian_base_image.sh when missing and this runs as root; python:3.11-slim works too)
+#   TORCH_WHEEL  a local torch CPU wheel: served to the build from a package index on loopback (for hosts that
+#                cannot reach download.pytorch.org); unset: the Dockerfiles' TORCH_INDEX_URL
+#   BUNDLE       the benchmark bundle the articles and the question come from (default simulation/bundles/multihop4)
+#   ARTICLES     articles per edge besides the question's evidence (default 4)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+docker=${DOCKER:-docker}
+base=${BASE_IMAGE:-dgrag-base:bookworm}
+bundle=${BUNDLE:-simulation/bundles/multihop4}
+articles=${ARTICLES:-4}
+report=""
+[ "${1:-}" = --report ] && report=${2:?--report needs a file}
+tag=smoke
+project=dgrag-smoke
+work=$(mktemp -d /tmp/dgrag-smoke.XXXXXX)
+index_pid=""
+
+die() { echo "compose_smoke: $*" >&2; exit 1; }
+say() { echo "== $*" | tee -a "$work/report.md"; }
+compose() { "$docker" compose -p "$project" -f docker/compose.yaml --env-file "$work/smoke.env" "$@"; }
+cleanup() {
+    if [ -f "$work/smoke.env" ]; then compose down -v --remove-orphans > /dev/null 2>&1 || true; fi
+    [ -n "$index_pid" ] && kill "$index_pid" 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$docker" info > /dev/null 2>&1 || die "no Docker engine answers ($docker info failed)"
+"$docker" compose version > /dev/null 2>&1 || die "Docker Compose v2 is missing ($docker compose version failed)"
+command -v python3 > /dev/null || die "python3 is missing"
+if ! "$docker" image inspect "$base" > /dev/null 2>&1; then
+    [ "$base" = dgrag-base:bookworm ] || die "base image $base is missing"
+    DOCKER=$docker bash scripts/debian_base_image.sh "$base"
+fi
+say "$($docker version -f 'engine {{.Server.Version}}'), $($docker compose version --short | sed 's/^/compose /'),"\
+" base $base, $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+
+build_args=(--build-arg "PYTHON_IMAGE=$base")
+network=()
+if [ -n "${TORCH_WHEEL:-}" ]; then   # a PEP 503 index of torch and its dependencies, on loopback
+    [ -f "$TORCH_WHEEL" ] || die "TORCH_WHEEL $TORCH_WHEEL is not a file"
+    version=$(basename "$TORCH_WHEEL" | cut -d- -f2 | cut -d+ -f1)
+    python3 -m pip download -q -d "$work/wheels" --find-links "$(dirname "$TORCH_WHEEL")" \
+        -c constraints.txt "torch==$version"
+    for wheel in "$work"/wheels/*.whl; do
+        name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z_.' 'a-z--')
+        mkdir -p "$work/index/$name" && ln "$wheel" "$work/index/$name/"
+    done
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work/index" > /dev/null 2>&1 &
+    index_pid=$!
+    build_args+=(--build-arg "TORCH_INDEX_URL=http://127.0.0.1:$port/")
+    network=(--network host)
+fi
+for role in edge cloud; do
+    started=$(date +%s)
+    DOCKER_BUILDKIT=1 "$docker" build -q "${network[@]}" "${build_args[@]}" \
+        -f "docker/$role.Dockerfile" -t "dgrag-$role:$tag" . > "$work/build-$role.log" 2>&1 \
+        || { tail -30 "$work/build-$role.log" >&2; die "building the $role image failed"; }
+    size=$("$docker" image inspect -f '{{.Size}}' "dgrag-$role:$tag")
+    say "built dgrag-$role in $(( $(date +%s) - started )) s: $((size / 1000000)) MB"
+done
+
+# Credentials: fresh tokens, the tokens file owned by the containers' user (uid 10001) with mode 0600.
+token() { python3 -c 'import secrets; print(secrets.token_urlsafe(32))'; }
+t1=$(token) t2=$(token)
+mkdir -p "$work/secrets" "$work/docs"
+printf 'edge edge-1 %s\nedge edge-2 %s\n' "$t1" "$t2" > "$work/secrets/tokens"
+"$docker" run --rm --user 0 --entrypoint sh -v "$work/secrets:/s" "dgrag-cloud:$tag" \
+    -c 'chown 10001:10001 /s/tokens && chmod 600 /s/tokens'
+cat > "$work/smoke.env" <<EOF
+DGRAG_CLOUD_IMAGE=dgrag-cloud:$tag
+DGRAG_EDGE_IMAGE=dgrag-edge:$tag
+DGRAG_TOKENS_FILE=$work/secrets/tokens
+DGRAG_EDGE_1_TOKEN=$t1
+DGRAG_EDGE_2_TOKEN=$t2
+DGRAG_CLOUD_PUBLISH=127.0.0.1:0
+DGRAG_CLOUD_LLM_BACKEND=openai
+DGRAG_LLM_MODELS_DIR=$work/models
+COMPOSE_PROFILES=llm
+EOF
+mkdir -p "$work/models"
+
+# The articles: edge-1 holds business articles, edge-2 technology ones with the evidence of a question about
+# technology whose answer no business article holds; edge-1 is asked it.
+python3 - "$bundle" "$articles" "$work/docs" <<'EOF'
+import json, sys
+from pathlib import Path
+bundle, n, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+docs = [json.loads(x) for x in (bundle / "docs.jsonl").read_text(encoding="utf-8").splitlines() if x]
+rows = [json.loads(x) for x in (bundle / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x]
+business = " ".join(d["text"] for d in docs if d["edge_id"] == "business").lower()
+row = next(r for r in rows if r["home_edges"] == ["technology"] and r["answer"].lower() not in business
+           and r["answer"].lower() not in ("yes", "no"))
+evidence = set(row["evidence_doc_ids"])
+chosen = {
+    "edge-1": [d for d in docs if d["edge_id"] == "business"][:n],
+    "edge-2": [d for d in docs if d["doc_id"] in evidence]
+    + [d for d in docs if d["edge_id"] == "technology" and d["doc_id"] not in evidence][:n],
+}
+for edge, kept in chosen.items():
+    (out / f"{edge}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in kept), encoding="utf-8")
+(out / "question.json").write_text(json.dumps(row), encoding="utf-8")
+EOF
+chmod -R a+rX "$work/docs"
+question=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["question"])' "$work/docs/question.json")
+gold=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["answer"])' "$work/docs/question.json")
+
+for edge in edge-1 edge-2; do   # before `up`: an edge's data directory is used by one process at a time
+    started=$(date +%s)
+    count=$(wc -l < "$work/docs/$edge.jsonl")
+    compose run --rm --no-deps -v "$work/docs:/in:ro" "$edge" edge ingest "/in/$edge.jsonl" \
+        > "$work/ingest-$edge.log" 2>&1 || { tail -20 "$work/ingest-$edge.log" >&2; die "ingest into $edge failed"; }
+    say "ingested $count articles into $edge in $(( $(date +%s) - started )) s: $(grep '^documents' "$work/ingest-$edge.log")"
+done
+
+started=$(date +%s)
+compose up -d --no-build --wait cloud llm edge-1 edge-2 > "$work/up.log" 2>&1 \
+    || { tail -20 "$work/up.log" >&2; compose logs --tail 30 >&2; die "the services did not become healthy"; }
+say "cloud, llm, edge-1 and edge-2 healthy $(( $(date +%s) - started )) s after up"
+sleep 3   # the edges' first summary sync
+
+say "asked at edge-1: $question (gold: $gold)"
+started=$(date +%s)
+compose exec -T edge-1 dgrag edge ask --token-file /var/lib/dgrag/api.token --json "$question" > "$work/answer.json" \
+    || die "the question failed"
+seconds=$(( $(date +%s) - started ))
+python3 - "$work/answer.json" "$seconds" <<'EOF' | tee -a "$work/report.md"
+import json, sys
+trace, seconds = json.load(open(sys.argv[1])), sys.argv[2]
+cloud = trace.get("cloud") or {}
+print(f"decision: {trace['decision']}; routed to {cloud.get('edges_asked')}, replied {cloud.get('edges_replied')};"
+      f" {seconds} s")
+print(f"short answer: {cloud.get('short') or '(none)'}")
+print(f"answer: {trace['answer']}")
+print("sources: " + ", ".join(f"{s.get('edge_id') or 'edge-1'}:{s['doc_id']}" for s in trace["sources"]))
+if trace["decision"] != "cloud" or "edge-2" not in (cloud.get("edges_asked") or []):
+    sys.exit("compose_smoke: the question was not routed to edge-2, the edge that holds its evidence")
+EOF
+say "memory (RSS) per container after the answer:"
+"$docker" stats --no-stream --format '{{.Name}} {{.MemUsage}}' \
+    $(compose ps -q) | sed 's/^/   /' | tee -a "$work/report.md"
+compose down -v --remove-orphans > /dev/null 2>&1
+say "torn down (containers, networks and volumes)"
+[ -n "$report" ] && cp "$work/report.md" "$report"
+echo "compose_smoke: passed"
