@@ -113,11 +113,17 @@ def _names(sentence: str) -> list[str]:
 
 
 def _fold_short_names(score: dict[str, float], where: dict[str, tuple[str, str, Passage, int]]) -> None:
-    """Move each name's score to the best-scored longer name that ends or starts with it."""
+    """Move each name's score to the best-scored longer name that ends or starts with it and can be the same
+    entity's fuller name ("Sam Bankman-Fried" for "Bankman-Fried"; not "Apple 16-inch M3 Max MacBook Pro", a
+    product, for "Apple")."""
     keys = sorted(score, key=len)
     for key in keys:
         longer = [
-            k for k in keys if len(k) > len(key) and (k.endswith((f" {key}", f"-{key}")) or k.startswith(f"{key} "))
+            k
+            for k in keys
+            if len(k) > len(key)
+            and (k.endswith((f" {key}", f"-{key}")) or k.startswith(f"{key} "))
+            and _fuller_name(k, key)
         ]
         if longer:
             target = max(longer, key=lambda k: (score[k], k))
@@ -143,3 +149,12 @@ def find_number(question: str, passages: Sequence[Passage]) -> Found | None:
             if not occurs_in(m.group(0).strip(), question):
                 return Found(m.group(0).strip(), found.sentence, found.passage, found.score)
     return None
+
+
+FULLER_NAME_EXTRA_WORDS = 2
+"""A longer name is a fuller form of a short one when it adds at most this many words ("Diablo 4", "Sam
+Bankman-Fried"); a longer one is another thing named after it (a product of a company, a title)."""
+
+
+def _fuller_name(long: str, short: str) -> bool:
+    return len(long.split()) - len(short.split()) <= FULLER_NAME_EXTRA_WORDS

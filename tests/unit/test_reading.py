@@ -19,6 +19,15 @@ def test_the_entity_reader_folds_short_names_into_the_full_one_and_skips_the_que
     assert all(f.short != "FTX" for f in found)
 
 
+def test_a_company_is_not_folded_into_a_product_named_after_it() -> None:
+    passages = [
+        Passage(1, "Apple 16-inch M3 Max MacBook Pro review: users choose it as a desktop.", "tech:mbp"),
+        Passage(2, "Apple never let users choose their browser when setting up an iPhone, said Apple.", "tech:gs"),
+    ]
+    found = [f.short for f in rank_entities("Which company does not let users choose their browser?", passages)]
+    assert found[0] == "Apple" and "Apple 16-inch M3 Max MacBook Pro" in found, found
+
+
 def test_an_entity_answer_leads_with_the_name_then_its_sentence_and_source() -> None:
     reading = plan_reading("Who founded FTX and was charged with fraud?", PASSAGES)
     assert reading.options[0] == "Sam Bankman-Fried"
