@@ -40,13 +40,23 @@ CORPUS = "simulation/bundles/multihop4/docs.jsonl"
 
 
 def _ingest(data_dir: Path, paths: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*dgrag_command(), "edge", "ingest", "--data-dir", str(data_dir), *paths],
-                          capture_output=True, text=True, env=env, check=False)  # fmt: skip
+    return subprocess.run(
+        [*dgrag_command(), "edge", "ingest", "--data-dir", str(data_dir), *paths],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
 
 
 def _documents(data_dir: Path, env: dict[str, str]) -> int | None:
-    done = subprocess.run([*dgrag_command(), "edge", "stats", "--data-dir", str(data_dir), "--json"],
-                          capture_output=True, text=True, env=env, check=False)  # fmt: skip
+    done = subprocess.run(
+        [*dgrag_command(), "edge", "stats", "--data-dir", str(data_dir), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     return int(json.loads(done.stdout)["documents"]) if done.returncode == 0 else None
 
 
@@ -71,8 +81,12 @@ def kills(work: Path, env: dict[str, str], times: int, seed: int = 7) -> dict[st
     rng = random.Random(seed)
     readable, counts = 0, []
     for _ in range(times):
-        proc = subprocess.Popen([*dgrag_command(), "edge", "ingest", "--data-dir", str(data_dir), str(bundle)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+        proc = subprocess.Popen(
+            [*dgrag_command(), "edge", "ingest", "--data-dir", str(data_dir), str(bundle)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         time.sleep(rng.uniform(2.0, 25.0))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -81,8 +95,12 @@ def kills(work: Path, env: dict[str, str], times: int, seed: int = 7) -> dict[st
         counts.append(count or 0)
     final = _ingest(data_dir, [str(bundle)], env)
     done = _documents(data_dir, env)
-    return {"injected": times, "store readable after": readable, "finished after rerun": int(
-        final.returncode == 0 and done == len(rows)), "documents lost": len(rows) - (done or 0)}  # fmt: skip
+    return {
+        "injected": times,
+        "store readable after": readable,
+        "finished after rerun": int(final.returncode == 0 and done == len(rows)),
+        "documents lost": len(rows) - (done or 0),
+    }
 
 
 def _rss(pid_status: Path) -> int:
@@ -99,8 +117,12 @@ async def reconnects(targets: Targets, n: int) -> dict[str, float]:
     async def one(stub: cloud_pb2_grpc.CloudStub, i: int) -> None:
         async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
             yield cloud_pb2.EdgeMessage(hello=cloud_pb2.Hello(edge_id=EDGE))
-            yield cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(up_to_seq=i, summaries=[
-                common_pb2.Summary(id=f"{EDGE}/sg-1", version=1, text="the same summary every time")]))
+            yield cloud_pb2.EdgeMessage(
+                sync=cloud_pb2.SummarySync(
+                    up_to_seq=i,
+                    summaries=[common_pb2.Summary(id=f"{EDGE}/sg-1", version=1, text="the same summary every time")],
+                )
+            )
             await asyncio.sleep(30)
 
         call = stub.Session(requests(), metadata=targets.meta(EDGE))
@@ -119,8 +141,13 @@ async def reconnects(targets: Targets, n: int) -> dict[str, float]:
             await one(stub, i)
         seconds = time.perf_counter() - started
         after = _rss(status)
-    return {"reconnects": n, "rss before MB": before / 1e6, "rss after MB": after / 1e6,
-            "change %": 100 * (after - before) / max(before, 1), "per reconnect ms": 1000 * seconds / max(n, 1)}
+    return {
+        "reconnects": n,
+        "rss before MB": before / 1e6,
+        "rss after MB": after / 1e6,
+        "change %": 100 * (after - before) / max(before, 1),
+        "per reconnect ms": 1000 * seconds / max(n, 1),
+    }
 
 
 def main() -> int:

@@ -89,8 +89,9 @@ async def another_edges_token(t: Targets) -> str:
 @attack("PERMISSION_DENIED")
 async def edge_lists_edges(t: Targets) -> str:
     async with cloud_channel(t) as channel:
-        return await status_of(cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(),
-                                                                          metadata=t.meta(EDGE)))  # fmt: skip
+        return await status_of(
+            cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=t.meta(EDGE))
+        )
 
 
 @attack("PERMISSION_DENIED")
@@ -200,11 +201,13 @@ async def spoofed_provenance_score_and_size(t: Targets) -> str:
                 if kind == "ack":
                     synced.set()
                 elif kind == "retrieval_request":
-                    chunk = common_pb2.KnowledgeChunk(doc_id="d", chunk_id=1, text=FACT + " pad" * 50_000, score=99.0,
-                                                      tokens=1)  # fmt: skip
+                    chunk = common_pb2.KnowledgeChunk(
+                        doc_id="d", chunk_id=1, text=FACT + " pad" * 50_000, score=99.0, tokens=1
+                    )
                     knowledge = common_pb2.Knowledge(edge_id=OTHER, chunks=[chunk], evidence=5.0)
-                    reply = cloud_pb2.RetrievalReply(request_id=message.retrieval_request.request_id,
-                                                     knowledge=knowledge)  # fmt: skip
+                    reply = cloud_pb2.RetrievalReply(
+                        request_id=message.retrieval_request.request_id, knowledge=knowledge
+                    )
                     outbox.put_nowait(cloud_pb2.EdgeMessage(retrieval_reply=reply))
 
         server = asyncio.create_task(serve())
@@ -238,8 +241,9 @@ async def session_flood(t: Targets) -> str:
     """100 sessions of one edge at once: each replaces the last; the cloud keeps answering."""
     results = await asyncio.gather(*(_session_briefly(t) for _ in range(100)), return_exceptions=True)
     async with cloud_channel(t) as channel:
-        edges = await cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=t.meta(ADMIN),
-                                                                   timeout=10)  # fmt: skip
+        edges = await cloud_pb2_grpc.CloudStub(channel).ListEdges(
+            cloud_pb2.ListEdgesRequest(), metadata=t.meta(ADMIN), timeout=10
+        )
     crashed = [r for r in results if isinstance(r, BaseException)]
     return "SURVIVED" if t.cloud.alive() and edges and not crashed else f"crashed: {crashed[:1]}"
 

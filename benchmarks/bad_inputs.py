@@ -37,12 +37,14 @@ def _pdf(objects: list[bytes]) -> bytes:
 
 
 def _page_pdf(stream: bytes, extra: bytes = b"") -> bytes:
-    return _pdf([
-        b"<</Type/Catalog/Pages 2 0 R>>",
-        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
-        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R" + extra + b">>",
-        b"<</Length %d/Filter/FlateDecode>>\nstream\n" % len(stream) + stream + b"\nendstream",
-    ])  # fmt: skip
+    return _pdf(
+        [
+            b"<</Type/Catalog/Pages 2 0 R>>",
+            b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R" + extra + b">>",
+            b"<</Length %d/Filter/FlateDecode>>\nstream\n" % len(stream) + stream + b"\nendstream",
+        ]
+    )
 
 
 def make_bad_inputs(root: Path, max_file_bytes: int) -> tuple[list[Path], list[BadInput]]:
@@ -97,7 +99,11 @@ def _unsupported(root: Path, bad: list[BadInput]) -> list[Path]:
 
 
 def _odd_files(
-    root: Path, inbox: Path, outside: Path, max_file_bytes: int, file: Callable[[str, bytes, str], None],
+    root: Path,
+    inbox: Path,
+    outside: Path,
+    max_file_bytes: int,
+    file: Callable[[str, bytes, str], None],
     bad: list[BadInput],
 ) -> None:
     """Other encodings, sizes, special files, links and names."""
@@ -136,12 +142,19 @@ def _pdfs(file: Callable[[str, bytes, str], None]) -> None:
     file("nested.pdf", _page_pdf(zlib.compress(b"BT (x) Tj ET"), b"/Deep " + nested), "deeply nested PDF")
     bomb = zlib.compress(b"0" * (64 << 20), 9)  # 64 MiB of zeros in ~64 KiB
     file("bomb.pdf", _page_pdf(bomb), "decompression bomb")
-    pages = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[%s]/Count 3000>>"
-             % b" ".join(b"%d 0 R" % (i + 3) for i in range(3000))]  # fmt: skip
+    pages = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[%s]/Count 3000>>" % b" ".join(b"%d 0 R" % (i + 3) for i in range(3000)),
+    ]
     pages += [b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 9 9]>>"] * 3000
     file("many-pages.pdf", _pdf(pages), "3,000 pages")
-    file("encrypted.pdf", _pdf([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"]).replace(
-        b"/Root 1 0 R", b"/Root 1 0 R/Encrypt<</Filter/Standard/V 1/R 2/O (x)/U (y)/P -4>>"), "encrypted PDF")
+    file(
+        "encrypted.pdf",
+        _pdf([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"]).replace(
+            b"/Root 1 0 R", b"/Root 1 0 R/Encrypt<</Filter/Standard/V 1/R 2/O (x)/U (y)/P -4>>"
+        ),
+        "encrypted PDF",
+    )
     file("gzip.txt", zlib.compress(b"A" * 1_000_000), "compressed bytes named .txt")
 
 
@@ -168,7 +181,7 @@ def _bundle_rows(inbox: Path, max_file_bytes: int, bad: list[BadInput]) -> None:
         b"{}",
         b'{"doc_id": "' + b"i" * 1000 + b'", "text": "id too long"}',
         b'{"doc_id": "new\\nline", "text": "control character in the id"}',
-    ]  # fmt: skip
+    ]
     bundle = inbox / "rows.jsonl"
     bundle.write_bytes(b"\n".join(rows) + b"\n")
     bad += [BadInput("bad bundle row", f"{bundle}:{n}") for n in range(2, len(rows) + 1)]

@@ -64,8 +64,9 @@ def load_bundle(rows_path: Path, probes_path: Path) -> Bundle:
     payload = json.loads(probes_path.read_text())
     if "cases" not in payload:
         raise SystemExit(f"{probes_path} has no per-question probe scores: rerun benchmarks.probe_routing --json")
-    probes = {c["qid"]: {e: _probe(e, score, c["parts"][e]) for e, score in c["probes"].items()}
-              for c in payload["cases"]}  # fmt: skip
+    probes = {
+        c["qid"]: {e: _probe(e, score, c["parts"][e]) for e, score in c["probes"].items()} for c in payload["cases"]
+    }
     return Bundle(str(payload.get("bench", rows_path)), gate_rows(read_rows(rows_path)), probes)
 
 
@@ -88,8 +89,10 @@ class Point:
     def label(self) -> str:
         if self.evidence_margin is None:
             return f"check off, threshold {THRESHOLD:g}, unsupported_weight {self.unsupported_weight:g}"
-        return f"check_threshold {self.check_threshold:g}, evidence_margin {self.evidence_margin:g}, " \
-               f"stay_margin {self.stay_margin:g}, unsupported_weight {self.unsupported_weight:g}"  # fmt: skip
+        return (
+            f"check_threshold {self.check_threshold:g}, evidence_margin {self.evidence_margin:g}, "
+            f"stay_margin {self.stay_margin:g}, unsupported_weight {self.unsupported_weight:g}"
+        )
 
 
 def escalates(
@@ -142,8 +145,12 @@ def checked(row: dict[str, Any], point: Point, check_refusals: float = CHECK_REF
 
 def _weights() -> dict[str, float]:
     g = GateConfig()
-    return {"evidence": g.weight_evidence, "cosine": g.weight_cosine, "jaccard": g.weight_jaccard,
-            "claims": g.weight_claims}  # fmt: skip
+    return {
+        "evidence": g.weight_evidence,
+        "cosine": g.weight_cosine,
+        "jaccard": g.weight_jaccard,
+        "claims": g.weight_claims,
+    }
 
 
 GATE_WEIGHTS = _weights()
@@ -217,15 +224,19 @@ def main(argv: list[str] | None = None) -> int:
     refusals = args.check_refusal_share
     for b in bundles:
         print(f"\n{b.name}: {len(b.rows)} asks\n")
-        print("| check_threshold | evidence_margin | stay_margin | unsupported_weight | escalation within | out | "
-              "unanswerable | checked |")  # fmt: skip
+        print(
+            "| check_threshold | evidence_margin | stay_margin | unsupported_weight | escalation within | out | "
+            "unanswerable | checked |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for point in grid:
             r = rates(b, b.rows, point, scoring, refusals)
             unans = "—" if r.unanswerable is None else f"{r.unanswerable:.1%}"
-            print(f"| {point.check_threshold:g} | {_label(point.evidence_margin)} | {point.stay_margin:g} | "
-                  f"{point.unsupported_weight:g} | "
-                  f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |")  # fmt: skip
+            print(
+                f"| {point.check_threshold:g} | {_label(point.evidence_margin)} | {point.stay_margin:g} | "
+                f"{point.unsupported_weight:g} | "
+                f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |"
+            )
     halves = [split(b.rows) for b in bundles]
     for fit_on, judge_on in ((0, 1), (1, 0)):
         half = choose(bundles, [h[fit_on] for h in halves], grid, args.max_escalation_within, scoring, refusals)

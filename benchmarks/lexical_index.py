@@ -31,8 +31,10 @@ def _texts(rng: random.Random, chunks: int, words: int) -> list[str]:
 
 
 def _questions(rng: random.Random, n: int) -> list[str]:
-    return [" ".join([_word(rng) for _ in range(4)] + [f"w{rng.randrange(VOCABULARY):05d}x" for _ in range(3)])
-            for _ in range(n)]  # fmt: skip
+    return [
+        " ".join([_word(rng) for _ in range(4)] + [f"w{rng.randrange(VOCABULARY):05d}x" for _ in range(3)])
+        for _ in range(n)
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

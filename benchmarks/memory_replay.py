@@ -47,8 +47,16 @@ def replay(cases: list[Case], weight: float, passes: int, cfg: CloudQueryConfig)
             useful |= {e: 0.5 * useful.get(e, 0.0) + 0.5 for e in chosen}
             memory.record(case.vector, useful)
         k = len(cases)
-        rows.append({"weight": weight, "pass": n, "route_hit@1": hit1 / k, "route_recall": recall / k,
-                     "edges_asked": asked / k, "with_memory": primed / k})  # fmt: skip
+        rows.append(
+            {
+                "weight": weight,
+                "pass": n,
+                "route_hit@1": hit1 / k,
+                "route_recall": recall / k,
+                "edges_asked": asked / k,
+                "with_memory": primed / k,
+            }
+        )
     return rows
 
 
@@ -71,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|")
     for weight in [float(x) for x in args.weights.split(",") if x.strip()]:
         for r in replay(cases, weight, args.passes, cfg):
-            print(f"| {r['weight']:g} | {r['pass']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | "
-                  f"{r['edges_asked']:.2f} | {r['with_memory']:.1%} |")  # fmt: skip
+            print(
+                f"| {r['weight']:g} | {r['pass']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | "
+                f"{r['edges_asked']:.2f} | {r['with_memory']:.1%} |"
+            )
     return 0
 
 

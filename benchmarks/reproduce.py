@@ -46,10 +46,23 @@ def build_portable(target: Path) -> None:
     flags = fallback_cmake_args(cpu_flags())
     print(f"building {pinned_llama()} with {flags} into {target} (about 3 minutes)", file=sys.stderr, flush=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-cache-dir", "--no-binary",
-         "llama-cpp-python", "--target", str(target), pinned_llama()],
-        env=os.environ | {"CMAKE_ARGS": flags}, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-cache-dir",
+            "--no-binary",
+            "llama-cpp-python",
+            "--target",
+            str(target),
+            pinned_llama(),
+        ],
+        env=os.environ | {"CMAKE_ARGS": flags},
+        check=True,
+    )
 
 
 def build_env(alt: Path | None) -> dict[str, str]:
@@ -65,9 +78,23 @@ def system_info(env: dict[str, str]) -> str:
 
 
 def ask(env: dict[str, str], args: argparse.Namespace, out: Path) -> list[dict[str, Any]]:
-    cmd = [sys.executable, "-m", "benchmarks.local_query", "--bench", str(args.bench), "--edge", args.edge,
-           "--data-dir", str(args.data_dir), "--limit", str(args.limit), "--single-sample", "0",
-           "--out", str(out)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.local_query",
+        "--bench",
+        str(args.bench),
+        "--edge",
+        args.edge,
+        "--data-dir",
+        str(args.data_dir),
+        "--limit",
+        str(args.limit),
+        "--single-sample",
+        "0",
+        "--out",
+        str(out),
+    ]
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -87,8 +114,10 @@ def compare(native: list[dict[str, Any]], portable: list[dict[str, Any]]) -> Non
     pairs = [(r, by_key[(r["qid"], r["kind"])]) for r in native if (r["qid"], r["kind"]) in by_key]
     agree = sum(a["decision"] == b["decision"] for a, b in pairs)
     same_text = sum(a["answers"] == b["answers"] for a, b in pairs)
-    print(f"\nasks compared: {len(pairs)}; gate decisions agree: {agree}/{len(pairs)} = {agree / len(pairs):.1%}; "
-          f"identical sampled answers: {same_text}/{len(pairs)}")  # fmt: skip
+    print(
+        f"\nasks compared: {len(pairs)}; gate decisions agree: {agree}/{len(pairs)} = {agree / len(pairs):.1%}; "
+        f"identical sampled answers: {same_text}/{len(pairs)}"
+    )
     a, b = figures(native), figures(portable)
     print("| figure | installed build | portable build | delta (points) |")
     print("|---|---|---|---|")

@@ -120,8 +120,14 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
                 parts.registry.detach(parts.registry.attach(edge))
             await asyncio.gather(server, *sessions, return_exceptions=True)
     summaries = sum(len(c) for c in cards.values())
-    return {"edges": args.edges, "summaries": summaries, "load_s": round(load_s, 1), "rss_mb_before": round(base_mb),
-            "rss_mb_loaded": round(loaded_mb), **out}  # fmt: skip
+    return {
+        "edges": args.edges,
+        "summaries": summaries,
+        "load_s": round(load_s, 1),
+        "rss_mb_before": round(base_mb),
+        "rss_mb_loaded": round(loaded_mb),
+        **out,
+    }
 
 
 async def _measure(parts: CloudParts, embedder: Embedder, address: str, questions: list[str]) -> dict[str, object]:

@@ -84,8 +84,9 @@ def worker(phase: str, start_at: float, seconds: float, prompt_tokens: int, thre
     tokens (decode), one model call at a time as dgrag makes them; returns each call's (end time, tokens)."""
     import llama_cpp
 
-    llm = llama_cpp.Llama(model_path=str(bundled_slm_path()), n_ctx=2048, n_threads=resolve_threads(threads),
-                          seed=0, verbose=False)  # fmt: skip
+    llm = llama_cpp.Llama(
+        model_path=str(bundled_slm_path()), n_ctx=2048, n_threads=resolve_threads(threads), seed=0, verbose=False
+    )
     tokens = llm.tokenize((SENTENCE * (prompt_tokens // 12 + 1)).encode())[:prompt_tokens]
     lock = machine_lock()
     done: list[list[float]] = []
@@ -116,9 +117,11 @@ def concurrent(counts: list[int], seconds: float, prompt_tokens: int, threads: i
     """Print the machine's total prefill/decode throughput with N co-located model processes."""
     env = {k: v for k, v in os.environ.items() if k not in WAIT_ENV} | wait_environment(policy)
     env[LOCK_ENV] = env.get(LOCK_ENV, "") if lock else "off"
-    print(f"machine-wide model lock: {'on' if lock else 'off'}; wait policy {policy} ({wait_environment(policy)}); "
-          f"{threads or 'all'} threads per process; prompt {prompt_tokens} tokens; tokens finished by all "
-          f"processes at once within {seconds:.0f} s of prefill, and (in a second run) of decode")  # fmt: skip
+    print(
+        f"machine-wide model lock: {'on' if lock else 'off'}; wait policy {policy} ({wait_environment(policy)}); "
+        f"{threads or 'all'} threads per process; prompt {prompt_tokens} tokens; tokens finished by all "
+        f"processes at once within {seconds:.0f} s of prefill, and (in a second run) of decode"
+    )
     print("| processes | prefill tok/s (total) | per process | vs 1 alone | decode tok/s (total) | vs 1 alone |")
     print("|---|---|---|---|---|---|")
     solo: tuple[float, float] | None = None
@@ -126,17 +129,31 @@ def concurrent(counts: list[int], seconds: float, prompt_tokens: int, threads: i
         rates: dict[str, list[float]] = {}
         for phase in ("prefill", "decode"):
             start_at = time.time() + 6.0 + 2 * n  # every worker has loaded its model by then
-            cmd = [sys.executable, "-m", "benchmarks.slm_speed", "--worker", str(start_at), "--phase", phase,
-                   "--seconds", str(seconds), "--prompt-tokens", str(prompt_tokens),
-                   "--threads", str(threads)]  # fmt: skip
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.slm_speed",
+                "--worker",
+                str(start_at),
+                "--phase",
+                phase,
+                "--seconds",
+                str(seconds),
+                "--prompt-tokens",
+                str(prompt_tokens),
+                "--threads",
+                str(threads),
+            ]
             procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True) for _ in range(n)]
             results = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
             rates[phase] = [_rate(r, start_at, seconds) for r in results]
         prefill, decode = sum(rates["prefill"]), sum(rates["decode"])
         solo = solo or (prefill, decode)
         each = ", ".join(f"{e:.0f}" for e in rates["prefill"])
-        print(f"| {n} | {prefill:.0f} | {each} | {prefill / solo[0]:.2f}x | {decode:.0f} | {decode / solo[1]:.2f}x |",
-              flush=True)  # fmt: skip
+        print(
+            f"| {n} | {prefill:.0f} | {each} | {prefill / solo[0]:.2f}x | {decode:.0f} | {decode / solo[1]:.2f}x |",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -274,8 +274,9 @@ class Edge:
             return await self.runtime.query(question, mode, ablations, cloud)
         if not self.config.cloud.address:
             raise ConfigError("mode 'full' needs a cloud: set cloud.address (and this edge's token) in the config")
-        link = CloudLink(self.edge_id, self.config.cloud, edge_token(self.config.cloud),
-                           self.config.server.max_message_bytes)  # fmt: skip
+        link = CloudLink(
+            self.edge_id, self.config.cloud, edge_token(self.config.cloud), self.config.server.max_message_bytes
+        )
         try:
             return await self.runtime.query(question, mode, ablations, link)
         finally:

@@ -92,8 +92,10 @@ def _check_unique(source: str, edges: Sequence[HostedEdge]) -> None:
         raise ConfigError(f"{source}: two edges share a data_dir; each edge needs its own")
     models = {(e.config.slm, e.config.embedder) for e in edges}
     if len(models) > 1:
-        raise ConfigError(f"{source}: the edges of one host share one SLM and one embedder; their slm and "
-                          "embedder settings must agree (host edges with other models in another host)")  # fmt: skip
+        raise ConfigError(
+            f"{source}: the edges of one host share one SLM and one embedder; their slm and "
+            "embedder settings must agree (host edges with other models in another host)"
+        )
 
 
 def host_pool(edges: Sequence[HostedEdge], max_waiting: int = 64) -> ModelPool:

@@ -124,10 +124,23 @@ def main() -> int:
     api_tokens = write_api_tokens(work, list(EDGES))
     llm_port = free_port()
     llm = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_slm_path()), "--port", str(llm_port),
-         "--n_ctx", "4096", "--model_alias", "smollm2"],
-        stdout=(work / "llm.log").open("wb"), stderr=subprocess.STDOUT, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(bundled_slm_path()),
+            "--port",
+            str(llm_port),
+            "--n_ctx",
+            "4096",
+            "--model_alias",
+            "smollm2",
+        ],
+        stdout=(work / "llm.log").open("wb"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     servers: list[Server] = []
     try:
         edges = _serve(work, env, data_dirs, tokens, llm_port, servers)
@@ -137,8 +150,9 @@ def main() -> int:
             documents = edge_documents(server.address, api_tokens[edge])
             print(f"== the {edge} edge serves {documents} documents on {server.address}", flush=True)
             if documents == 0:
-                print(f"demo: the {edge} edge holds no documents; remove {work / 'index'} and run again",
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"demo: the {edge} edge holds no documents; remove {work / 'index'} and run again", file=sys.stderr
+                )
                 return 1
         time.sleep(3)  # the edges' first summary sync
         return _ask_questions(work, env, edges["business"].address, args.bundle)
@@ -192,10 +206,22 @@ def _ask_questions(work: Path, env: dict[str, str], business: str, bundle: Path)
         question = row["question"]
         print(f"\n== asked at the business edge, about {about}: {question}", flush=True)
         done = subprocess.run(
-            [*dgrag_command(), "edge", "ask", "--server", business,
-             "--token-file", str(api_token_file(work, "business")), "--json", question],
-            capture_output=True, text=True, env=env, check=False,
-        )  # fmt: skip
+            [
+                *dgrag_command(),
+                "edge",
+                "ask",
+                "--server",
+                business,
+                "--token-file",
+                str(api_token_file(work, "business")),
+                "--json",
+                question,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         if done.returncode != 0:
             print(done.stderr, file=sys.stderr)
             return 1
@@ -216,8 +242,10 @@ def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> 
     if trace.get("note"):
         print(f"note:     {trace['note']}")
     if cloud_part:
-        print(f"answered by: the cloud, from the {', '.join(cloud_part['edges_replied']) or 'no'} edge(s) it asked "
-              f"(routed to {cloud_part['edges_asked']})")  # fmt: skip
+        print(
+            f"answered by: the cloud, from the {', '.join(cloud_part['edges_replied']) or 'no'} edge(s) it asked "
+            f"(routed to {cloud_part['edges_asked']})"
+        )
     else:
         print(f"answered by: the {ASKED_AT} edge, from its own documents")
     short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")

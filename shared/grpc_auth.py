@@ -87,8 +87,10 @@ class ApiTokenInterceptor(CredentialInterceptor):
         if token and hmac.compare_digest(token.encode(), self._token):
             return None
         why = "no authorization metadata" if not token else "a wrong token"
-        return Refusal(grpc.StatusCode.UNAUTHENTICATED,
-                       f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}")  # fmt: skip
+        return Refusal(
+            grpc.StatusCode.UNAUTHENTICATED,
+            f"unauthenticated: {why}; send `authorization: Bearer <token>` with {self._what}",
+        )
 
 
 class _Malformed:

@@ -14,8 +14,18 @@ from typing import Any
 
 from shared.models.cpu import available_cores, thread_environment
 
-LIBRARIES = ("llama-cpp-python", "torch", "transformers", "sentence-transformers", "faiss-cpu", "grpcio",
-             "protobuf", "igraph", "leidenalg", "numpy")  # fmt: skip
+LIBRARIES = (
+    "llama-cpp-python",
+    "torch",
+    "transformers",
+    "sentence-transformers",
+    "faiss-cpu",
+    "grpcio",
+    "protobuf",
+    "igraph",
+    "leidenalg",
+    "numpy",
+)
 FEATURES = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8", "amx_bf16")
 
 

@@ -125,24 +125,45 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
 
 def probe_to_proto(p: ProbeScores) -> cloud_pb2.ProbeResult:
     return cloud_pb2.ProbeResult(
-        edge_id=p.edge_id, score=p.score, name_coverage=p.name_coverage, best_entity=p.best_entity,
-        best_chunk=p.best_chunk, seconds=p.seconds, error=p.error, term_coverage=p.term_coverage, lexical=p.lexical,
-    )  # fmt: skip
+        edge_id=p.edge_id,
+        score=p.score,
+        name_coverage=p.name_coverage,
+        best_entity=p.best_entity,
+        best_chunk=p.best_chunk,
+        seconds=p.seconds,
+        error=p.error,
+        term_coverage=p.term_coverage,
+        lexical=p.lexical,
+    )
 
 
 def probe_reply_from_proto(p: cloud_pb2.ProbeReply, edge_id: str = "") -> ProbeScores:
     """An edge's probe reply (its id comes from the session, not the message)."""
     return ProbeScores(
-        edge_id, p.score, p.name_coverage, p.best_entity, p.best_chunk, 0.0, p.error,
-        term_coverage=p.term_coverage, lexical=p.lexical,
-    )  # fmt: skip
+        edge_id,
+        p.score,
+        p.name_coverage,
+        p.best_entity,
+        p.best_chunk,
+        0.0,
+        p.error,
+        term_coverage=p.term_coverage,
+        lexical=p.lexical,
+    )
 
 
 def probe_from_proto(p: cloud_pb2.ProbeResult) -> ProbeScores:
     return ProbeScores(
-        p.edge_id, p.score, p.name_coverage, p.best_entity, p.best_chunk, p.seconds, p.error,
-        term_coverage=p.term_coverage, lexical=p.lexical,
-    )  # fmt: skip
+        p.edge_id,
+        p.score,
+        p.name_coverage,
+        p.best_entity,
+        p.best_chunk,
+        p.seconds,
+        p.error,
+        term_coverage=p.term_coverage,
+        lexical=p.lexical,
+    )
 
 
 def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:

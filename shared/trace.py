@@ -142,13 +142,15 @@ class AnswerTrace:
         optional = {"local_answer", "local_sources", "cloud", "reading"}
         _check_keys(raw, {f.name for f in dataclasses.fields(cls)} - optional, optional, "trace")
         local_sources = raw.get("local_sources")
-        return cls(**{
-            **raw,
-            "gate": GateTrace.from_dict(raw["gate"]) if raw["gate"] else None,
-            "sources": [Source.from_dict(s) for s in raw["sources"]],
-            "local_sources": None if local_sources is None else [Source.from_dict(s) for s in local_sources],
-            "cloud": _cloud_from_dict(raw["cloud"]) if raw.get("cloud") else None,
-        })  # fmt: skip
+        return cls(
+            **{
+                **raw,
+                "gate": GateTrace.from_dict(raw["gate"]) if raw["gate"] else None,
+                "sources": [Source.from_dict(s) for s in raw["sources"]],
+                "local_sources": None if local_sources is None else [Source.from_dict(s) for s in local_sources],
+                "cloud": _cloud_from_dict(raw["cloud"]) if raw.get("cloud") else None,
+            }
+        )
 
     @classmethod
     def from_json(cls, text: str) -> AnswerTrace:

@@ -223,5 +223,10 @@ def generation_quality(trace: AnswerTrace) -> dict[str, Any]:
 
 def _probe_row(p: ProbeScores) -> dict[str, Any]:
     """One probe in an answer row: the edge, its evidence, term and lexical coverage, and any error."""
-    return {"edge_id": p.edge_id, "score": round(p.score, 4), "terms": round(p.term_coverage, 4),
-            "lexical": round(p.lexical, 4), "error": p.error}  # fmt: skip
+    return {
+        "edge_id": p.edge_id,
+        "score": round(p.score, 4),
+        "terms": round(p.term_coverage, 4),
+        "lexical": round(p.lexical, 4),
+        "error": p.error,
+    }

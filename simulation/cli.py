@@ -146,10 +146,17 @@ def cmd_scale(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise DgragError(f"--edges {args.edges!r}: give comma-separated edge counts, e.g. 4,16,64") from exc
     options = SimOptions(
-        bench=args.bench, out=args.out, modes=_split(args.modes), limit=args.limit, seed=args.seed,
-        cache_dir=args.cache_dir, edge_config=args.config, cloud_config=args.cloud_config,
-        edges_per_host=args.edges_per_host, **_backend_options(args),
-    )  # fmt: skip
+        bench=args.bench,
+        out=args.out,
+        modes=_split(args.modes),
+        limit=args.limit,
+        seed=args.seed,
+        cache_dir=args.cache_dir,
+        edge_config=args.config,
+        cloud_config=args.cloud_config,
+        edges_per_host=args.edges_per_host,
+        **_backend_options(args),
+    )
     with sigterm_as_interrupt():
         scale(args.bench, counts, args.by, args.out, options, args.seed)
     print((args.out / SCALE_MD).read_text(encoding="utf-8"))

@@ -175,8 +175,10 @@ def degeneracy_stats(rows: Sequence[Row]) -> dict[str, float | int | None]:
 def model_speed(rows: Sequence[Row]) -> dict[str, float | None]:
     """Prefill and decode tokens/s over the edge's answer calls of these rows (as llama.cpp timed them)."""
     fresh = [r.get("model_speed") or {} for r in rows if not r.get("reused")]
-    totals = {k: sum(float(s.get(k, 0.0)) for s in fresh) for k in
-              ("prefill_tokens", "prefill_seconds", "decode_tokens", "decode_seconds")}  # fmt: skip
+    totals = {
+        k: sum(float(s.get(k, 0.0)) for s in fresh)
+        for k in ("prefill_tokens", "prefill_seconds", "decode_tokens", "decode_seconds")
+    }
     return {
         "prefill_tok_s": totals["prefill_tokens"] / totals["prefill_seconds"] if totals["prefill_seconds"] else None,
         "decode_tok_s": totals["decode_tokens"] / totals["decode_seconds"] if totals["decode_seconds"] else None,

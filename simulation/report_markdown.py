@@ -154,8 +154,16 @@ def _probing(modes: Mapping[str, Mapping[str, Any]]) -> str:
         probing, fan_out = data.get("probing") or {}, data.get("fan_out") or {}
         if probing.get("queries"):
             asked = f"{fan_out.get('edges_asked_mean') or 0:.2f}"
-            rows.append([mode, str(probing["queries"]), pct(probing["stage1_hit"]), pct(probing["stage2_hit@1"]),
-                         asked, f"{probing['probe_bytes_mean']:.0f}"])  # fmt: skip
+            rows.append(
+                [
+                    mode,
+                    str(probing["queries"]),
+                    pct(probing["stage1_hit"]),
+                    pct(probing["stage2_hit@1"]),
+                    asked,
+                    f"{probing['probe_bytes_mean']:.0f}",
+                ]
+            )
     if not rows:
         return ""
     head = ["mode", "probed queries", "stage 1 hit", "stage 2 hit@1", "edges asked (mean)", "probe bytes"]
@@ -183,12 +191,25 @@ def _generation(modes: Mapping[str, Mapping[str, Any]]) -> str:
         if not deg and not speed:
             continue
         tok_s = [DASH if speed.get(k) is None else f"{speed[k]:.0f}" for k in ("prefill_tok_s", "decode_tok_s")]
-        rows.append([mode, str(deg.get("generations", DASH)), pct(deg.get("degenerate_share")),
-                     pct(deg.get("extractive_answers")), *tok_s])  # fmt: skip
+        rows.append(
+            [
+                mode,
+                str(deg.get("generations", DASH)),
+                pct(deg.get("degenerate_share")),
+                pct(deg.get("extractive_answers")),
+                *tok_s,
+            ]
+        )
     if not rows:
         return ""
-    head = ["mode", "texts generated", "degenerate (caught)", "answers shown as extracts", "prefill tok/s",
-            "decode tok/s"]  # fmt: skip
+    head = [
+        "mode",
+        "texts generated",
+        "degenerate (caught)",
+        "answers shown as extracts",
+        "prefill tok/s",
+        "decode tok/s",
+    ]
     return (
         "## Generations\n\n"
         + _table(head, rows)

@@ -67,9 +67,14 @@ def point(n_edges: int, report: dict[str, Any]) -> dict[str, Any]:
 
 
 def scale(
-    bench: Path, counts: list[int], by: str, out: Path, options: SimOptions, seed: int = 0,
+    bench: Path,
+    counts: list[int],
+    by: str,
+    out: Path,
+    options: SimOptions,
+    seed: int = 0,
     runner: Callable[[SimOptions], dict[str, Any]] = run,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Split, run and collect each N; returns the points (also written to ``out``)."""
     points = []
     for n in counts:
@@ -81,8 +86,15 @@ def scale(
         if not report_file.is_file():
             runner(dataclasses.replace(options, bench=bundle, out=run_dir))
         points.append(point(n, json.loads(report_file.read_text(encoding="utf-8"))))
-    setup = {"bench": str(bench), "by": by, "backend": options.backend, "edges_per_host": options.edges_per_host,
-             "limit": options.limit, "seed": seed, "modes": list(options.modes)}  # fmt: skip
+    setup = {
+        "bench": str(bench),
+        "by": by,
+        "backend": options.backend,
+        "edges_per_host": options.edges_per_host,
+        "limit": options.limit,
+        "seed": seed,
+        "modes": list(options.modes),
+    }
     (out / SCALE_JSON).write_text(json.dumps({**setup, "points": points}, indent=2) + "\n")
     (out / SCALE_MD).write_text(render(setup, points), encoding="utf-8")
     plot(points, out / SCALE_PNG)

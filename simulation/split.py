@@ -64,7 +64,11 @@ def _row_key(by: str) -> Callable[[dict[str, Any]], str]:
         return f"{row.get('edge_id', '')}\x00{row.get('title', '')}"
 
     keys: dict[str, Callable[[dict[str, Any]], str]] = {
-        "source": source, "time": time, "topic": topic, "random": lambda row: ""}  # fmt: skip
+        "source": source,
+        "time": time,
+        "topic": topic,
+        "random": lambda row: "",
+    }
     if by not in keys:
         raise DgragError(f"--by {by!r} is not a split key; use one of {', '.join(SPLIT_KEYS)}")
     return keys[by]

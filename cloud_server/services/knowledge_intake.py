@@ -29,13 +29,15 @@ def accept_knowledge(edge_id: str, knowledge: EdgeKnowledge) -> EdgeKnowledge:
         for c in knowledge.chunks[:MAX_ITEMS]
     )
     entities = tuple(
-        KnowledgeEntity(e.name[:MAX_NAME_CHARS], e.type[:MAX_NAME_CHARS], e.description[:MAX_DESCRIPTION_CHARS],
-                        _score(e.score))
+        KnowledgeEntity(
+            e.name[:MAX_NAME_CHARS], e.type[:MAX_NAME_CHARS], e.description[:MAX_DESCRIPTION_CHARS], _score(e.score)
+        )
         for e in knowledge.entities[:MAX_ITEMS]
     )
     relations = tuple(
-        KnowledgeRelation(r.source[:MAX_NAME_CHARS], r.target[:MAX_NAME_CHARS], r.description[:MAX_DESCRIPTION_CHARS],
-                          _score(r.score))
+        KnowledgeRelation(
+            r.source[:MAX_NAME_CHARS], r.target[:MAX_NAME_CHARS], r.description[:MAX_DESCRIPTION_CHARS], _score(r.score)
+        )
         for r in knowledge.relations[:MAX_ITEMS]
     )
     return dataclasses.replace(

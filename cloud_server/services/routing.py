@@ -58,12 +58,20 @@ class ProbeRouting:
             raise ConfigError(f"query.probe_weight = {cfg.probe_weight}: give a weight in [0, 1]")
         if cfg.probe_margin < 0 or cfg.probe_deadline_s <= 0:
             raise ConfigError("query.probe_margin must be >= 0 and query.probe_deadline_s > 0")
-        for name, weight in (("probe_terms_weight", cfg.probe_terms_weight),
-                             ("probe_lexical_weight", cfg.probe_lexical_weight)):  # fmt: skip
+        for name, weight in (
+            ("probe_terms_weight", cfg.probe_terms_weight),
+            ("probe_lexical_weight", cfg.probe_lexical_weight),
+        ):
             if not weight >= 0:
                 raise ConfigError(f"query.{name} = {weight}: give a weight >= 0")
-        return cls(cfg.probe_shortlist, cfg.probe_margin, cfg.probe_max_k, cfg.probe_weight, cfg.probe_terms_weight,
-                   cfg.probe_lexical_weight)  # fmt: skip
+        return cls(
+            cfg.probe_shortlist,
+            cfg.probe_margin,
+            cfg.probe_max_k,
+            cfg.probe_weight,
+            cfg.probe_terms_weight,
+            cfg.probe_lexical_weight,
+        )
 
     @property
     def enabled(self) -> bool:

@@ -62,9 +62,10 @@ class RoutingMemory:
             memory = self._edges.get(edge_id)
             if memory is None:
                 memory = self._edges[edge_id] = _EdgeMemory(
-                    np.zeros((self.capacity, self.dim), np.float32), np.zeros(self.capacity, np.float32),
+                    np.zeros((self.capacity, self.dim), np.float32),
+                    np.zeros(self.capacity, np.float32),
                     np.zeros(self.capacity, np.int64),
-                )  # fmt: skip
+                )
             i = memory.cursor
             memory.vectors[i], memory.usefulness[i], memory.steps[i] = vector, min(max(value, 0.0), 1.0), self.step
             memory.cursor = (i + 1) % self.capacity
@@ -117,9 +118,12 @@ class RoutingMemory:
                         raise ValueError(f"its vectors have {vectors.shape[1]} dimensions, the embedder {self.dim}")
                     keep = min(len(vectors), self.capacity)
                     memory = _EdgeMemory(
-                        np.zeros((self.capacity, self.dim), np.float32), np.zeros(self.capacity, np.float32),
-                        np.zeros(self.capacity, np.int64), keep, keep % self.capacity,
-                    )  # fmt: skip
+                        np.zeros((self.capacity, self.dim), np.float32),
+                        np.zeros(self.capacity, np.float32),
+                        np.zeros(self.capacity, np.int64),
+                        keep,
+                        keep % self.capacity,
+                    )
                     memory.vectors[:keep], memory.usefulness[:keep] = vectors[-keep:], usefulness[-keep:]
                     memory.steps[:keep] = steps[-keep:]
                     self._edges[str(edge_id)] = memory

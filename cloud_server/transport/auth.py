@@ -67,18 +67,23 @@ class TokenAuthInterceptor(CredentialInterceptor):
     def check(self, method: str, metadata: Any) -> Refusal | None:
         caller_id, token = caller_identity(metadata)
         if not (caller_id and token):
-            return Refusal(grpc.StatusCode.UNAUTHENTICATED,
-                           "unauthenticated: missing x-dgrag-edge-id or authorization metadata; configure a token")
+            return Refusal(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "unauthenticated: missing x-dgrag-edge-id or authorization metadata; configure a token",
+            )
         credential = self._tokens.check(caller_id, token)
         if credential is None:
-            return Refusal(grpc.StatusCode.UNAUTHENTICATED,
-                           f"unauthenticated: the token is not valid for {caller_id!r}; check the tokens file")
+            return Refusal(
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"unauthenticated: the token is not valid for {caller_id!r}; check the tokens file",
+            )
         allowed = self._methods.get(method, frozenset())
         if credential.role not in allowed:
             who = ", ".join(sorted(allowed)) or "nobody"
-            return Refusal(grpc.StatusCode.PERMISSION_DENIED,
-                           f"permission denied: {caller_id!r} is an {credential.role} credential; "
-                           f"{method} is for: {who}")
+            return Refusal(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"permission denied: {caller_id!r} is an {credential.role} credential; {method} is for: {who}",
+            )
         if self._buckets is not None and (wait := self._buckets.take(caller_id)) > 0:
             message = self._buckets.refusal_message(caller_id, wait)
             return Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after_s=wait)

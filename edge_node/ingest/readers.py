@@ -190,8 +190,9 @@ def _read_pdf(path: Path, max_chars: int) -> str:
             size = len(contents.get_data()) if contents is not None else 0
             if size > MAX_PDF_PAGE_CONTENT_BYTES:
                 raise InputDocumentError(
-                    str(path), f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
-                    f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page"
+                    str(path),
+                    f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
+                    f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page",
                 )
             pages.append(page.extract_text() or "")
             chars += len(pages[-1])
@@ -199,8 +200,18 @@ def _read_pdf(path: Path, max_chars: int) -> str:
                 raise InputDocumentError(str(path), f"expands to over {max_chars} characters of text; split it")
     except InputDocumentError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error,
-            RecursionError, MemoryError, OSError) as exc:  # fmt: skip
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        zlib.error,
+        RecursionError,
+        MemoryError,
+        OSError,
+    ) as exc:
         raise InputDocumentError(str(path), f"cannot be read as a PDF: {type(exc).__name__}: {exc}") from exc
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:

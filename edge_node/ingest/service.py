@@ -151,7 +151,13 @@ class IngestService:
         _count(report, extractions)
         chunks = tuple(
             ChunkInput(
-                p.index, p.start, p.end, p.tokens, p.text, vectors[i], extractions[i].entities,
+                p.index,
+                p.start,
+                p.end,
+                p.tokens,
+                p.text,
+                vectors[i],
+                extractions[i].entities,
                 extractions[i].relations,
             )
             for i, p in enumerate(pieces)

@@ -48,8 +48,13 @@ class AuditEntry:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> AuditEntry:
         detail = {k: v for k, v in raw.items() if k not in ("ts", "what", "to", "bytes")}
-        return cls(float(raw.get("ts", 0.0)), str(raw.get("what", "")), str(raw.get("to", "")),
-                   int(raw.get("bytes", 0)), detail)  # fmt: skip
+        return cls(
+            float(raw.get("ts", 0.0)),
+            str(raw.get("what", "")),
+            str(raw.get("to", "")),
+            int(raw.get("bytes", 0)),
+            detail,
+        )
 
 
 class AuditLog:

@@ -103,10 +103,11 @@ def knowledge_for_cloud(
         if not quotes(f"{r.source} {r.target}")
     )
     chunks = tuple(
-        KnowledgeChunk(outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score,
-                       c.tokens)
+        KnowledgeChunk(
+            outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score, c.tokens
+        )
         for c in retrieval.chunks
-    )  # fmt: skip
+    )
     knowledge = dataclasses.replace(
         base,
         entities=entities if policy.share_entities else (),

@@ -13,12 +13,10 @@ import contextlib
 import copy
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from edge_node.store.memory_tables import Tables, blob, next_id
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import (
     ChunkRow,
@@ -37,36 +35,12 @@ from shared.errors import StoreError
 from shared.text import normalise_name
 
 
-@dataclass
-class _Tables:
-    meta: dict[str, str] = field(default_factory=dict)
-    documents: dict[str, tuple[str, str, str, int, float]] = field(default_factory=dict)
-    chunks: dict[int, dict[str, Any]] = field(default_factory=dict)
-    entities: dict[int, dict[str, Any]] = field(default_factory=dict)
-    entity_mentions: dict[tuple[int, int], tuple[str, str, str]] = field(default_factory=dict)
-    relations: dict[int, dict[str, Any]] = field(default_factory=dict)
-    relation_mentions: dict[tuple[int, int], tuple[str, str, float, str]] = field(default_factory=dict)
-    subgraphs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    last_seq: int = 0
-    name_types: dict[str, str] = field(default_factory=dict)
-    llm_cache: dict[str, str] = field(default_factory=dict)
-
-
-def _next_id(table: dict[int, Any]) -> int:
-    return max(table, default=0) + 1
-
-
-def _blob(vector: Vector) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
-
-
 class MemoryStore:
     """One edge's store, in memory."""
 
     def __init__(self, path: Path = Path(":memory:")) -> None:
         self.path = path
-        self._t = _Tables()
+        self._t = Tables()
         self._in_tx = False
 
     def close(self) -> None:
@@ -128,9 +102,14 @@ class MemoryStore:
         self._t.documents[doc.doc_id] = (doc.title, doc.source, doc.content_hash, doc.n_chars, time.time())
         out = InsertedDocument()
         for chunk in doc.chunks:
-            cid = _next_id(self._t.chunks)
-            self._t.chunks[cid] = {"doc_id": doc.doc_id, "idx": chunk.idx, "tokens": chunk.tokens,
-                                   "text": chunk.text, "vector": _blob(chunk.vector)}  # fmt: skip
+            cid = next_id(self._t.chunks)
+            self._t.chunks[cid] = {
+                "doc_id": doc.doc_id,
+                "idx": chunk.idx,
+                "tokens": chunk.tokens,
+                "text": chunk.text,
+                "vector": blob(chunk.vector),
+            }
             out.chunk_vectors[cid] = chunk.vector
             ids: dict[str, int] = {}
             for ent in chunk.entities:
@@ -153,7 +132,7 @@ class MemoryStore:
         for eid, row in self._t.entities.items():
             if row["key"] == key:
                 return eid
-        eid = _next_id(self._t.entities)
+        eid = next_id(self._t.entities)
         self._t.entities[eid] = {"key": key, "name": name, "type": etype, "description": "", "vector": b""}
         return eid
 
@@ -161,9 +140,15 @@ class MemoryStore:
         for rid, row in self._t.relations.items():
             if (row["src"], row["tgt"]) == (src, tgt):
                 return rid
-        rid = _next_id(self._t.relations)
-        self._t.relations[rid] = {"src": src, "tgt": tgt, "description": "", "keywords": "", "weight": 0.0,
-                                  "vector": b""}  # fmt: skip
+        rid = next_id(self._t.relations)
+        self._t.relations[rid] = {
+            "src": src,
+            "tgt": tgt,
+            "description": "",
+            "keywords": "",
+            "weight": 0.0,
+            "vector": b"",
+        }
         return rid
 
     def rename_document(self, old: str, new: str) -> bool:
@@ -199,7 +184,7 @@ class MemoryStore:
         self._t.entities[entity_id].update(type=etype, description=description)
 
     def set_entity_vector(self, entity_id: int, vector: Vector) -> None:
-        self._t.entities[entity_id]["vector"] = _blob(vector)
+        self._t.entities[entity_id]["vector"] = blob(vector)
 
     def delete_entity(self, entity_id: int) -> list[int]:
         relation_ids = sorted(r for r, row in self._t.relations.items() if entity_id in (row["src"], row["tgt"]))
@@ -221,7 +206,7 @@ class MemoryStore:
         self._t.relations[relation_id].update(description=description, keywords=keywords, weight=weight)
 
     def set_relation_vector(self, relation_id: int, vector: Vector) -> None:
-        self._t.relations[relation_id]["vector"] = _blob(vector)
+        self._t.relations[relation_id]["vector"] = blob(vector)
 
     def delete_relation(self, relation_id: int) -> None:
         self._t.relations.pop(relation_id, None)
@@ -239,8 +224,9 @@ class MemoryStore:
         t = self._t
         summaries = sum(1 for s in t.subgraphs.values() if s.get("text") is not None)
         pending = sum(1 for e in t.log if e["published_at"] is None)
-        return StoreCounts(len(t.documents), len(t.chunks), len(t.entities), len(t.relations), len(t.subgraphs),
-                           summaries, pending)  # fmt: skip
+        return StoreCounts(
+            len(t.documents), len(t.chunks), len(t.entities), len(t.relations), len(t.subgraphs), summaries, pending
+        )
 
     def vectors(self, table: str) -> Iterator[tuple[int, bytes]]:
         rows = {"chunks": self._t.chunks, "entities": self._t.entities, "relations": self._t.relations}.get(table)
@@ -278,8 +264,10 @@ class MemoryStore:
 
     def mention_stats(self) -> dict[str, int]:
         out: dict[str, int] = {}
-        for table, mentions in (("entity_mentions", self._t.entity_mentions),
-                                ("relation_mentions", self._t.relation_mentions)):  # fmt: skip
+        for table, mentions in (
+            ("entity_mentions", self._t.entity_mentions),
+            ("relation_mentions", self._t.relation_mentions),
+        ):
             for value in mentions.values():
                 key = f"{table}.{value[-1]}"
                 out[key] = out.get(key, 0) + 1
@@ -312,17 +300,31 @@ class MemoryStore:
                 self._t.subgraphs.pop(sid, None)
                 self._log(sid, version, "delete", now)
             for sg in upserts:
-                self._t.subgraphs[sg.id] = {"version": sg.version, "fingerprint": sg.fingerprint,
-                                            "members": tuple(sg.members), "text": sg.summary,
-                                            "top_entities": tuple(sg.top_entities), "n_entities": sg.n_entities,
-                                            "n_relations": sg.n_relations, "updated_at": now}  # fmt: skip
+                self._t.subgraphs[sg.id] = {
+                    "version": sg.version,
+                    "fingerprint": sg.fingerprint,
+                    "members": tuple(sg.members),
+                    "text": sg.summary,
+                    "top_entities": tuple(sg.top_entities),
+                    "n_entities": sg.n_entities,
+                    "n_relations": sg.n_relations,
+                    "updated_at": now,
+                }
                 self._log(sg.id, sg.version, "upsert", now)
             self.set_meta("graph_dirty", "0")
 
     def _log(self, summary_id: str, version: int, op: str, now: float) -> None:
         self._t.last_seq += 1
-        self._t.log.append({"seq": self._t.last_seq, "summary_id": summary_id, "version": version, "op": op,
-                            "created_at": now, "published_at": None})  # fmt: skip
+        self._t.log.append(
+            {
+                "seq": self._t.last_seq,
+                "summary_id": summary_id,
+                "version": version,
+                "op": op,
+                "created_at": now,
+                "published_at": None,
+            }
+        )
 
     def max_tombstone_version(self, summary_id: str) -> int:
         return max((e["version"] for e in self._t.log if e["summary_id"] == summary_id), default=0)

@@ -97,9 +97,18 @@ class EdgeClient:
 
     async def stats(self, timeout_s: float | None = None) -> RemoteStats:
         reply: edge_pb2.StatsReply = await self._call(self._stub.Stats, edge_pb2.StatsRequest(), timeout_s)
-        return RemoteStats(reply.edge_id, reply.documents, reply.chunks, reply.entities, reply.relations,
-                           reply.subgraphs, reply.summaries, reply.bytes_on_disk, reply.cloud_connected,
-                           reply.pending_publications)  # fmt: skip
+        return RemoteStats(
+            reply.edge_id,
+            reply.documents,
+            reply.chunks,
+            reply.entities,
+            reply.relations,
+            reply.subgraphs,
+            reply.summaries,
+            reply.bytes_on_disk,
+            reply.cloud_connected,
+            reply.pending_publications,
+        )
 
     async def delete(self, doc_ids: Sequence[str], timeout_s: float | None = None) -> list[str]:
         reply: edge_pb2.DeleteReply = await self._call(

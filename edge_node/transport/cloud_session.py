@@ -200,15 +200,25 @@ class CloudSession:
             self._reply_error(out, request, "the probe failed at the edge (the reason is in the edge's log)")
             return
         reply = cloud_pb2.ProbeReply(
-            request_id=request.request_id, score=scores.score, name_coverage=scores.name_coverage,
-            best_entity=scores.best_entity, best_chunk=scores.best_chunk, term_coverage=scores.term_coverage,
+            request_id=request.request_id,
+            score=scores.score,
+            name_coverage=scores.name_coverage,
+            best_entity=scores.best_entity,
+            best_chunk=scores.best_chunk,
+            term_coverage=scores.term_coverage,
             lexical=scores.lexical,
-        )  # fmt: skip
+        )
         message = cloud_pb2.EdgeMessage(probe_reply=reply)
         self._runtime.audit.record(
-            "probe_reply", "cloud", message.ByteSize(), question=request.question[:200], score=round(scores.score, 4),
-            terms=round(scores.term_coverage, 4), lexical=round(scores.lexical, 4), **steered_by(given),
-        )  # fmt: skip
+            "probe_reply",
+            "cloud",
+            message.ByteSize(),
+            question=request.question[:200],
+            score=round(scores.score, 4),
+            terms=round(scores.term_coverage, 4),
+            lexical=round(scores.lexical, 4),
+            **steered_by(given),
+        )
         out.put_nowait(message)
 
     def _reply_error(

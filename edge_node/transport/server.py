@@ -58,8 +58,11 @@ async def serve_edge(
     # pending refresh for when it has one, instead of spending minutes of SLM time at every start.
     repaired = await runtime.repair() if config.cloud.address else None
     if repaired is not None:
-        log.info("finished an interrupted summary refresh: %d upserted, %d deleted",
-                 len(repaired.upserted), len(repaired.deleted))  # fmt: skip
+        log.info(
+            "finished an interrupted summary refresh: %d upserted, %d deleted",
+            len(repaired.upserted),
+            len(repaired.deleted),
+        )
     session, client = None, None
     if config.cloud.address:
         client = CloudLink(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)

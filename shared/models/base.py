@@ -43,8 +43,14 @@ class GenerationRequest:
 
     def sampling(self) -> dict[str, float | int | None]:
         """The sampling values, as recorded in traces."""
-        return {"temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k, "min_p": self.min_p,
-                "repeat_penalty": self.repeat_penalty, "seed": self.seed}  # fmt: skip
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "min_p": self.min_p,
+            "repeat_penalty": self.repeat_penalty,
+            "seed": self.seed,
+        }
 
 
 @dataclass(frozen=True)
@@ -68,8 +74,12 @@ class ModelSpeed:
     decode_seconds: float
 
     def as_dict(self) -> dict[str, float]:
-        return {"prefill_tokens": self.prefill_tokens, "prefill_seconds": round(self.prefill_seconds, 4),
-                "decode_tokens": self.decode_tokens, "decode_seconds": round(self.decode_seconds, 4)}  # fmt: skip
+        return {
+            "prefill_tokens": self.prefill_tokens,
+            "prefill_seconds": round(self.prefill_seconds, 4),
+            "decode_tokens": self.decode_tokens,
+            "decode_seconds": round(self.decode_seconds, 4),
+        }
 
 
 @runtime_checkable

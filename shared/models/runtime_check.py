@@ -46,9 +46,7 @@ def child_main() -> int:
     started = time.perf_counter()
     generator = build_generator(ModelConfig())
     loaded = time.perf_counter()
-    completion = generator.generate(
-        GenerationRequest(prompt="Name one colour.", max_tokens=8, temperature=0.0, seed=0)
-    )
+    completion = generator.generate(GenerationRequest(prompt="Name one colour.", max_tokens=8, temperature=0.0, seed=0))
     generated = time.perf_counter()
     vector = build_embedder(EmbedderConfig()).embed(["A sentence to embed."])
     import llama_cpp
@@ -94,8 +92,12 @@ def run_check(command: list[str], timeout_s: float = CHILD_TIMEOUT_S) -> CheckRe
             continue
     if done.returncode != 0 or not report:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return CheckResult(False, False, f"the model self-test failed (exit {done.returncode}): {last}",
-                           {"stderr": done.stderr[-2000:]})  # fmt: skip
+        return CheckResult(
+            False,
+            False,
+            f"the model self-test failed (exit {done.returncode}): {last}",
+            {"stderr": done.stderr[-2000:]},
+        )
     return CheckResult(True, False, "the SLM generated and the embedder embedded in a child process", report)
 
 
@@ -113,8 +115,15 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
 def fallback_cmake_args(flags: set[str]) -> str:
     """CMAKE_ARGS for a llama.cpp build that uses only features this CPU reports, never AMX."""
     args = ["-DGGML_NATIVE=OFF", "-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"]
-    wanted = {"GGML_AVX": "avx", "GGML_AVX2": "avx2", "GGML_FMA": "fma", "GGML_F16C": "f16c", "GGML_AVX512": "avx512f",
-              "GGML_AVX512_VNNI": "avx512_vnni", "GGML_AVX512_BF16": "avx512_bf16"}  # fmt: skip
+    wanted = {
+        "GGML_AVX": "avx",
+        "GGML_AVX2": "avx2",
+        "GGML_FMA": "fma",
+        "GGML_F16C": "f16c",
+        "GGML_AVX512": "avx512f",
+        "GGML_AVX512_VNNI": "avx512_vnni",
+        "GGML_AVX512_BF16": "avx512_bf16",
+    }
     args += [f"-D{option}={'ON' if flag in flags else 'OFF'}" for option, flag in wanted.items()]
     return " ".join(args)
 

@@ -20,8 +20,13 @@ from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
 
 CACHE_ENV = "DGRAG_MODEL_CACHE"
-FTYPES = {"f32": "LLAMA_FTYPE_ALL_F32", "f16": "LLAMA_FTYPE_MOSTLY_F16", "q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0",
-          "q4_0": "LLAMA_FTYPE_MOSTLY_Q4_0", "q4_1": "LLAMA_FTYPE_MOSTLY_Q4_1"}  # fmt: skip
+FTYPES = {
+    "f32": "LLAMA_FTYPE_ALL_F32",
+    "f16": "LLAMA_FTYPE_MOSTLY_F16",
+    "q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0",
+    "q4_0": "LLAMA_FTYPE_MOSTLY_Q4_0",
+    "q4_1": "LLAMA_FTYPE_MOSTLY_Q4_1",
+}
 """Weight formats llama.cpp's quantizer can write, by name."""
 
 

@@ -24,8 +24,9 @@ pytestmark = pytest.mark.integration
 def _dgrag(*args: str) -> subprocess.CompletedProcess[str]:
     command = dgrag_command()
     env = {**os.environ, "DGRAG__INGEST__MAX_FILE_BYTES": str(MAX_FILE_BYTES), "DGRAG__SUMMARY__MAX_TOKENS": "48"}
-    return subprocess.run([*command, "edge", *args], capture_output=True, text=True, env=env,
-                          timeout=RUN_TIMEOUT_S, check=False)  # fmt: skip
+    return subprocess.run(
+        [*command, "edge", *args], capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S, check=False
+    )
 
 
 def _stats(data_dir: Path) -> dict[str, Any]:

@@ -49,10 +49,28 @@ def sim_run(
     """`dgrag sim run` in modes local and dgrag; the answer rows."""
     env = env or {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
-        [*dgrag_command(), "sim", "run", "--bench", str(bench), "--out", str(out), "--cache-dir", str(cache),
-         "--modes", "local,dgrag", "--edges-per-host", str(per_host), *extra],
-        capture_output=True, text=True, env=env, timeout=1200, check=False,
-    )  # fmt: skip
+        [
+            *dgrag_command(),
+            "sim",
+            "run",
+            "--bench",
+            str(bench),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
+            "--modes",
+            "local,dgrag",
+            "--edges-per-host",
+            str(per_host),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     return [json.loads(x) for x in (out / "answers.jsonl").read_text().splitlines()]
 

@@ -41,8 +41,9 @@ def _dgrag() -> list[str]:
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DGRAG__INGEST__MAX_FILE_BYTES": str(MAX_FILE_BYTES)}
     env.setdefault("DGRAG__SUMMARY__MAX_TOKENS", "64")  # short summaries keep the test quick
-    return subprocess.run([*_dgrag(), "edge", *args], capture_output=True, text=True, env=env,
-                          timeout=RUN_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [*_dgrag(), "edge", *args], capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S, check=False
+    )
 
 
 def _stats(data_dir: Path) -> dict[str, Any]:
@@ -166,7 +167,11 @@ def test_reingest_update_and_delete(batch: Batch) -> None:
     assert "Traceback" not in done.stderr
     stats = _stats(data_dir)
     assert {k: stats[k] for k in ("documents", "chunks", "entities", "relations")} == {
-        "documents": 0, "chunks": 0, "entities": 0, "relations": 0}
+        "documents": 0,
+        "chunks": 0,
+        "entities": 0,
+        "relations": 0,
+    }
     assert set(stats) >= STATS_KEYS
 
     # An unknown id is refused with a message naming it.

@@ -52,8 +52,13 @@ def test_the_demo_answers_at_the_edge_or_routes_to_the_edge_that_knows(tmp_path:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")}
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--workdir", str(tmp_path / "work"), "--bundle", str(bundle)],
-        capture_output=True, text=True, env=env, timeout=1200, check=False, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+        check=False,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
     parts = out.split("\n== asked at the business edge, about ")

@@ -85,8 +85,9 @@ def _start(args: list[str], stderr_path: Path) -> tuple[subprocess.Popen[bytes],
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_dgrag(), "edge", *args], capture_output=True, text=True, env=_env(),
-                          timeout=RUN_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [*_dgrag(), "edge", *args], capture_output=True, text=True, env=_env(), timeout=RUN_TIMEOUT_S, check=False
+    )
 
 
 def _stats(data_dir: Path) -> dict[str, Any]:
@@ -143,8 +144,12 @@ class Snapshot:
     relations: frozenset[tuple[str, str]]
 
     def counts(self) -> dict[str, int]:
-        return {"documents": len(self.documents), "chunks": len(self.chunks), "entities": len(self.entities),
-                "relations": len(self.relations)}
+        return {
+            "documents": len(self.documents),
+            "chunks": len(self.chunks),
+            "entities": len(self.entities),
+            "relations": len(self.relations),
+        }
 
 
 @contextlib.contextmanager
@@ -163,29 +168,39 @@ def _snapshot(data_dir: Path) -> Snapshot:
             documents=frozenset(r[0] for r in db.execute("SELECT doc_id FROM documents")),
             chunks=frozenset((r[0], int(r[1]), r[2]) for r in db.execute("SELECT doc_id, idx, text FROM chunks")),
             entities=frozenset(r[0] for r in db.execute("SELECT key FROM entities")),
-            relations=frozenset((r[0], r[1]) for r in db.execute(
-                "SELECT a.key, b.key FROM relations r JOIN entities a ON a.id = r.src_id "
-                "JOIN entities b ON b.id = r.tgt_id")),
+            relations=frozenset(
+                (r[0], r[1])
+                for r in db.execute(
+                    "SELECT a.key, b.key FROM relations r JOIN entities a ON a.id = r.src_id "
+                    "JOIN entities b ON b.id = r.tgt_id"
+                )
+            ),
         )
 
 
 CONSISTENCY_QUERIES = {
-    "documents without chunks":
-        "SELECT doc_id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.doc_id)",
+    "documents without chunks": (
+        "SELECT doc_id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.doc_id)"
+    ),
     "chunks of missing documents": "SELECT id FROM chunks WHERE doc_id NOT IN (SELECT doc_id FROM documents)",
-    "entities without mentions":
-        "SELECT id FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)",
-    "relations without mentions":
-        "SELECT id FROM relations r WHERE NOT EXISTS (SELECT 1 FROM relation_mentions m WHERE m.relation_id = r.id)",
-    "relations with a missing endpoint":
+    "entities without mentions": (
+        "SELECT id FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)"
+    ),
+    "relations without mentions": (
+        "SELECT id FROM relations r WHERE NOT EXISTS (SELECT 1 FROM relation_mentions m WHERE m.relation_id = r.id)"
+    ),
+    "relations with a missing endpoint": (
         "SELECT id FROM relations WHERE src_id NOT IN (SELECT id FROM entities) "
-        "OR tgt_id NOT IN (SELECT id FROM entities)",
-    "orphan entity mentions":
+        "OR tgt_id NOT IN (SELECT id FROM entities)"
+    ),
+    "orphan entity mentions": (
         "SELECT entity_id, chunk_id FROM entity_mentions WHERE entity_id NOT IN (SELECT id FROM entities) "
-        "OR chunk_id NOT IN (SELECT id FROM chunks)",
-    "orphan relation mentions":
+        "OR chunk_id NOT IN (SELECT id FROM chunks)"
+    ),
+    "orphan relation mentions": (
         "SELECT relation_id, chunk_id FROM relation_mentions WHERE relation_id NOT IN (SELECT id FROM relations) "
-        "OR chunk_id NOT IN (SELECT id FROM chunks)",
+        "OR chunk_id NOT IN (SELECT id FROM chunks)"
+    ),
     "chunks without a full vector": f"SELECT id FROM chunks WHERE length(vector) != {DIM_BYTES}",
     "entities without a full vector": f"SELECT id FROM entities WHERE length(vector) != {DIM_BYTES}",
     "relations without a full vector": f"SELECT id FROM relations WHERE length(vector) != {DIM_BYTES}",
@@ -203,8 +218,10 @@ def _assert_consistent(data_dir: Path) -> None:
 def _assert_vectors_match_sqlite(data_dir: Path) -> None:
     """The faiss indexes (loaded, or rebuilt because they lag) hold exactly the SQLite row ids."""
     with _db(data_dir) as db:
-        expected = {table: {int(r[0]) for r in db.execute(f"SELECT id FROM {table}")}
-                    for table in ("chunks", "entities", "relations")}
+        expected = {
+            table: {int(r[0]) for r in db.execute(f"SELECT id FROM {table}")}
+            for table in ("chunks", "entities", "relations")
+        }
     with EdgeKnowledgeBase(data_dir) as kb:
         for table, ids in expected.items():
             space = kb.vectors.spaces[table]
@@ -281,8 +298,9 @@ def test_kill_during_documents_leaves_consistent_store_and_rerun_matches_clean_i
     log = tmp_path / "killed.stderr"
     proc, err = _start(["ingest", "--data-dir", str(data_dir), "--no-summaries", str(bundle)], log)
     try:
-        killed = _wait_then_kill(proc, lambda: (_committed_docs(db) or 0) >= KILL_AFTER_DOCS,
-                                 f"{KILL_AFTER_DOCS} committed documents")
+        killed = _wait_then_kill(
+            proc, lambda: (_committed_docs(db) or 0) >= KILL_AFTER_DOCS, f"{KILL_AFTER_DOCS} committed documents"
+        )
     finally:
         err.close()
     output = log.read_text(errors="replace")

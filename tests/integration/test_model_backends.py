@@ -119,12 +119,20 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     port = _free_port()
     log_path: Path = tmp_path_factory.mktemp("llama_server") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(bundled_slm_path()),
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048",
-        "--model_alias", SERVER_ALIAS,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(bundled_slm_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--model_alias",
+        SERVER_ALIAS,
+    ]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -119,10 +119,22 @@ def _ingest_edges(tmp: Path, env: dict[str, str]) -> None:
     for edge_id, text in zip(EDGES, (A_TEXT, B_TEXT), strict=True):
         (tmp / f"{edge_id}.txt").write_text(text)
         done = subprocess.run(
-            [*dgrag_command(), "edge", "ingest", "--data-dir", str(tmp / edge_id), "--edge-id", edge_id,
-             str(tmp / f"{edge_id}.txt")],
-            capture_output=True, text=True, env=env, timeout=START_TIMEOUT_S, check=False,
-        )  # fmt: skip
+            [
+                *dgrag_command(),
+                "edge",
+                "ingest",
+                "--data-dir",
+                str(tmp / edge_id),
+                "--edge-id",
+                edge_id,
+                str(tmp / f"{edge_id}.txt"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=START_TIMEOUT_S,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
 
 
@@ -134,11 +146,18 @@ def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Pop
         f'[tracing]\nfile = "{tmp / "cloud.spans.jsonl"}"\n'
     )
     procs["cloud"] = _start(
-        [*dgrag_command(), "cloud", "serve", "--config", str(tmp / "cloud.toml"), "--port-file",
-         str(tmp / "cloud.port")],
+        [
+            *dgrag_command(),
+            "cloud",
+            "serve",
+            "--config",
+            str(tmp / "cloud.toml"),
+            "--port-file",
+            str(tmp / "cloud.port"),
+        ],
         tmp / "cloud.log",
         {k: v for k, v in env.items() if not k.startswith("DGRAG__")},  # edge-only settings
-    )  # fmt: skip
+    )
     return _wait_port(tmp / "cloud.port", procs["cloud"], tmp / "cloud.log")
 
 
@@ -152,11 +171,20 @@ def _start_edges(
             f'[tracing]\nfile = "{tmp / f"{edge_id}.spans.jsonl"}"\n'
         )
         procs[edge_id] = _start(
-            [*dgrag_command(), "edge", "serve", "--data-dir", str(tmp / edge_id), "--config",
-             str(tmp / f"{edge_id}.toml"), "--port-file", str(tmp / f"{edge_id}.port")],
+            [
+                *dgrag_command(),
+                "edge",
+                "serve",
+                "--data-dir",
+                str(tmp / edge_id),
+                "--config",
+                str(tmp / f"{edge_id}.toml"),
+                "--port-file",
+                str(tmp / f"{edge_id}.port"),
+            ],
             tmp / f"{edge_id}.log",
             {**env, "DGRAG_EDGE_TOKEN": token(edge_id)},
-        )  # fmt: skip
+        )
     return {e: _wait_port(tmp / f"{e}.port", procs[e], tmp / f"{e}.log") for e in EDGES}
 
 

@@ -86,11 +86,31 @@ def test_ray_backend_refuses_a_cluster_too_small_for_the_declared_cpus(
     six_edge_run: SixEdgeRun, two_node_cluster: Cluster, tmp_path: Path
 ) -> None:
     done = subprocess.run(
-        [*dgrag_command(), "sim", "run", "--bench", str(six_edge_run.bench), "--out", str(tmp_path / "big"),
-         "--cache-dir", str(six_edge_run.cache), "--modes", "local", "--backend", "ray",
-         "--ray-address", two_node_cluster.address, "--ray-edge-cpus", "1"],
-        capture_output=True, text=True, env=two_node_cluster.env, timeout=600, check=False,
-    )  # fmt: skip
+        [
+            *dgrag_command(),
+            "sim",
+            "run",
+            "--bench",
+            str(six_edge_run.bench),
+            "--out",
+            str(tmp_path / "big"),
+            "--cache-dir",
+            str(six_edge_run.cache),
+            "--modes",
+            "local",
+            "--backend",
+            "ray",
+            "--ray-address",
+            two_node_cluster.address,
+            "--ray-edge-cpus",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=two_node_cluster.env,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode != 0
     assert "declare 6 CPUs in all but the cluster has 2" in done.stderr, done.stderr[-2000:]
     assert "--ray-edge-cpus" in done.stderr

@@ -49,10 +49,25 @@ def _bundle(root: Path) -> Path:
 def _sim(bench: Path, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [*dgrag_command(), "sim", "run", "--bench", str(bench), "--out", str(out), "--cache-dir", str(cache),
-         "--modes", "naive,local,dgrag"],
-        capture_output=True, text=True, env=env, timeout=1200, check=False,
-    )  # fmt: skip
+        [
+            *dgrag_command(),
+            "sim",
+            "run",
+            "--bench",
+            str(bench),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
+            "--modes",
+            "naive,local,dgrag",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+        check=False,
+    )
 
 
 def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_decisions(tmp_path: Path) -> None:
@@ -115,10 +130,24 @@ def _judge_with_the_embedded_slm(run: Path) -> None:
     config = run.parent / "judge.toml"
     config.write_text('[llm]\nbackend = "llama_cpp"\n')
     done = subprocess.run(
-        [*dgrag_command(), "sim", "judge", "--run", str(run), "--judge-config", str(config),
-         "--pairs", "dgrag:naive", "--limit", "2"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        [
+            *dgrag_command(),
+            "sim",
+            "judge",
+            "--run",
+            str(run),
+            "--judge-config",
+            str(config),
+            "--pairs",
+            "dgrag:naive",
+            "--limit",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     judgments = [json.loads(x) for x in (run / "judgments.jsonl").read_text().splitlines()]
     judged = [j for j in judgments if not j["identical"]]

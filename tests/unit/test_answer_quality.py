@@ -7,9 +7,16 @@ from benchmarks.answer_quality import summarise, table
 
 def _row(qid: str, gold: str, answer_correct: bool, short_correct: bool, kind: str = "within") -> dict[str, object]:
     return {
-        "qid": qid, "question": "Which company made it?", "gold": gold, "kind": kind, "mode": "dgrag",
-        "correct": answer_correct, "correct_short": short_correct, "evidence_recall": 0.5, "escalated": kind == "out",
-    }  # fmt: skip
+        "qid": qid,
+        "question": "Which company made it?",
+        "gold": gold,
+        "kind": kind,
+        "mode": "dgrag",
+        "correct": answer_correct,
+        "correct_short": short_correct,
+        "evidence_recall": 0.5,
+        "escalated": kind == "out",
+    }
 
 
 def test_the_short_answer_is_judged_apart_and_the_majority_is_of_the_same_asks() -> None:

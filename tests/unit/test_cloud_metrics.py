@@ -67,7 +67,7 @@ def test_an_edge_counts_its_questions_and_the_bytes_that_left_it(tmp_path: Path)
             await net.close()
 
     text = run(main())
-    assert 'dgrag_edge_questions_total{decision=' in text and 'mode="local"' in text
+    assert "dgrag_edge_questions_total{decision=" in text and 'mode="local"' in text
     assert 'dgrag_edge_bytes_out_total{to="cloud",what="summary_sync"}' in text
     assert 'dgrag_edge_model_calls_pending{kind="embed"} 0.0' in text
 

@@ -57,10 +57,16 @@ def test_the_model_lock_makes_another_process_wait(tmp_path: Path, monkeypatch: 
     path = tmp_path / "models.lock"
     monkeypatch.setenv(lock_module.LOCK_ENV, str(path))
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom shared.models.machine_lock import machine_lock\n"
-         "with machine_lock().held():\n    print('held', flush=True)\n    time.sleep(1.0)\n"],
-        stdout=subprocess.PIPE, text=True, env={**__import__("os").environ},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom shared.models.machine_lock import machine_lock\n"
+            "with machine_lock().held():\n    print('held', flush=True)\n    time.sleep(1.0)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**__import__("os").environ},
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     started = time.monotonic()
     with lock_module.machine_lock().held(), lock_module.machine_lock().held():  # re-entrant in one process

@@ -75,8 +75,16 @@ def test_three_edges_share_one_model_and_keep_their_own_api_and_session(tmp_path
 
 def test_host_spec_errors_name_the_entry(tmp_path: Path) -> None:
     spec = tmp_path / "host.json"
-    spec.write_text(json.dumps({"edges": [{"data_dir": "a", "settings": {"DGRAG__EDGE_ID": "x"}},
-                                          {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "x"}}]}))  # fmt: skip
+    spec.write_text(
+        json.dumps(
+            {
+                "edges": [
+                    {"data_dir": "a", "settings": {"DGRAG__EDGE_ID": "x"}},
+                    {"data_dir": "b", "settings": {"DGRAG__EDGE_ID": "x"}},
+                ]
+            }
+        )
+    )
     with pytest.raises(ConfigError, match="appear twice"):
         read_host_spec(spec, environ={})
     spec.write_text(json.dumps({"edges": [{"dir": "a"}]}))

@@ -7,8 +7,14 @@ import pytest
 from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from shared.config import GateConfig
 
-GATE = GateConfig(threshold=0.4, refusal_share=0.5, check_threshold=0.2, check_refusal_share=0.75,
-                  evidence_margin=0.1, stay_margin=0.05)  # fmt: skip
+GATE = GateConfig(
+    threshold=0.4,
+    refusal_share=0.5,
+    check_threshold=0.2,
+    check_refusal_share=0.75,
+    evidence_margin=0.1,
+    stay_margin=0.05,
+)
 TRUSTED = Signals(score=0.6, refusal_share=0.0)
 DOUBTFUL = Signals(score=0.3, refusal_share=0.5)  # under the threshold, refusals split 2 of 4
 UNTRUSTED = Signals(score=0.1, refusal_share=0.0)

@@ -18,8 +18,13 @@ def _script_line(prefix: str) -> str:
 
 def test_the_llama_pin_install_sh_reads_is_the_one_pyproject_requires() -> None:
     line = _script_line("LLAMA_PIN=")
-    out = subprocess.run(["bash", "-euo", "pipefail", "-c", f"{line}; echo \"$LLAMA_PIN\""], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", f'{line}; echo "$LLAMA_PIN"'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     match = re.fullmatch(r"llama[-_]cpp[-_]python==(\S+)", out, flags=re.IGNORECASE)
     assert match, f"install.sh read {out!r} from constraints.txt"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")

@@ -76,10 +76,13 @@ def test_levels_decide_what_a_retrieval_reply_carries() -> None:
 
 def test_a_summary_quoting_a_document_leaves_as_the_names_it_is_about() -> None:
     changes = SummaryChanges(
-        (SummaryCard("e/sg-1", 1, f"Summary: {DOC}", ("Zephyr Medical", "Omar Haddad")),
-         SummaryCard("e/sg-2", 1, "A company in Lisbon that makes medical devices.", ("Zephyr Medical",))),
-        (), 3,
-    )  # fmt: skip
+        (
+            SummaryCard("e/sg-1", 1, f"Summary: {DOC}", ("Zephyr Medical", "Omar Haddad")),
+            SummaryCard("e/sg-2", 1, "A company in Lisbon that makes medical devices.", ("Zephyr Medical",)),
+        ),
+        (),
+        3,
+    )
     kept, replaced = guard_summaries(changes, PrivacyConfig(), _guard([DOC]))
     assert replaced == 0 and kept == changes
     guarded, replaced = guard_summaries(changes, PrivacyConfig(level="entities"), _guard([DOC]))

@@ -33,8 +33,8 @@ def test_the_spec_handed_to_a_host_parses_back_to_its_edges(tmp_path: Path) -> N
     [
         ({"edges": []}, "host h-0: 'edges' must be a non-empty list"),
         ([1, 2], "host h-0: 'edges' must be a non-empty list"),
-        ({"edges": [{"settings": {}}]}, "host h-0, edge #0: each edge needs a \"data_dir\" string"),
-        ({"edges": [{"data_dir": "a", "settings": {"X": 1}}]}, "host h-0, edge #0: \"settings\" must map"),
+        ({"edges": [{"settings": {}}]}, 'host h-0, edge #0: each edge needs a "data_dir" string'),
+        ({"edges": [{"data_dir": "a", "settings": {"X": 1}}]}, 'host h-0, edge #0: "settings" must map'),
     ],
 )
 def test_a_bad_spec_names_the_host_and_the_entry(tmp_path: Path, spec: object, message: str) -> None:

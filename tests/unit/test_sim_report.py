@@ -326,20 +326,38 @@ def test_end_to_end_time_is_the_measured_total_or_the_sum_of_top_level_phases() 
 
 def test_generations_and_machine_are_reported() -> None:
     rows = [
-        row("q1", "within", "A", correct=True) | {"generations": 4, "degenerate_generations": 1, "extractive": False,
-                                                  "model_speed": {"prefill_tokens": 500, "prefill_seconds": 2.0,
-                                                                  "decode_tokens": 100, "decode_seconds": 1.0}},
-        row("q2", "within", "B", correct=False) | {"generations": 5, "degenerate_generations": 1, "extractive": True,
-                                                   "model_speed": {"prefill_tokens": 300, "prefill_seconds": 2.0,
-                                                                   "decode_tokens": 100, "decode_seconds": 1.0}},
-    ]  # fmt: skip
-    machine = {"cpu_model": "Test CPU", "cores": 2, "cpu_features": ["avx2"], "python": "3.11",
-               "libraries": {"llama-cpp-python": "0.3.16"}, "llama_system_info": "AVX2 = 1",
-               "threads": {"GOMP_SPINCOUNT": "1000"}}  # fmt: skip
+        row("q1", "within", "A", correct=True)
+        | {
+            "generations": 4,
+            "degenerate_generations": 1,
+            "extractive": False,
+            "model_speed": {"prefill_tokens": 500, "prefill_seconds": 2.0, "decode_tokens": 100, "decode_seconds": 1.0},
+        },
+        row("q2", "within", "B", correct=False)
+        | {
+            "generations": 5,
+            "degenerate_generations": 1,
+            "extractive": True,
+            "model_speed": {"prefill_tokens": 300, "prefill_seconds": 2.0, "decode_tokens": 100, "decode_seconds": 1.0},
+        },
+    ]
+    machine = {
+        "cpu_model": "Test CPU",
+        "cores": 2,
+        "cpu_features": ["avx2"],
+        "python": "3.11",
+        "libraries": {"llama-cpp-python": "0.3.16"},
+        "llama_system_info": "AVX2 = 1",
+        "threads": {"GOMP_SPINCOUNT": "1000"},
+    }
     report = build_report(rows, {"modes": ["dgrag"], "machine": machine})
     dgrag = report["modes"]["dgrag"]
-    assert dgrag["degeneracy"] == {"generations": 9, "degenerate_generations": 2, "degenerate_share": 2 / 9,
-                                   "extractive_answers": 0.5}  # fmt: skip
+    assert dgrag["degeneracy"] == {
+        "generations": 9,
+        "degenerate_generations": 2,
+        "degenerate_share": 2 / 9,
+        "extractive_answers": 0.5,
+    }
     assert dgrag["model_speed"]["prefill_tok_s"] == 200.0 and dgrag["model_speed"]["decode_tok_s"] == 100.0
     text = render_markdown(report, plots=[])
     assert "| dgrag | 9 | 22.2% | 50.0% | 200 | 100 |" in text
@@ -353,10 +371,16 @@ def test_two_stage_routing_is_reported_over_probed_escalations() -> None:
     first, second = escalated[:2]
     home_first = rows[first]["home_edges"][0]
     # the first: its home edge was probed and asked first; the second: the shortlist missed its home edge
-    rows[first] = rows[first] | {"probes": [{"edge_id": home_first, "score": 0.9, "error": ""}], "probe_bytes": 30,
-                                 "edges_asked": [home_first]}  # fmt: skip
-    rows[second] = rows[second] | {"probes": [{"edge_id": "Z", "score": 0.2, "error": ""}], "probe_bytes": 34,
-                                   "edges_asked": ["Z"]}  # fmt: skip
+    rows[first] = rows[first] | {
+        "probes": [{"edge_id": home_first, "score": 0.9, "error": ""}],
+        "probe_bytes": 30,
+        "edges_asked": [home_first],
+    }
+    rows[second] = rows[second] | {
+        "probes": [{"edge_id": "Z", "score": 0.2, "error": ""}],
+        "probe_bytes": 34,
+        "edges_asked": ["Z"],
+    }
     dgrag = build_report(rows, RUN_INFO)["modes"]["dgrag"]
     assert dgrag["probing"] == {"queries": 2, "stage1_hit": 0.5, "stage2_hit@1": 0.5, "probe_bytes_mean": 32.0}
     markdown = render_markdown(build_report(rows, RUN_INFO))

@@ -20,25 +20,58 @@ from simulation.report import latency
 from simulation.runner import sample_questions
 
 Q = Question("q1", "Does Acme build robots?", "Yes", "comparison", ("a",), ("d1", "d2"))
-GATE = {"decision": "escalate", "score": 0.2, "threshold": 0.5, "best_index": 0, "refusals": 1, "refusal_share": 0.25,
-        "cosine": 0.5, "jaccard": 0.4, "claims": 0.3, "evidence": 0.2}  # fmt: skip
+GATE = {
+    "decision": "escalate",
+    "score": 0.2,
+    "threshold": 0.5,
+    "best_index": 0,
+    "refusals": 1,
+    "refusal_share": 0.25,
+    "cosine": 0.5,
+    "jaccard": 0.4,
+    "claims": 0.3,
+    "evidence": 0.2,
+}
 LOCAL_TRACE = {
-    "question": Q.question, "answer": "Yes.", "decision": "escalate", "verified": False, "mode": "local", "note": "",
-    "answers": ["Yes."], "degenerate": [None], "best_generated": "Yes.", "sampling": {}, "model_speed": {},
-    "gate": GATE, "evidence": {}, "keywords": [], "names": [], "entities": [], "relations": [], "sources": [],
-    "context_tokens": 10, "timings": {"generation": 1.0},
-}  # fmt: skip
-FULL_TRACE = AnswerTrace.from_dict({
-    **LOCAL_TRACE,
-    "answer": "Yes. The cloud says so.",
-    "decision": "cloud",
-    "local_answer": "Insufficient information.",
-    "sources": [{"edge_id": "a", "doc_id": "d1", "chunk_id": 3, "score": 0.9}],
-    "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
-    "cloud": {"answer": "Yes. The cloud says so.", "edges_asked": ["a"], "edges_replied": ["a"], "edges_failed": [],
-              "bytes_received": 1000},
-    "timings": {"retrieval": 0.1, "generation": 2.0, "escalation": 3.0, "cloud.fan_out": 0.2},
-})  # fmt: skip
+    "question": Q.question,
+    "answer": "Yes.",
+    "decision": "escalate",
+    "verified": False,
+    "mode": "local",
+    "note": "",
+    "answers": ["Yes."],
+    "degenerate": [None],
+    "best_generated": "Yes.",
+    "sampling": {},
+    "model_speed": {},
+    "gate": GATE,
+    "evidence": {},
+    "keywords": [],
+    "names": [],
+    "entities": [],
+    "relations": [],
+    "sources": [],
+    "context_tokens": 10,
+    "timings": {"generation": 1.0},
+}
+FULL_TRACE = AnswerTrace.from_dict(
+    {
+        **LOCAL_TRACE,
+        "answer": "Yes. The cloud says so.",
+        "decision": "cloud",
+        "local_answer": "Insufficient information.",
+        "sources": [{"edge_id": "a", "doc_id": "d1", "chunk_id": 3, "score": 0.9}],
+        "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
+        "cloud": {
+            "answer": "Yes. The cloud says so.",
+            "edges_asked": ["a"],
+            "edges_replied": ["a"],
+            "edges_failed": [],
+            "bytes_received": 1000,
+        },
+        "timings": {"retrieval": 0.1, "generation": 2.0, "escalation": 3.0, "cloud.fan_out": 0.2},
+    }
+)
 
 
 def test_a_trace_round_trips_and_keeps_its_json_shape() -> None:

@@ -17,15 +17,27 @@ BUNDLE = Path(__file__).resolve().parents[2] / "simulation" / "bundles" / "multi
 def fake_run(options: SimOptions) -> dict[str, Any]:
     n = len(load_edges(options.bench))
     report = {
-        "modes": {"dgrag": {"summary_hit@1": 1.0 / n, "summary_hit@3": 0.9, "route_recall@k": 0.8,
-                            "escalation_within": 0.2, "escalation_out": 0.9, "evidence_recall": {"all": 0.5},
-                            "bytes_per_query": {"mean": 1000.0 * n},
-                            "latency": {"all": {"cloud.summary_match": {"p50": 0.01, "p95": 0.02},
-                                                "cloud.fan_out": {"p50": 0.05, "p95": 0.08}}}}},
+        "modes": {
+            "dgrag": {
+                "summary_hit@1": 1.0 / n,
+                "summary_hit@3": 0.9,
+                "route_recall@k": 0.8,
+                "escalation_within": 0.2,
+                "escalation_out": 0.9,
+                "evidence_recall": {"all": 0.5},
+                "bytes_per_query": {"mean": 1000.0 * n},
+                "latency": {
+                    "all": {
+                        "cloud.summary_match": {"p50": 0.01, "p95": 0.02},
+                        "cloud.fan_out": {"p50": 0.05, "p95": 0.08},
+                    }
+                },
+            }
+        },
         "edges": {f"e{i}": {"peak_rss_bytes": 2**28, "index_seconds": 2.0} for i in range(n)},
         "hosts": {"host-0": {"peak_rss_bytes": 2**30}},
         "cloud": {"peak_rss_bytes": 2**29},
-    }  # fmt: skip
+    }
     options.out.mkdir(parents=True)
     (options.out / REPORT_FILE).write_text(json.dumps(report))
     return report

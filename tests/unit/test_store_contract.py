@@ -42,8 +42,16 @@ def entity(name: str, etype: str = "person", description: str = "", origin: str 
 def chunk(
     idx: int, text: str, entities: Sequence[ExtractedEntity], relations: Sequence[ExtractedRelation] = ()
 ) -> ChunkInput:
-    return ChunkInput(idx, idx * 100, idx * 100 + len(text), len(text.split()), text, np.ones(DIM, np.float32) * idx,
-                      tuple(entities), tuple(relations))  # fmt: skip
+    return ChunkInput(
+        idx,
+        idx * 100,
+        idx * 100 + len(text),
+        len(text.split()),
+        text,
+        np.ones(DIM, np.float32) * idx,
+        tuple(entities),
+        tuple(relations),
+    )
 
 
 def document(doc_id: str, *chunks: ChunkInput, digest: str = "h1") -> DocumentInput:
@@ -52,12 +60,19 @@ def document(doc_id: str, *chunks: ChunkInput, digest: str = "h1") -> DocumentIn
 
 ALICE_BOB = document(
     "memo",
-    chunk(0, "Alice met Bob.", [entity("Alice"), entity("Bob")],
-          [ExtractedRelation("Alice", "Bob", "Alice met Bob", "met", 1.0, "slm")]),
-    chunk(1, "Alice founded Acme.",
-          [entity("Alice", "organization", "Alice founded Acme"), entity("Acme", "organization")],
-          [ExtractedRelation("Alice", "Acme", "founded", "founder", 2.0, "cooccurrence")]),
-)  # fmt: skip
+    chunk(
+        0,
+        "Alice met Bob.",
+        [entity("Alice"), entity("Bob")],
+        [ExtractedRelation("Alice", "Bob", "Alice met Bob", "met", 1.0, "slm")],
+    ),
+    chunk(
+        1,
+        "Alice founded Acme.",
+        [entity("Alice", "organization", "Alice founded Acme"), entity("Acme", "organization")],
+        [ExtractedRelation("Alice", "Acme", "founded", "founder", 2.0, "cooccurrence")],
+    ),
+)
 
 
 def test_identity_is_recorded_then_checked(store: EdgeStore) -> None:

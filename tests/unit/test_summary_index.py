@@ -61,11 +61,21 @@ def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lu
     ]
     # pool 1: edges by their single best summary; each edge's best first, then the rest by own score
     assert [m.summary_id for m in rank_by_edge(matches, 1)] == [
-        "a/sg-1", "b/sg-1", "b/sg-2", "b/sg-3", "a/sg-2", "a/sg-3"
+        "a/sg-1",
+        "b/sg-1",
+        "b/sg-2",
+        "b/sg-3",
+        "a/sg-2",
+        "a/sg-3",
     ]
     # pool 3: edge b (mean 0.81) beats edge a (mean 0.40)
     assert [m.summary_id for m in rank_by_edge(matches, 3)] == [
-        "b/sg-1", "a/sg-1", "b/sg-2", "b/sg-3", "a/sg-2", "a/sg-3"
+        "b/sg-1",
+        "a/sg-1",
+        "b/sg-2",
+        "b/sg-3",
+        "a/sg-2",
+        "a/sg-3",
     ]
 
 

@@ -24,7 +24,10 @@ def test_roles_are_read_and_two_field_lines_are_edges(tmp_path: Path) -> None:
         "admin ops cccccccccccccccccccc\nlaptop-1 dddddddddddddddddddd\n",
     )
     assert {i: c.role for i, c in book.credentials.items()} == {
-        "clinic-3": "edge", "dash": "app", "ops": "admin", "laptop-1": "edge"
+        "clinic-3": "edge",
+        "dash": "app",
+        "ops": "admin",
+        "laptop-1": "edge",
     }
     assert book.check("dash", "bbbbbbbbbbbbbbbbbbbb") is not None
     assert book.check("dash", "aaaaaaaaaaaaaaaaaaaa") is None  # another id's token
