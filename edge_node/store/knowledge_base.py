@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from edge_node.store.opening import open_store
+from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import StoreDelta
-from edge_node.store.sqlite_store import SqliteStore
 from edge_node.store.vector_index import VectorIndexes
 from shared.errors import StoreError
 
@@ -29,7 +30,9 @@ def is_edge_dir(data_dir: Path) -> bool:
 class EdgeKnowledgeBase:
     """SQLite store + vector indexes of one edge."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, store: str | Path | None = None) -> None:
+        """``store``: where the store lives (:func:`~edge_node.store.opening.open_store`; default the SQLite
+        database in ``data_dir``, ``":memory:"`` for one that vanishes with the process)."""
         if data_dir.exists() and not data_dir.is_dir():
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
         if not data_dir.exists():
@@ -41,11 +44,13 @@ class EdgeKnowledgeBase:
         except BlockingIOError as exc:
             os.close(self._lock_fd)
             raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
-        if not (data_dir / DB_FILE).exists():  # SQLite gives its -wal and -shm files the same mode
-            os.close(os.open(data_dir / DB_FILE, os.O_CREAT | os.O_WRONLY, 0o600))
-        _owner_only(data_dir / DB_FILE, 0o600)
         _owner_only(data_dir, 0o700)  # an edge's directory made before (or by hand) with a looser mode
-        self.store: SqliteStore = SqliteStore(data_dir / DB_FILE)
+        if store is None:
+            store = data_dir / DB_FILE
+            if not store.exists():  # SQLite gives its -wal and -shm files the same mode
+                os.close(os.open(store, os.O_CREAT | os.O_WRONLY, 0o600))
+            _owner_only(store, 0o600)
+        self.store: EdgeStore = open_store(store)
         self._vectors: VectorIndexes | None = None
 
     def bind_embedder(self, name: str, dim: int, edge_id: str) -> None:

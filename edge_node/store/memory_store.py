@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -372,6 +373,15 @@ class MemoryStore:
 
     def cache_put(self, key: str, value: str) -> None:
         self._t.llm_cache[key] = value
+
+    def copy_llm_cache_from(self, other: Path) -> None:
+        try:
+            with contextlib.closing(sqlite3.connect(f"{other.resolve().as_uri()}?mode=ro", uri=True)) as db:
+                rows = db.execute("SELECT key, value FROM llm_cache").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{other} holds no usable model-answer cache: {exc}") from exc
+        for key, value in rows:
+            self._t.llm_cache.setdefault(str(key), str(value))
 
 
 def _meets_the_contract(store: MemoryStore) -> EdgeStore:

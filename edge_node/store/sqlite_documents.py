@@ -7,12 +7,12 @@ deletions (a document takes its chunks and their mentions; an entity takes its r
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 import numpy as np
 
 from edge_node.store.records import DocumentInput, InsertedDocument, RemovedDocument, Vector
+from edge_node.store.sqlite_core import SqliteCore
 from shared.text import normalise_name
 
 
@@ -23,10 +23,9 @@ def blob(vector: Vector) -> bytes:
 class DocumentRows:
     """The document and graph tables of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
 
-    _db: sqlite3.Connection
-
-    def set_meta(self, key: str, value: str) -> None:
-        raise NotImplementedError
+    def __init__(self, core: SqliteCore) -> None:
+        self._core = core
+        self._db = core.db
 
     def document_hash(self, doc_id: str) -> str | None:
         row = self._db.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
@@ -184,4 +183,4 @@ class DocumentRows:
 
     def mark_graph_dirty(self) -> None:
         """The graph changed: its partition and summaries must be refreshed."""
-        self.set_meta("graph_dirty", "1")
+        self._core.set_meta("graph_dirty", "1")

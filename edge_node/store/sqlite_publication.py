@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 import time
 from collections.abc import Sequence
 
 from edge_node.store.records import PublicationEntry, SubgraphRecord
+from edge_node.store.sqlite_core import SqliteCore
 
 
 class PublicationLog:
     """The summary side of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
 
-    _db: sqlite3.Connection
-
-    def get_meta(self, key: str) -> str | None:
-        raise NotImplementedError
-
-    def set_meta(self, key: str, value: str) -> None:
-        raise NotImplementedError
-
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError
+    def __init__(self, core: SqliteCore) -> None:
+        self._core = core
+        self._db = core.db
 
     def subgraphs(self) -> list[SubgraphRecord]:
         rows = self._db.execute(
@@ -49,7 +41,7 @@ class PublicationLog:
         """Write changed subgraphs and their summaries, delete the vanished ones (``(id, tombstone version)``),
         log every change for publication and clear the graph-dirty flag, in one transaction."""
         now = time.time()
-        with self.transaction():
+        with self._core.transaction():
             for sid, version in deletions:
                 self._db.execute("DELETE FROM subgraphs WHERE id = ?", (sid,))
                 self._db.execute(
@@ -83,10 +75,10 @@ class PublicationLog:
                     "INSERT INTO publication_log(summary_id, version, op, created_at) VALUES(?,?,'upsert',?)",
                     (sg.id, sg.version, now),
                 )
-            self.set_meta("graph_dirty", "0")
+            self._core.set_meta("graph_dirty", "0")
 
     def graph_dirty(self) -> bool:
-        return self.get_meta("graph_dirty") == "1"
+        return self._core.get_meta("graph_dirty") == "1"
 
     def max_tombstone_version(self, summary_id: str) -> int:
         """Highest version ever logged for ``summary_id`` (0 if never), so a reused id never goes backwards."""
@@ -120,7 +112,7 @@ class PublicationLog:
         ]
 
     def mark_published(self, up_to_seq: int) -> None:
-        with self.transaction():
+        with self._core.transaction():
             self._db.execute(
                 "UPDATE publication_log SET published_at = ? WHERE seq <= ? AND published_at IS NULL",
                 (time.time(), up_to_seq),

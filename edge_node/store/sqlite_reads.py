@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 
 from edge_node.store.records import ChunkRow, EntityRow, RelationRow, StoreCounts
+from edge_node.store.sqlite_core import SqliteCore
 
 
 class GraphReads:
     """The read side of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
 
-    _db: sqlite3.Connection
+    def __init__(self, core: SqliteCore) -> None:
+        self._core = core
+        self._db = core.db
 
     def counts(self) -> StoreCounts:
         def one(sql: str) -> int:

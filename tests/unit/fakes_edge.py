@@ -8,6 +8,7 @@ from pathlib import Path
 
 from edge_node.ingest.service import IngestService
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.store.opening import MEMORY
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
@@ -26,12 +27,16 @@ def scripted_slm(request: GenerationRequest) -> str:
     return "This knowledge is about " + ", ".join(n.strip() for n in names[:4]) + " and how they relate."
 
 
-def make_service(data_dir: Path, edge_id: str = "edge-a", **partition: int) -> tuple[IngestService, ScriptedGenerator]:
+def make_service(
+    data_dir: Path, edge_id: str = "edge-a", store: str | None = MEMORY, **partition: int
+) -> tuple[IngestService, ScriptedGenerator]:
+    """An ingest service over the scripted SLM and hash embeddings; its store in memory unless ``store`` is None
+    (the SQLite database in ``data_dir``, for tests of what survives a process)."""
     config = EdgeConfig(
         edge_id=edge_id,
         chunking=ChunkingConfig(chunk_tokens=60, overlap_tokens=8),
         partition=PartitionConfig(min_size=partition.get("min_size", 2), max_size=partition.get("max_size", 12)),
     )
     generator = ScriptedGenerator(scripted_slm)
-    kb = EdgeKnowledgeBase(data_dir)
+    kb = EdgeKnowledgeBase(data_dir, store)
     return IngestService(kb, generator, HashEmbedder(32), RegexTokenizer(), config), generator

@@ -26,7 +26,7 @@ def test_naming_a_document_twice_deletes_it_once(tmp_path: Path) -> None:
 
 
 def test_the_edges_files_are_its_owners_only(tmp_path: Path) -> None:
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS)
     data = tmp_path / "edge"
     assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
@@ -38,13 +38,13 @@ def test_the_edges_files_are_its_owners_only(tmp_path: Path) -> None:
 
 
 def test_a_data_directory_made_open_to_others_is_tightened_when_the_edge_opens_it(tmp_path: Path) -> None:
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS)
     service._kb.close()
     data = tmp_path / "edge"
     data.chmod(0o755)
     (data / DB_FILE).chmod(0o644)
-    service, _ = make_service(data)
+    service, _ = make_service(data, store=None)
     assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(data / DB_FILE).st_mode) == 0o600
     service._kb.close()
@@ -127,7 +127,7 @@ def test_a_read_only_command_refuses_a_directory_without_an_edge_and_writes_noth
 def test_the_audit_command_lists_what_left_and_the_totals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from dgrag.cli import main
 
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS)
     service._kb.close()
     log = AuditLog(tmp_path / "edge")

@@ -116,7 +116,7 @@ def test_delete_removes_document_and_orphans(tmp_path: Path) -> None:
 
 
 def test_faiss_files_rebuilt_when_behind_sqlite(tmp_path: Path) -> None:
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS[:2])
     service._kb.close()
     kb = EdgeKnowledgeBase(tmp_path / "edge")
@@ -132,11 +132,11 @@ def test_faiss_files_rebuilt_when_behind_sqlite(tmp_path: Path) -> None:
 
 
 def test_store_refuses_other_embedder_or_edge(tmp_path: Path) -> None:
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS[:1])
     service._kb.close()
     with pytest.raises(StoreError, match="edge_id"):
-        make_service(tmp_path / "edge", edge_id="other")
+        make_service(tmp_path / "edge", edge_id="other", store=None)
 
 
 def test_second_writer_is_refused(tmp_path: Path) -> None:
@@ -162,11 +162,11 @@ def _classifications(requests: list[GenerationRequest]) -> int:
 
 
 def test_a_later_ingest_process_reuses_the_names_the_first_one_typed(tmp_path: Path) -> None:
-    first, gen = make_service(tmp_path / "edge")
+    first, gen = make_service(tmp_path / "edge", store=None)
     first.ingest(DOCS[:1])
     assert _classifications(gen.requests) == 1
     first._kb.close()
-    later, gen = make_service(tmp_path / "edge")  # as a new process: a fresh extractor, the same store
+    later, gen = make_service(tmp_path / "edge", store=None)  # as a new process: a fresh extractor, the same store
     later.ingest([RawDocument("acme-2", "Acme again", "Jane Doe left Acme Corp in Berlin.", "b.txt")])
     assert _classifications(gen.requests) == 0  # every name was typed before, by the first process
     assert later._kb.store.name_types()["jane doe"] == "organization"
@@ -174,7 +174,7 @@ def test_a_later_ingest_process_reuses_the_names_the_first_one_typed(tmp_path: P
 
 
 def test_a_store_without_the_type_memory_falls_back_to_its_slm_typed_entities(tmp_path: Path) -> None:
-    service, _ = make_service(tmp_path / "edge")
+    service, _ = make_service(tmp_path / "edge", store=None)
     service.ingest(DOCS[:1])
     store = service._kb.store
     store._db.execute("DELETE FROM name_types")  # as a store built before the memory existed

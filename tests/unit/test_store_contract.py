@@ -10,6 +10,7 @@ import pytest
 
 from edge_node.ingest.merge_policy import delete_document, write_document
 from edge_node.store.memory_store import MemoryStore
+from edge_node.store.opening import MEMORY, open_store
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import (
     ChunkInput,
@@ -26,7 +27,8 @@ DIM = 4
 
 @pytest.fixture(params=["sqlite", "memory"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EdgeStore]:
-    made: EdgeStore = SqliteStore(tmp_path / "edge.sqlite3") if request.param == "sqlite" else MemoryStore()
+    made = open_store(tmp_path / "edge.sqlite3" if request.param == "sqlite" else MEMORY)
+    assert isinstance(made, SqliteStore if request.param == "sqlite" else MemoryStore)
     yield made
     made.close()
 
@@ -166,6 +168,21 @@ def test_a_rename_in_a_failed_transaction_is_undone(store: EdgeStore) -> None:
         store.rename_document("memo", "renamed")
         raise RuntimeError("crash mid-write")
     assert store.document_ids() == ["memo"] and {doc for _, doc, _ in store.chunk_rows()} == {"memo"}
+
+
+def test_model_answers_are_copied_from_another_edge_database_without_overwriting(
+    store: EdgeStore, tmp_path: Path
+) -> None:
+    other = SqliteStore(tmp_path / "other.sqlite3")
+    other.cache_put("asked before", "their answer")
+    other.cache_put("asked here too", "their answer")
+    other.close()
+    store.cache_put("asked here too", "my answer")
+    store.copy_llm_cache_from(tmp_path / "other.sqlite3")
+    assert (store.cache_get("asked before"), store.cache_get("asked here too")) == ("their answer", "my answer")
+    (tmp_path / "garbage.sqlite3").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreError):
+        store.copy_llm_cache_from(tmp_path / "garbage.sqlite3")
 
 
 def test_summaries_and_the_publication_log(store: EdgeStore) -> None:

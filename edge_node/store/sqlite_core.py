@@ -1,0 +1,70 @@
+"""The SQLite connection of an edge store, its key-value meta table and its all-or-nothing transactions: what
+every part of :class:`~edge_node.store.sqlite_store.SqliteStore` shares."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+from shared.errors import StoreError
+
+
+class SqliteCore:
+    """One open edge database: WAL, synchronous=FULL, foreign keys on, the schema applied."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(resources.files("edge_node.store").joinpath("schema.sql").read_text())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a usable dgrag edge database: {exc}") from exc
+        self.in_transaction = False
+
+    def close(self) -> None:
+        self.db.close()
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    @property
+    def generation(self) -> int:
+        """Counter bumped by every committed write; the faiss files record the generation they reflect."""
+        return int(self.get_meta("generation") or 0)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """An immediate (write-locking) transaction that bumps :attr:`generation`; nested use joins it."""
+        if self.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        self.in_transaction = True
+        try:
+            yield
+            self.set_meta("generation", str(self.generation + 1))
+            self.db.execute("COMMIT")
+        except BaseException as exc:
+            if self.db.in_transaction:  # SQLite may have rolled back itself (a full disk does)
+                self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise StoreError(
+                    f"the disk holding {self.path} is full ({exc}); free space and run again "
+                    "(everything written before this document is kept)"
+                ) from exc
+            raise
+        finally:
+            self.in_transaction = False
