@@ -7,8 +7,8 @@ matching, compose loading with variable interpolation, the container environment
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from docker.utils.build import PatternMatcher
+from dockerfile_parse import DockerfileParser
 
 from shared.config import CloudConfig, EdgeConfig, load_config
 
@@ -34,7 +36,7 @@ BUILD_TOOLS = {"gcc", "g++", "cc", "c++", "clang", "cmake", "make", "ninja-build
 ROOT_USERS = {"", "root", "0", "root:root", "0:0"}
 
 
-# --- a small Dockerfile parser --------------------------------------------------------------------------------
+# --- Dockerfiles, as dockerfile-parse reads them ------------------------------------------------------------
 
 
 @dataclass
@@ -65,29 +67,14 @@ class Dockerfile:
 
 
 def parse_instructions(text: str) -> list[Instruction]:
-    """Instructions of a Dockerfile: comments dropped, ``\\`` continuations joined (comment lines inside a
-    continuation are skipped, as Docker does)."""
-    out: list[Instruction] = []
-    pending: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
-        if not pending and (not stripped or stripped.startswith("#")):
-            continue
-        if pending and stripped.startswith("#"):
-            continue
-        if not pending:
-            start = number
-        if stripped.endswith("\\"):
-            pending.append(stripped[:-1].strip())
-            continue
-        pending.append(stripped)
-        joined = " ".join(p for p in pending if p)
-        pending = []
-        keyword, _, args = joined.partition(" ")
-        out.append(Instruction(keyword.upper(), args.strip(), start))
-    assert not pending, "the Dockerfile ends inside a line continuation"
-    return out
+    """Instructions of a Dockerfile as dockerfile-parse reads it (comments dropped, continuations joined), with
+    runs of whitespace folded to one space."""
+    parser = DockerfileParser(fileobj=io.BytesIO(text.encode()), env_replace=False)
+    return [
+        Instruction(d["instruction"], " ".join(d["value"].split()), d["startline"] + 1)
+        for d in parser.structure
+        if d["instruction"] != "COMMENT"
+    ]
 
 
 def parse_dockerfile(path: Path) -> Dockerfile:
@@ -195,40 +182,15 @@ def healthcheck_command(stage: Stage) -> list[str]:
 # --- dockerignore matching (moby patternmatcher semantics, enough for these files) ------------------------
 
 
-def dockerignore_rules(path: Path) -> list[tuple[bool, re.Pattern[str]]]:
-    rules: list[tuple[bool, re.Pattern[str]]] = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        negate = line.startswith("!")
-        pattern = os.path.normpath(line.lstrip("!").strip().lstrip("/"))
-        regex = ""
-        i = 0
-        while i < len(pattern):
-            if pattern.startswith("**/", i):
-                regex, i = regex + "(?:.*/)?", i + 3
-            elif pattern.startswith("**", i):
-                regex, i = regex + ".*", i + 2
-            elif pattern[i] == "*":
-                regex, i = regex + "[^/]*", i + 1
-            elif pattern[i] == "?":
-                regex, i = regex + "[^/]", i + 1
-            else:
-                regex, i = regex + re.escape(pattern[i]), i + 1
-        rules.append((negate, re.compile(regex + r"\Z")))
-    return rules
+def dockerignore_rules(path: Path) -> PatternMatcher:
+    """The patterns of a .dockerignore file, matched as Docker matches them (docker-py's matcher)."""
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return PatternMatcher([line for line in lines if line and not line.startswith("#")])
 
 
-def ignored(rules: list[tuple[bool, re.Pattern[str]]], relpath: str) -> bool:
+def ignored(rules: PatternMatcher, relpath: str) -> bool:
     """Whether the build context leaves out ``relpath`` (a pattern matching a parent directory matches too)."""
-    parts = relpath.split("/")
-    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
-    excluded = False
-    for negate, regex in rules:
-        if any(regex.match(p) for p in prefixes):
-            excluded = not negate
-    return excluded
+    return bool(rules.matches(relpath))
 
 
 # --- compose helpers ------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from edge_node.ingest.readers import RawDocument
 from edge_node.ingest.service import IngestService
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.opening import MEMORY
@@ -13,6 +14,9 @@ from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.tokenizer import RegexTokenizer
+
+EMBED_DIM = 32
+"""The width of the hash embeddings the edges' fakes use."""
 
 
 def scripted_slm(request: GenerationRequest) -> str:
@@ -39,4 +43,11 @@ def make_service(
     )
     generator = ScriptedGenerator(scripted_slm)
     kb = EdgeKnowledgeBase(data_dir, store)
-    return IngestService(kb, generator, HashEmbedder(32), RegexTokenizer(), config), generator
+    return IngestService(kb, generator, HashEmbedder(EMBED_DIM), RegexTokenizer(), config), generator
+
+
+DOCS = [  # three small documents, one organisation each
+    RawDocument("acme", "Acme", "Acme Corp hired Jane Doe in Berlin. Jane Doe leads Acme Robotics there.", "a.txt"),
+    RawDocument("globex", "Globex", "Globex Inc sued Initech over Project Titan. Initech denied the claims.", "g.txt"),
+    RawDocument("umbrella", "Umbrella", "Umbrella Health opened a clinic in Lisbon with Maria Silva.", "u.txt"),
+]

@@ -9,9 +9,12 @@ import asyncio
 import dataclasses
 import json
 import re
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import grpc
 
 from cloud_server.api import CloudParts, build_cloud, serve_cloud
 from cloud_server.services.tokens import TokenBook
@@ -35,6 +38,7 @@ from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import ClientTls
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
 from shared.tokenizer import RegexTokenizer
 from tests.unit.fakes_edge import scripted_slm
@@ -203,3 +207,46 @@ async def start_edge(
     net.tasks[edge_id] = asyncio.create_task(run())
     net.edge_ports[edge_id] = await ready
     net.runtimes[edge_id] = runtime
+
+
+# --- the sample network every test of the wire uses -----------------------------------------------------
+
+ACME = [
+    RawDocument("acme-1", "Acme", "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics.", "a"),
+    RawDocument("acme-2", "Acme plant", "The Acme Robotics plant in Berlin opened in 2019 with Jane Doe.", "a"),
+]
+ZEPHYR = [
+    RawDocument(
+        "zeph-1",
+        "Zephyr",
+        "Zephyr Medical was founded by Omar Haddad in Lisbon. Zephyr Medical makes insulin pumps.",
+        "z",
+    ),
+    RawDocument(
+        "zeph-2", "Zephyr clinic", "Omar Haddad opened the Zephyr Medical clinic in Porto with Lena Fischer.", "z"
+    ),
+]
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    """Run a test's coroutine, failing it after 60 s."""
+    return asyncio.run(asyncio.wait_for(coro, timeout=60))
+
+
+async def ask(net: Network, edge_id: str, question: str, mode: str = "full") -> edge_pb2.QueryReply:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports[edge_id]}") as channel:
+        reply: edge_pb2.QueryReply = await edge_pb2_grpc.EdgeStub(channel).Query(
+            edge_pb2.QueryRequest(question=question, mode=mode), metadata=net.edge_metadata(edge_id), timeout=30
+        )
+    return reply
+
+
+async def connected(net: Network, *edges: str) -> None:
+    await net.wait_for(lambda: all(net.cloud.index.count(e) > 0 and net.cloud.registry.connected(e) for e in edges))
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

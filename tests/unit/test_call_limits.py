@@ -10,8 +10,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from shared.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_network, token_of
-from tests.unit.test_grpc_network import ACME, connected, run
+from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, connected, run, start_network, token_of
 
 
 def test_a_bucket_lets_a_burst_through_then_paces_and_refills() -> None:

@@ -21,8 +21,7 @@ from shared.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.secret_file import read_secret, write_secret
-from tests.unit.grpc_harness import ADMIN_ID, APP_ID, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, run, start_edge, start_network, token_of
 
 
 def test_trust_falls_with_over_claiming_and_not_with_noise() -> None:

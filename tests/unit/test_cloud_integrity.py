@@ -17,8 +17,7 @@ from shared.grpc_transport import auth_metadata
 from shared.knowledge import SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+from tests.unit.grpc_harness import ACME, ZEPHYR, connected, run, start_network, token_of
 
 
 class CountingEmbedder(HashEmbedder):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import urllib.request
 from pathlib import Path
 
@@ -12,18 +11,11 @@ import grpc
 
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import APP_ID, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.unit.grpc_harness import ACME, APP_ID, ZEPHYR, connected, free_port, run, start_network, token_of
 
 
 def test_questions_phases_refusals_and_edges_are_counted(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
 
     async def main() -> str:
         net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, metrics_port=port)
@@ -50,10 +42,9 @@ def test_questions_phases_refusals_and_edges_are_counted(tmp_path: Path) -> None
 
 
 def test_an_edge_counts_its_questions_and_the_bytes_that_left_it(tmp_path: Path) -> None:
-    from tests.unit.grpc_harness import start_edge
-    from tests.unit.test_grpc_network import ask
+    from tests.unit.grpc_harness import ask, start_edge
 
-    port = _free_port()
+    port = free_port()
 
     async def main() -> str:
         net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"])

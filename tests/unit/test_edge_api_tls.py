@@ -20,8 +20,7 @@ from shared.errors import DgragError
 from shared.grpc_transport import ClientTls
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.tokenizer import RegexTokenizer
-from tests.unit.grpc_harness import answer_from_context
-from tests.unit.test_grpc_network import ACME
+from tests.unit.grpc_harness import ACME, answer_from_context
 
 
 def _certificate(tmp: Path) -> tuple[Path, Path]:

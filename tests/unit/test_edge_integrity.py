@@ -13,8 +13,7 @@ import pytest
 
 from edge_node.policy.audit import AUDIT_FILE, AuditLog
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE
-from tests.unit.fakes_edge import make_service
-from tests.unit.test_ingest_service import DOCS
+from tests.unit.fakes_edge import DOCS, make_service
 
 
 def test_naming_a_document_twice_deletes_it_once(tmp_path: Path) -> None:

@@ -20,39 +20,18 @@ from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
-from tests.unit.grpc_harness import APP_ID, Network, start_edge, start_network, token_of
-
-ACME = [
-    RawDocument("acme-1", "Acme", "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics.", "a"),
-    RawDocument("acme-2", "Acme plant", "The Acme Robotics plant in Berlin opened in 2019 with Jane Doe.", "a"),
-]
-ZEPHYR = [
-    RawDocument(
-        "zeph-1",
-        "Zephyr",
-        "Zephyr Medical was founded by Omar Haddad in Lisbon. Zephyr Medical makes insulin pumps.",
-        "z",
-    ),
-    RawDocument(
-        "zeph-2", "Zephyr clinic", "Omar Haddad opened the Zephyr Medical clinic in Porto with Lena Fischer.", "z"
-    ),
-]
-
-
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(asyncio.wait_for(coro, timeout=60))
-
-
-async def ask(net: Network, edge_id: str, question: str, mode: str = "full") -> edge_pb2.QueryReply:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports[edge_id]}") as channel:
-        reply: edge_pb2.QueryReply = await edge_pb2_grpc.EdgeStub(channel).Query(
-            edge_pb2.QueryRequest(question=question, mode=mode), metadata=net.edge_metadata(edge_id), timeout=30
-        )
-    return reply
-
-
-async def connected(net: Network, *edges: str) -> None:
-    await net.wait_for(lambda: all(net.cloud.index.count(e) > 0 and net.cloud.registry.connected(e) for e in edges))
+from tests.unit.grpc_harness import (
+    ACME,
+    APP_ID,
+    ZEPHYR,
+    Network,
+    ask,
+    connected,
+    run,
+    start_edge,
+    start_network,
+    token_of,
+)
 
 
 def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_from_b(tmp_path: Path) -> None:

@@ -11,13 +11,7 @@ from edge_node.ingest.readers import RawDocument
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.errors import DocumentNotFoundError, StoreError
 from shared.models.base import GenerationRequest
-from tests.unit.fakes_edge import make_service
-
-DOCS = [
-    RawDocument("acme", "Acme", "Acme Corp hired Jane Doe in Berlin. Jane Doe leads Acme Robotics there.", "a.txt"),
-    RawDocument("globex", "Globex", "Globex Inc sued Initech over Project Titan. Initech denied the claims.", "g.txt"),
-    RawDocument("umbrella", "Umbrella", "Umbrella Health opened a clinic in Lisbon with Maria Silva.", "u.txt"),
-]
+from tests.unit.fakes_edge import DOCS, make_service
 
 
 def _ids(space: object) -> set[int]:

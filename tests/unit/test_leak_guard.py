@@ -15,8 +15,7 @@ from shared.grpc_transport import auth_metadata
 from shared.knowledge import SummaryCard, SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.verbatim import longest_shared_run
-from tests.unit.grpc_harness import APP_ID, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+from tests.unit.grpc_harness import ACME, APP_ID, ZEPHYR, connected, run, start_edge, start_network, token_of
 
 DOC = "Zephyr Medical was founded by Omar Haddad in Lisbon in 1998 and makes insulin pumps for clinics."
 

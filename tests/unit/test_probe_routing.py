@@ -19,8 +19,19 @@ from shared.errors import CloudUnavailableError, ConfigError
 from shared.grpc_transport import auth_metadata
 from shared.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from tests.unit.grpc_harness import ADMIN_ID, APP_ID, DIM, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
+from tests.unit.grpc_harness import (
+    ACME,
+    ADMIN_ID,
+    APP_ID,
+    DIM,
+    ZEPHYR,
+    ask,
+    connected,
+    run,
+    start_edge,
+    start_network,
+    token_of,
+)
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
 

@@ -9,9 +9,6 @@ import pytest
 from edge_node.api import Document, Edge, EdgeModels
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.errors import ConfigError, DocumentNotFoundError, StoreError
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.tokenizer import RegexTokenizer
-from tests.unit.fakes_edge import scripted_slm
 
 ACME = [
     Document("acme-1", "Acme", "Acme Robotics is led by Dana Smith. Acme Robotics builds welding arms in Oslo."),
@@ -27,12 +24,8 @@ def _config() -> EdgeConfig:
     )
 
 
-def _models() -> EdgeModels:
-    return EdgeModels(ScriptedGenerator(scripted_slm), HashEmbedder(32), RegexTokenizer())
-
-
-def test_insert_query_stats_summaries_delete(tmp_path: Path) -> None:
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+def test_insert_query_stats_summaries_delete(tmp_path: Path, edge_models: EdgeModels) -> None:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         report = edge.insert(ACME)
         assert sorted(report.added) == ["acme-1", "acme-2"]
         assert edge.insert(ACME).unchanged == ["acme-1", "acme-2"], "unchanged text is not ingested again"
@@ -51,44 +44,45 @@ def test_insert_query_stats_summaries_delete(tmp_path: Path) -> None:
         assert edge.audit() == [], "nothing left this edge: it has no cloud"
 
 
-def test_full_mode_without_a_cloud_says_what_to_set(tmp_path: Path) -> None:
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+def test_full_mode_without_a_cloud_says_what_to_set(tmp_path: Path, edge_models: EdgeModels) -> None:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         edge.insert(ACME[:1])
         with pytest.raises(ConfigError, match=r"cloud\.address"):
             edge.query("Who leads Acme Robotics?", mode="full")
 
 
-def test_a_data_dir_is_open_in_one_place_at_a_time(tmp_path: Path) -> None:
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+def test_a_data_dir_is_open_in_one_place_at_a_time(tmp_path: Path, edge_models: EdgeModels) -> None:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         edge.insert(ACME[:1])
         with pytest.raises(StoreError, match="in use"):
-            Edge.open(tmp_path / "a", _config(), models=_models())
-    with Edge.open(tmp_path / "a", models=_models()) as again:  # default config: the stored edge id is kept
+            Edge.open(tmp_path / "a", _config(), models=edge_models)
+    with Edge.open(tmp_path / "a", models=edge_models) as again:  # default config: the stored edge id is kept
         assert again.edge_id == "edge-a" and again.stats().documents == 1
 
 
-def test_ingest_reads_files(tmp_path: Path) -> None:
+def test_ingest_reads_files(tmp_path: Path, edge_models: EdgeModels) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "memo.txt").write_text(ACME[0].text, encoding="utf-8")
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         report = edge.ingest([docs])
         assert len(report.added) == 1 and not report.failed
 
 
-def _stored_under_absolute_paths(data_dir: Path, files: list[Path]) -> None:
+def _stored_under_absolute_paths(data_dir: Path, files: list[Path], models: EdgeModels) -> None:
     """An edge as earlier versions left it: each file's document stored under its absolute path."""
-    with Edge.open(data_dir, _config(), models=_models()) as edge:
+    with Edge.open(data_dir, _config(), models=models) as edge:
         edge.insert([Document(str(f.resolve()), f.stem, f.read_text(encoding="utf-8")) for f in files])
 
 
-def test_an_ingest_renames_a_file_stored_under_its_absolute_path_without_redoing_it(tmp_path: Path) -> None:
+def test_an_ingest_renames_a_file_stored_under_its_absolute_path_without_redoing_it(
+    tmp_path: Path, edge_models: EdgeModels
+) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "memo.txt").write_text(ACME[0].text, encoding="utf-8")
-    _stored_under_absolute_paths(tmp_path / "a", [docs / "memo.txt"])
-    models = _models()
-    with Edge.open(tmp_path / "a", _config(), models=models) as edge:
+    _stored_under_absolute_paths(tmp_path / "a", [docs / "memo.txt"], edge_models)
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         chunks = edge.stats().chunks
         report = edge.ingest([docs])
         assert report.renamed == [(str((docs / "memo.txt").resolve()), "docs/memo.txt")]
@@ -97,18 +91,18 @@ def test_an_ingest_renames_a_file_stored_under_its_absolute_path_without_redoing
         assert {s.doc_id for s in edge.query("Who leads Acme Robotics?", mode="local").sources} == {"docs/memo.txt"}
 
 
-def test_migrate_ids_renames_absolute_ids_under_the_root_in_one_go(tmp_path: Path) -> None:
+def test_migrate_ids_renames_absolute_ids_under_the_root_in_one_go(tmp_path: Path, edge_models: EdgeModels) -> None:
     docs = tmp_path / "docs"
     (docs / "sub").mkdir(parents=True)
     files = [docs / "memo.txt", docs / "sub" / "plant.txt"]
     for file, doc in zip(files, ACME, strict=True):
         file.write_text(doc.text, encoding="utf-8")
-    _stored_under_absolute_paths(tmp_path / "a", files)
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as edge:
+    _stored_under_absolute_paths(tmp_path / "a", files, edge_models)
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as edge:
         edge.insert([Document("kept-as-is", "Other", "Nordic Steel ships from Bergen.")])
         result = edge.migrate_ids(tmp_path)
         assert sorted(new for _, new in result.renamed) == ["docs/memo.txt", "docs/sub/plant.txt"]
         assert edge.stats().document_ids == ["docs/memo.txt", "docs/sub/plant.txt", "kept-as-is"]
         assert edge.ingest([docs]).unchanged == ["docs/memo.txt", "docs/sub/plant.txt"], "ingest agrees"
-    with Edge.open(tmp_path / "a", _config(), models=_models()) as again:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as again:
         assert not again.migrate_ids(tmp_path).renamed, "a second run finds nothing to do"

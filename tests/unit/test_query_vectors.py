@@ -16,8 +16,7 @@ from shared.models.base import FloatMatrix
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
-from tests.unit.grpc_harness import APP_ID, DIM, Network, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
+from tests.unit.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, Network, ask, connected, run, start_network, token_of
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
 

@@ -14,8 +14,18 @@ from cloud_server.services.routing_memory import RoutingMemory
 from shared.config import CloudQueryConfig, GateConfig
 from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from tests.unit.grpc_harness import APP_ID, DIM, Network, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, ZEPHYR, connected, run
+from tests.unit.grpc_harness import (
+    ACME,
+    APP_ID,
+    DIM,
+    ZEPHYR,
+    Network,
+    connected,
+    run,
+    start_edge,
+    start_network,
+    token_of,
+)
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
 

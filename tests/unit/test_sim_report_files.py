@@ -11,7 +11,7 @@ import pytest
 from shared.errors import DgragError
 from simulation.report import build_report
 from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, rebuild_report, save_report
-from tests.unit.test_sim_report import RUN_INFO, central_rows, dgrag_rows
+from tests.unit.sim_rows import RUN_INFO, central_rows, dgrag_rows
 
 
 def _finished_run(run_dir: Path, gzipped: bool = False) -> dict[str, object]:

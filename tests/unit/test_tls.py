@@ -14,8 +14,7 @@ from cloud_server.api import CloudClient
 from shared.certs import make_certs
 from shared.errors import ConfigError, DgragError
 from shared.grpc_transport import ClientTls, is_loopback, open_channel
-from tests.unit.grpc_harness import ADMIN_ID, start_edge, start_network, token_of
-from tests.unit.test_grpc_network import ACME, connected, run
+from tests.unit.grpc_harness import ACME, ADMIN_ID, connected, run, start_edge, start_network, token_of
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,7 @@ from typing import Any
 
 from shared.config.tracing import TracingConfig
 from shared.tracing import continued, current_traceparent, span, traced_process
-from tests.unit.grpc_harness import start_network
-from tests.unit.test_grpc_network import ACME, ZEPHYR, ask, connected, run
+from tests.unit.grpc_harness import ACME, ZEPHYR, ask, connected, run, start_network
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
 

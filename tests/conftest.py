@@ -1,0 +1,31 @@
+"""Fixtures every test directory shares: the model fakes (a scripted SLM that answers each prompt kind, and
+hash-seeded embeddings) and a free loopback port. Fakes are for fast tests only; integration tests use the
+real models."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_node.api import EdgeModels
+from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.tokenizer import RegexTokenizer
+from tests.unit.fakes_edge import EMBED_DIM, scripted_slm
+from tests.unit.grpc_harness import free_port
+
+
+@pytest.fixture
+def hash_embedder() -> HashEmbedder:
+    """Hash-seeded embeddings of the edges' fakes' width."""
+    return HashEmbedder(EMBED_DIM)
+
+
+@pytest.fixture
+def edge_models() -> EdgeModels:
+    """An edge's models as fakes: the scripted SLM, hash embeddings and the regex tokenizer."""
+    return EdgeModels(ScriptedGenerator(scripted_slm), HashEmbedder(EMBED_DIM), RegexTokenizer())
+
+
+@pytest.fixture
+def loopback_port() -> int:
+    """A TCP port free on loopback."""
+    return free_port()
