@@ -45,6 +45,7 @@ from edge_node.transport.server import edge_token, serve_edge
 from shared import serde
 from shared.config import EdgeConfig, load_config
 from shared.constants import DEFAULT_EDGE_ID
+from shared.edge_stats import EdgeStats
 from shared.errors import ConfigError, DocumentNotFoundError, StoreError
 from shared.knowledge import ProbeScores, SummaryCard
 
@@ -84,24 +85,6 @@ class Document:
     doc_id: str
     title: str
     text: str
-
-
-@dataclass(frozen=True)
-class EdgeStats:
-    """What an edge holds."""
-
-    edge_id: str | None
-    documents: int
-    chunks: int
-    entities: int
-    relations: int
-    subgraphs: int
-    summaries: int
-    pending_publications: int
-    bytes_on_disk: int
-    graph_dirty: bool
-    origins: dict[str, Any]
-    document_ids: list[str]
 
 
 class TqdmProgress(ProgressSink):
@@ -288,16 +271,7 @@ class Edge:
         return self._loop.run(self.runtime.probe(question))
 
     def stats(self, with_document_ids: bool = True) -> EdgeStats:
-        store = self._kb.store
-        counts = dataclasses.asdict(store.counts())
-        return EdgeStats(
-            edge_id=store.get_meta("edge_id"),
-            **counts,
-            bytes_on_disk=self._kb.bytes_on_disk(),
-            graph_dirty=store.graph_dirty(),
-            origins=store.mention_stats(),
-            document_ids=store.document_ids() if with_document_ids else [],
-        )
+        return self._kb.stats(with_document_ids)
 
     def subgraphs(self) -> list[SubgraphRecord]:
         """The subgraphs and their summaries, as stored."""

@@ -44,6 +44,7 @@ from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
+from shared.edge_stats import EdgeStats
 from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
 from shared.knowledge import (
     PROBES_REFUSED,
@@ -312,12 +313,9 @@ class EdgeRuntime:
 
         return await self._run(run)
 
-    async def stats(self) -> dict[str, Any]:
-        def read() -> dict[str, Any]:
-            counts = dataclasses.asdict(self._kb.store.counts())
-            return {"edge_id": self.edge_id, **counts, "bytes_on_disk": self._kb.bytes_on_disk()}
-
-        return await self._run(read)
+    async def stats(self) -> EdgeStats:
+        """What this edge holds (without its document ids)."""
+        return await self._run(self._kb.stats, False)
 
     async def full_sync(self) -> SummaryChanges:
         changes = await self._run(publication.full_sync, self._kb.store)

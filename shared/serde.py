@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from shared.edge_stats import EdgeStats
 from shared.knowledge import (
     CloudAnswer,
     ContextChunk,
@@ -20,7 +21,7 @@ from shared.knowledge import (
     SummaryMatch,
     SummaryTombstone,
 )
-from shared.proto.dgrag.v1 import cloud_pb2, common_pb2
+from shared.proto.dgrag.v1 import cloud_pb2, common_pb2, edge_pb2
 from shared.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
 from shared.vocabulary import ANSWER_USES
 
@@ -241,3 +242,33 @@ def vectors_from_proto(msg: cloud_pb2.QueryVectors) -> QueryVectors | None:
         )
     matrix = np.frombuffer(msg.vectors, dtype="<f4").reshape(n, dim).astype(np.float32)
     return QueryVectors(msg.embedder, tuple(msg.texts), matrix)
+
+
+def edge_stats_to_proto(stats: EdgeStats) -> edge_pb2.StatsReply:
+    return edge_pb2.StatsReply(
+        edge_id=stats.edge_id or "",
+        documents=stats.documents,
+        chunks=stats.chunks,
+        entities=stats.entities,
+        relations=stats.relations,
+        subgraphs=stats.subgraphs,
+        summaries=stats.summaries,
+        bytes_on_disk=stats.bytes_on_disk,
+        cloud_connected=stats.cloud_connected,
+        pending_publications=stats.pending_publications,
+    )
+
+
+def edge_stats_from_proto(reply: edge_pb2.StatsReply) -> EdgeStats:
+    return EdgeStats(
+        edge_id=reply.edge_id,
+        documents=reply.documents,
+        chunks=reply.chunks,
+        entities=reply.entities,
+        relations=reply.relations,
+        subgraphs=reply.subgraphs,
+        summaries=reply.summaries,
+        pending_publications=reply.pending_publications,
+        bytes_on_disk=reply.bytes_on_disk,
+        cloud_connected=reply.cloud_connected,
+    )

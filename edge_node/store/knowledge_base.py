@@ -15,6 +15,7 @@ from edge_node.store.opening import open_store
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import StoreDelta
 from edge_node.store.vector_index import VectorIndexes
+from shared.edge_stats import EdgeStats
 from shared.errors import StoreError
 
 DB_FILE = "edge.sqlite3"
@@ -74,6 +75,25 @@ class EdgeKnowledgeBase:
         """Persist the faiss indexes (they are rebuilt from SQLite if this never happens)."""
         if self._vectors is not None:
             self._vectors.save()
+
+    def stats(self, with_document_ids: bool = True) -> EdgeStats:
+        """What this edge holds (``with_document_ids`` False: without the list of ids, which may be long)."""
+        store = self.store
+        counts = store.counts()
+        return EdgeStats(
+            edge_id=store.get_meta("edge_id"),
+            documents=counts.documents,
+            chunks=counts.chunks,
+            entities=counts.entities,
+            relations=counts.relations,
+            subgraphs=counts.subgraphs,
+            summaries=counts.summaries,
+            pending_publications=counts.pending_publications,
+            bytes_on_disk=self.bytes_on_disk(),
+            graph_dirty=store.graph_dirty(),
+            origins=store.mention_stats(),
+            document_ids=store.document_ids() if with_document_ids else [],
+        )
 
     def bytes_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())

@@ -17,7 +17,9 @@ from typing import Any
 
 import grpc
 
+from shared import serde
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.edge_stats import EdgeStats
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
 from shared.grpc_transport import ClientTls, open_channel
@@ -56,20 +58,6 @@ class EdgeReply:
         return cls(reply.answer, reply.decision, reply.verified, reply.note, sources, reply.trace_json)
 
 
-@dataclass(frozen=True)
-class RemoteStats:
-    edge_id: str
-    documents: int
-    chunks: int
-    entities: int
-    relations: int
-    subgraphs: int
-    summaries: int
-    bytes_on_disk: int
-    cloud_connected: bool
-    pending_publications: int
-
-
 class EdgeClient:
     """Talks to one running edge with its API token (TLS when ``tls.ca`` names the CA of its certificate;
     plaintext to another machine only when ``tls.insecure``)."""
@@ -95,20 +83,9 @@ class EdgeClient:
         reply: edge_pb2.QueryReply = await self._call(self._stub.Query, request, timeout_s)
         return EdgeReply.from_proto(reply)
 
-    async def stats(self, timeout_s: float | None = None) -> RemoteStats:
+    async def stats(self, timeout_s: float | None = None) -> EdgeStats:
         reply: edge_pb2.StatsReply = await self._call(self._stub.Stats, edge_pb2.StatsRequest(), timeout_s)
-        return RemoteStats(
-            reply.edge_id,
-            reply.documents,
-            reply.chunks,
-            reply.entities,
-            reply.relations,
-            reply.subgraphs,
-            reply.summaries,
-            reply.bytes_on_disk,
-            reply.cloud_connected,
-            reply.pending_publications,
-        )
+        return serde.edge_stats_from_proto(reply)
 
     async def delete(self, doc_ids: Sequence[str], timeout_s: float | None = None) -> list[str]:
         reply: edge_pb2.DeleteReply = await self._call(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import grpc
@@ -118,18 +119,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
 
     async def Stats(self, request: edge_pb2.StatsRequest, context: grpc.aio.ServicerContext) -> edge_pb2.StatsReply:
         stats = await self._runtime.stats()
-        return edge_pb2.StatsReply(
-            edge_id=stats["edge_id"],
-            documents=stats["documents"],
-            chunks=stats["chunks"],
-            entities=stats["entities"],
-            relations=stats["relations"],
-            subgraphs=stats["subgraphs"],
-            summaries=stats["summaries"],
-            bytes_on_disk=stats["bytes_on_disk"],
-            cloud_connected=self._session is not None and self._session.connected,
-            pending_publications=stats["pending_publications"],
-        )
+        connected = self._session is not None and self._session.connected
+        return serde.edge_stats_to_proto(dataclasses.replace(stats, cloud_connected=connected))
 
     async def Delete(self, request: edge_pb2.DeleteRequest, context: grpc.aio.ServicerContext) -> edge_pb2.DeleteReply:
         if not request.doc_ids:
