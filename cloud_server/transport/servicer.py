@@ -26,7 +26,7 @@ from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
-from shared import serde
+from shared import serde, serde_session
 from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
@@ -249,23 +249,8 @@ def _claimed(value: float) -> float:
 async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:
     """Forward the registry's retrieval calls for this session onto the stream."""
     while (call := await session.outbox.get()) is not None:
-        vectors = serde.vectors_to_proto(call.vectors)
-        if call.probe:
-            probe = cloud_pb2.ProbeRequest(
-                request_id=call.request_id,
-                question=call.question,
-                deadline_s=call.deadline_s,
-                vectors=vectors,
-                traceparent=call.traceparent,
-            )
-            out.put_nowait(cloud_pb2.CloudMessage(probe_request=probe))
-            continue
-        request = cloud_pb2.RetrievalRequest(
-            request_id=call.request_id,
-            question=call.question,
-            deadline_s=call.deadline_s,
-            vectors=vectors,
-            traceparent=call.traceparent,
+        message = serde_session.cloud_request(
+            call.request_id, call.question, call.deadline_s, call.vectors, call.traceparent, probe=call.probe
         )
-        out.put_nowait(cloud_pb2.CloudMessage(retrieval_request=request))
+        out.put_nowait(message)
     out.put_nowait(_CLOSE)  # a newer session replaced this one

@@ -21,7 +21,7 @@ import grpc
 from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC
 from edge_node.runtime import EdgeRuntime, steered_by
 from edge_node.transport.cloud_link import CloudLink
-from shared import serde
+from shared import serde, serde_session
 from shared.constants import SOFTWARE_VERSION
 from shared.errors import PermissionDeniedError
 from shared.grpc_transport import admitted
@@ -179,9 +179,7 @@ class CloudSession:
             log.exception("retrieval for the cloud failed")
             self._reply_error(out, request, "retrieval failed at the edge (the reason is in the edge's log)")
             return
-        reply = cloud_pb2.RetrievalReply(request_id=request.request_id)
-        reply.knowledge.CopyFrom(serde.knowledge_to_proto(knowledge))
-        out.put_nowait(cloud_pb2.EdgeMessage(retrieval_reply=reply))
+        out.put_nowait(serde_session.retrieval_reply(request.request_id, knowledge))
 
     async def _probe(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.ProbeRequest) -> None:
         """Scores only; every reply is audited with its size."""
@@ -199,16 +197,7 @@ class CloudSession:
             log.exception("a probe for the cloud failed")
             self._reply_error(out, request, "the probe failed at the edge (the reason is in the edge's log)")
             return
-        reply = cloud_pb2.ProbeReply(
-            request_id=request.request_id,
-            score=scores.score,
-            name_coverage=scores.name_coverage,
-            best_entity=scores.best_entity,
-            best_chunk=scores.best_chunk,
-            term_coverage=scores.term_coverage,
-            lexical=scores.lexical,
-        )
-        message = cloud_pb2.EdgeMessage(probe_reply=reply)
+        message = serde_session.probe_reply(request.request_id, scores)
         self._runtime.audit.record(
             "probe_reply",
             "cloud",
@@ -228,14 +217,9 @@ class CloudSession:
         error: str,
     ) -> None:
         """A fixed, document-free error reply, audited like every outbound message."""
-        if isinstance(request, cloud_pb2.ProbeRequest):
-            probe = cloud_pb2.ProbeReply(request_id=request.request_id, error=error)
-            message = cloud_pb2.EdgeMessage(probe_reply=probe)
-            kind = "probe_error"
-        else:
-            reply = cloud_pb2.RetrievalReply(request_id=request.request_id, error=error)
-            message = cloud_pb2.EdgeMessage(retrieval_reply=reply)
-            kind = "retrieval_error"
+        probe = isinstance(request, cloud_pb2.ProbeRequest)
+        message = serde_session.error_reply(request.request_id, error, probe=probe)
+        kind = "probe_error" if probe else "retrieval_error"
         self._runtime.audit.record(kind, "cloud", message.ByteSize(), error=error)
         out.put_nowait(message)
 
