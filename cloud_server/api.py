@@ -8,6 +8,7 @@ talk to a running cloud with an application's credentials (:class:`CloudClient`)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
@@ -22,6 +23,7 @@ from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from shared import serde
+from shared.ablations import Ablations
 from shared.config import CloudConfig
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.errors import DgragError
@@ -86,7 +88,7 @@ class CloudClient:
         top_k: int = 0,
         deadline_s: float = 0.0,
         asked_at: str = "",
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Iterable[str] = (),
     ) -> CloudAnswer:
         """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults); ``routing_off``
         switches parts of routing off for this question (ablations: sp, pr, rm)."""
@@ -96,7 +98,7 @@ class CloudClient:
             top_m=top_m,
             top_k=top_k,
             deadline_s=deadline_s,
-            routing_off=sorted(routing_off),
+            routing_off=list(Ablations.routing(routing_off)),
         )
         return serde.cloud_answer_from_proto(await self._call(self._stub.GlobalQuery, request))
 

@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +43,7 @@ from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.server import edge_token, serve_edge
 from shared import serde
+from shared.ablations import Ablations
 from shared.config import EdgeConfig, load_config
 from shared.constants import DEFAULT_EDGE_ID
 from shared.edge_stats import EdgeStats
@@ -245,14 +246,14 @@ class Edge:
         self,
         question: str,
         mode: str = "local",
-        ablations: frozenset[str] = frozenset(),
+        ablations: Iterable[str] = (),
         cloud: Escalator | None = None,
     ) -> EdgeAnswer:
         """Answer ``question``: ``naive`` (chunk search), ``local`` (graph retrieval + gate, no cloud) or ``full``
         (escalate to the cloud when the gate says so: ``cloud`` or, by default, the config's cloud link)."""
-        return self._loop.run(self._query(question, mode, ablations, cloud))
+        return self._loop.run(self._query(question, mode, Ablations.of(ablations), cloud))
 
-    async def _query(self, question: str, mode: str, ablations: frozenset[str], cloud: Escalator | None) -> EdgeAnswer:
+    async def _query(self, question: str, mode: str, ablations: Ablations, cloud: Escalator | None) -> EdgeAnswer:
         if mode != "full" or cloud is not None:
             return await self.runtime.query(question, mode, ablations, cloud)
         if not self.config.cloud.address:

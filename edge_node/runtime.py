@@ -43,6 +43,8 @@ from edge_node.query.edge_answer import (
 from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
 from shared.config import EdgeConfig
 from shared.edge_stats import EdgeStats
 from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
@@ -60,7 +62,7 @@ from shared.query_vectors import QueryVectors
 from shared.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.trace import Decision
 from shared.tracing import phase, span
-from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, EDGE_MODES
+from shared.vocabulary import EDGE_MODES
 
 T = TypeVar("T")
 
@@ -155,7 +157,7 @@ class EdgeRuntime:
         self,
         question: str,
         mode: str = "full",
-        ablations: frozenset[str] = frozenset(),
+        ablations: Ablations = NO_ABLATIONS,
         escalator: Escalator | None = None,
     ) -> EdgeAnswer:
         if mode not in EDGE_MODES:
@@ -167,16 +169,14 @@ class EdgeRuntime:
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         return answer
 
-    async def _answer(
-        self, question: str, mode: str, ablations: frozenset[str], escalator: Escalator | None
-    ) -> EdgeAnswer:
+    async def _answer(self, question: str, mode: str, ablations: Ablations, escalator: Escalator | None) -> EdgeAnswer:
         local_mode = "naive" if mode == "naive" else "local"
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
         if mode != "full" or escalator is None or local.gate is None:
             return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
         signals = Signals(local.gate.score, local.gate.refusal_share)
-        checking = self.config.gate.check_other_edges and "gc" not in ablations
+        checking = self.config.gate.check_other_edges and not ablations.no_gate_check
         run = ""
         if forbids_raw_text(self.config.privacy):
             run = await self._run(lambda: self._guard.shared_run(question) or "")
@@ -191,7 +191,7 @@ class EdgeRuntime:
                 self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
             return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
-        routing_off = ablations & set(CLOUD_ROUTING_ABLATIONS)
+        routing_off = ablations.cloud_routing
         if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
             check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, routing_off, out)
             if cloud is not None:  # another edge was stronger and the cloud answered in the same call
@@ -215,7 +215,7 @@ class EdgeRuntime:
         return out
 
     async def _escalate(
-        self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: frozenset[str], out: EdgeAnswer
+        self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: Ablations, out: EdgeAnswer
     ) -> EdgeAnswer:
         shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
@@ -241,7 +241,7 @@ class EdgeRuntime:
         local: LocalAnswer,
         checker: EvidenceChecker,
         margin: float,
-        routing_off: frozenset[str],
+        routing_off: Ablations,
         out: EdgeAnswer,
     ) -> tuple[Check, CloudAnswer | None]:
         """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),

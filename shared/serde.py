@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from shared.ablations import Ablations
 from shared.edge_stats import EdgeStats
 from shared.knowledge import (
     CloudAnswer,
@@ -188,7 +189,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
 
 
 def evidence_check_to_proto(
-    question: str, claim: EvidenceClaim, vectors: QueryVectors | None, routing_off: frozenset[str]
+    question: str, claim: EvidenceClaim, vectors: QueryVectors | None, routing_off: Ablations
 ) -> cloud_pb2.CheckEvidenceRequest:
     """An evidence check that asks for the cloud's answer when another edge is stronger."""
     return cloud_pb2.CheckEvidenceRequest(
@@ -199,7 +200,7 @@ def evidence_check_to_proto(
         local_lexical=claim.lexical,
         margin=claim.margin,
         answer_if_stronger=True,
-        routing_off=sorted(routing_off),
+        routing_off=list(routing_off),
     )
 
 

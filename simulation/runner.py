@@ -22,6 +22,7 @@ import grpc
 from tqdm import tqdm
 
 from edge_node.api import read_audit
+from shared.ablations import Ablations
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError
 from shared.grpc_auth import bearer_metadata
@@ -29,7 +30,7 @@ from shared.grpc_transport import auth_metadata
 from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
-from shared.vocabulary import ALL_ABLATIONS, SIM_MODES
+from shared.vocabulary import SIM_MODES
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
@@ -186,9 +187,7 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
     for mode in opts.modes:
         if mode not in MODES:
             raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
-    for ablation in opts.ablations:
-        if ablation not in ALL_ABLATIONS:
-            raise DgragError(f"unknown ablation {ablation!r}; use some of {', '.join(ALL_ABLATIONS)}")
+    Ablations.of(opts.ablations)  # refuses an unknown code, naming it
     if opts.backend not in BACKENDS:
         raise DgragError(f"unknown backend {opts.backend!r}; use one of {', '.join(BACKENDS)}")
     if opts.backend != "ray" and opts.ray != RayOptions():

@@ -23,6 +23,8 @@ from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableErr
 from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
 from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.knowledge import (
@@ -38,7 +40,7 @@ from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.question_terms import question_terms
 from shared.tokenizer import Tokenizer
 from shared.tracing import phase, span
-from shared.vocabulary import CLOUD_ROUTING_ABLATIONS, MAX_QUESTION_CHARS
+from shared.vocabulary import MAX_QUESTION_CHARS
 
 MAX_FANOUT = 64
 CHECK_SHORTLIST = 3
@@ -108,7 +110,7 @@ class GlobalQueryService:
         deadline_s: float = 0.0,
         *,
         share_context: bool = True,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
         """The cloud's answer. ``share_context`` False (an edge asking): the asking edge is asked for its own
@@ -137,13 +139,12 @@ class GlobalQueryService:
         cfg = self._config
         return max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k
 
-    def _route(self, routing_off: frozenset[str], known: tuple[ProbeScores, ...] = ()) -> _Route:
-        _check_routing_off(routing_off)
+    def _route(self, routing_off: Ablations, known: tuple[ProbeScores, ...] = ()) -> _Route:
         cfg = self._config
         return _Route(
-            sparse_weight=0.0 if "sp" in routing_off else cfg.sparse_weight,
-            probing=self._probing.enabled and "pr" not in routing_off,
-            memory=self._memory is not None and "rm" not in routing_off,
+            sparse_weight=0.0 if routing_off.no_sparse_matching else cfg.sparse_weight,
+            probing=self._probing.enabled and not routing_off.no_probes,
+            memory=self._memory is not None and not routing_off.no_routing_memory,
             record=self._memory is not None and not routing_off,
             known=known,
         )
@@ -266,7 +267,7 @@ class GlobalQueryService:
         vectors: QueryVectors | None = None,
         *,
         answer_if_stronger: bool = False,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than the asker's ``claim``:
         the other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
@@ -360,14 +361,6 @@ def _check_match(question: str, m: int, cfg: CloudQueryConfig) -> None:
         raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
     if not 1 <= m <= cfg.max_top_m:
         raise InvalidQueryError(f"top_m={m} must be in 1..{cfg.max_top_m} (the cloud's query.max_top_m)")
-
-
-def _check_routing_off(routing_off: frozenset[str]) -> None:
-    unknown = routing_off - set(CLOUD_ROUTING_ABLATIONS)
-    if unknown:
-        raise InvalidQueryError(
-            f"unknown routing ablation(s) {sorted(unknown)}; use some of {', '.join(CLOUD_ROUTING_ABLATIONS)}"
-        )
 
 
 def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:

@@ -27,6 +27,7 @@ from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
 from shared import serde, serde_session
+from shared.ablations import Ablations
 from shared.constants import SESSION_ADMITTED
 from shared.errors import DgragError, InvalidRequestError
 from shared.grpc_status import status_for
@@ -177,7 +178,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     request.top_k,
                     request.deadline_s,
                     share_context=not as_edge,
-                    routing_off=frozenset(request.routing_off),
+                    routing_off=Ablations.routing(request.routing_off),
                     vectors=serde.vectors_from_proto(request.vectors),
                 )
                 traced.set_attribute("edges_asked", answer.edges_asked)
@@ -206,7 +207,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     claim,
                     serde.vectors_from_proto(request.vectors),
                     answer_if_stronger=request.answer_if_stronger,
-                    routing_off=frozenset(request.routing_off),
+                    routing_off=Ablations.routing(request.routing_off),
                 )
                 traced.set_attribute("stronger", verdict.stronger)
         except DgragError as exc:

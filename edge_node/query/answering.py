@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
 from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import EdgeConfig
 from shared.errors import DgragError
@@ -30,7 +32,7 @@ from shared.span_reader import Passage
 from shared.tokenizer import Tokenizer
 from shared.trace import AnswerTrace
 from shared.tracing import phase, span
-from shared.vocabulary import ALL_ABLATIONS, MAX_QUESTION_CHARS, LocalMode
+from shared.vocabulary import MAX_QUESTION_CHARS, LocalMode
 
 NO_CLOUD_NOTE = (
     "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "
@@ -140,13 +142,10 @@ class QueryService:
             self._recent.popitem(last=False)
         return found
 
-    def query(self, question: str, mode: LocalMode = "local", ablations: frozenset[str] = frozenset()) -> LocalAnswer:
+    def query(self, question: str, mode: LocalMode = "local", ablations: Ablations = NO_ABLATIONS) -> LocalAnswer:
         """Answer ``question`` here: the answer as shown when the gate trusts it, else an extract of the evidence.
         The runtime may decide otherwise with the cloud's help (edge_node.query.escalation)."""
         _check_question(question)
-        unknown = ablations - set(ALL_ABLATIONS)
-        if unknown:
-            raise DgragError(f"unknown ablation(s) {sorted(unknown)}; use some of {sorted(ALL_ABLATIONS)}")
         timings: dict[str, float] = {}
         naive = mode == "naive"
         t = time.perf_counter()
@@ -154,11 +153,11 @@ class QueryService:
         slm_s = time.perf_counter() - t
         with span("retrieval"):
             retrieval = self._retriever.retrieve(
-                question, use_graph=not naive and "kg" not in ablations, slm_keywords=slm_words
+                question, use_graph=not naive and not ablations.no_graph, slm_keywords=slm_words
             )
         timings["keywording"] = slm_s + retrieval.timings["keywording"]
         timings["retrieval"] = retrieval.timings["retrieval"]
-        n = 1 if naive or "bq" in ablations else self._config.answer.n_answers
+        n = 1 if naive or ablations.one_answer else self._config.answer.n_answers
         with phase(timings, "generation", answers=n):
             reading = plan_reading(question, passages(retrieval))
             request = self._request(question, retrieval.context, n, reading.options)
@@ -199,14 +198,14 @@ class QueryService:
         retrieval: Retrieval,
         answers: list[str],
         flags: list[str | None],
-        ablations: frozenset[str],
+        ablations: Ablations,
     ) -> GateResult:
         """The gate over the sampled answers: degenerate ones (``flags``) and ones their evidence does not support
         count as refusals."""
         gate_config = dataclasses.replace(
             self._config.gate,
-            confidence_detection=self._config.gate.confidence_detection and "cd" not in ablations,
-            similarity_evaluation=self._config.gate.similarity_evaluation and "se" not in ablations,
+            confidence_detection=self._config.gate.confidence_detection and not ablations.no_confidence_detection,
+            similarity_evaluation=self._config.gate.similarity_evaluation and not ablations.no_similarity_evaluation,
         )
         vectors = self._embedder.embed(answers)
         refused = [f is not None for f in flags]

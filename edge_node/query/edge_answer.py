@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from edge_node.query.answering import LocalAnswer
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
 from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.query_vectors import QueryVectors
 from shared.trace import AnswerTrace, Source
@@ -30,7 +32,7 @@ class Escalator(Protocol):
         self,
         question: str,
         asked_at: str,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
         """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
@@ -48,7 +50,7 @@ class EvidenceChecker(Protocol):
         question: str,
         claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """Does another edge's score beat this edge's ``claim`` by more than its margin? A yes carries the cloud's
         answer to the question (routed with ``routing_off``) when the cloud gives one. Raises CloudUnavailableError

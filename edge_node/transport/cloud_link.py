@@ -7,6 +7,8 @@ from typing import Any
 import grpc
 
 from shared import serde
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
 from shared.config import CloudLinkConfig
 from shared.errors import CloudUnavailableError
 from shared.grpc_transport import ClientTls, auth_metadata, open_channel
@@ -30,7 +32,7 @@ class CloudLink:
         self,
         question: str,
         asked_at: str,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
     ) -> CloudAnswer:
         """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
@@ -39,7 +41,7 @@ class CloudLink:
         request = cloud_pb2.GlobalQueryRequest(
             question=question,
             asked_at=asked_at,
-            routing_off=sorted(routing_off),
+            routing_off=list(routing_off),
             vectors=serde.vectors_to_proto(vectors),
         )
         return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
@@ -49,7 +51,7 @@ class CloudLink:
         question: str,
         claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        routing_off: frozenset[str] = frozenset(),
+        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """The cloud's evidence check, with its answer when another edge is stronger (one round trip); raises
         CloudUnavailableError like global_query."""

@@ -13,10 +13,10 @@ from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
 from shared import serde
+from shared.ablations import Ablations
 from shared.errors import DgragError
 from shared.grpc_status import status_for
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
-from shared.vocabulary import ALL_ABLATIONS
 
 MAX_INLINE_DOCUMENTS = 10_000
 
@@ -82,12 +82,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         )
 
     async def Query(self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext) -> edge_pb2.QueryReply:
-        ablations = frozenset(request.ablations)
-        if ablations - set(ALL_ABLATIONS):
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"unknown ablation(s) {sorted(ablations - set(ALL_ABLATIONS))}"
-            )
         try:
+            ablations = Ablations.of(request.ablations)
             result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

@@ -8,6 +8,7 @@ import pytest
 
 from edge_node.ingest.readers import RawDocument
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
+from shared.ablations import Ablations
 from shared.config import GateConfig
 from shared.errors import DgragError
 from shared.extractive import is_extractive
@@ -73,10 +74,10 @@ def test_question_about_unknown_things_escalates_with_a_note(service: QueryServi
 def test_naive_mode_and_ablations(service: QueryService) -> None:
     naive = service.query("Who leads Acme Robotics?", mode="naive")
     assert naive.gate is None and len(naive.answers) == 1
-    single = service.query("Who leads Acme Robotics?", ablations=frozenset({"bq"}))
+    single = service.query("Who leads Acme Robotics?", ablations=Ablations.of(["bq"]))
     assert len(single.answers) == 1 and single.gate is not None and single.gate.cosine is None
     with pytest.raises(DgragError, match="unknown ablation"):
-        service.query("Who?", ablations=frozenset({"xx"}))
+        service.query("Who?", ablations=Ablations.of(["xx"]))
     with pytest.raises(DgragError, match="empty"):
         service.query("  ")
 
