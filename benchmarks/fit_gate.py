@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edge_node.api import gate_score
+from edge_node.experiments import gate_score
 from shared.config import GateConfig
 from simulation.answer_rows import read_rows
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate import _score, gate_rows, split
-from cloud_server.api import ProbeRouting
+from cloud_server.experiments import ProbeRouting
 from shared.config import CloudQueryConfig, GateConfig
 from shared.knowledge import ProbeScores
 from simulation.answer_rows import read_rows

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.probe_routing import Case, collect
-from cloud_server.api import ProbeRouting, RoutingMemory, choose_edges
+from cloud_server.experiments import ProbeRouting, RoutingMemory, choose_edges
 from shared.config import CloudQueryConfig, EdgeConfig, load_config
 from shared.machine import machine_facts
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from benchmarks.scripted_models import scripted_generator
 from benchmarks.summary_routing import edge_cards
-from cloud_server.api import ProbeRouting, SummaryIndex, choose_edges
+from cloud_server.experiments import ProbeRouting, SummaryIndex, choose_edges
 from edge_node.api import Edge, EdgeModels
 from shared.config import EdgeConfig, load_config
 from shared.knowledge import ProbeScores, SummaryMatch

@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from cloud_server.api import SummaryIndex
+from cloud_server.experiments import SummaryIndex
 from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
 from shared.errors import DgragError

@@ -17,8 +17,6 @@ import grpc
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.parts import CloudParts
-from cloud_server.services.routing import ProbeRouting, choose_edges
-from cloud_server.services.routing_memory import RoutingMemory
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
@@ -38,13 +36,9 @@ __all__ = [
     "CloudClient",
     "CloudParts",
     "EdgeStatus",
-    "ProbeRouting",
-    "RoutingMemory",
-    "SummaryIndex",
     "SummaryMatch",
     "TokenBook",
     "build_cloud",
-    "choose_edges",
     "serve_cloud",
 ]
 

@@ -17,9 +17,7 @@ asynchronous :class:`EdgeRuntime` themselves.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,12 +28,10 @@ from typing import Any
 from edge_node.ingest.doc_ids import IdMigration, migrate_ids
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
-from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
-from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.audit import AuditEntry, read_audit
 from edge_node.query.edge_answer import EdgeAnswer, Escalator
-from edge_node.query.gate import combined_score as gate_score
 from edge_node.runtime import EdgeModels, EdgeRuntime
-from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase, is_edge_dir
+from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase, is_edge_dir
 from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord
 from edge_node.transport.api_client import EdgeClient, EdgeReply
@@ -52,7 +48,6 @@ from shared.knowledge import ProbeScores, SummaryCard
 
 __all__ = [
     "API_TOKEN_FILE",
-    "AUDIT_FILE",
     "AuditEntry",
     "Document",
     "Edge",
@@ -64,18 +59,12 @@ __all__ = [
     "EdgeStats",
     "IdMigration",
     "IngestReport",
-    "LeakGuard",
     "ProgressSink",
     "SummaryRefresh",
     "TqdmProgress",
     "build_edge",
-    "copy_edge",
-    "gate_score",
     "read_api_token",
-    "read_audit",
-    "seed_model_answers",
     "serve_edge",
-    "write_audit",
 ]
 
 
@@ -108,21 +97,6 @@ class TqdmProgress(ProgressSink):
 
     def done(self, stage: str) -> None:
         self._bars.pop(stage).close()
-
-
-def copy_edge(source: Path, dest: Path) -> None:
-    """Copy an edge's data directory to ``dest`` (which must not exist) without its lock or audit log: the
-    copy is a new edge with the same knowledge, and its record of what it sends starts empty."""
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(LOCK_FILE, f"{AUDIT_FILE}*"))
-
-
-def seed_model_answers(data_dir: Path, sources: Sequence[Path]) -> None:
-    """Give the edge at ``data_dir`` the model answers cached by the edges at ``sources`` (the same prompt to the
-    same model gives the same answer): an edge built from the same chunks then needs no model call for them."""
-    with EdgeKnowledgeBase(data_dir) as kb:
-        for source in sources:
-            with contextlib.suppress(StoreError):  # a source that is not a usable store only seeds nothing
-                kb.store.copy_llm_cache_from(source / DB_FILE)
 
 
 def build_edge(kb: EdgeKnowledgeBase, config: EdgeConfig, models: EdgeModels | None = None) -> EdgeRuntime:

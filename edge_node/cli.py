@@ -311,8 +311,8 @@ def cmd_summaries(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from edge_node.api import read_audit
     from edge_node.audit_table import audit_table
+    from edge_node.policy.audit import read_audit
     from edge_node.store.knowledge_base import is_edge_dir
 
     if not is_edge_dir(args.data_dir):

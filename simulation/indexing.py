@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from edge_node.api import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
+from edge_node.experiments import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
 from shared.config import EdgeConfig
 from shared.errors import DgragError
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info

@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 from tqdm import tqdm
 
-from edge_node.api import read_audit
+from edge_node.experiments import read_audit
 from shared.ablations import Ablations
 from shared.config import CloudConfig, EdgeConfig
 from shared.errors import DgragError

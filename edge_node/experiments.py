@@ -1,0 +1,43 @@
+"""What the simulation and the benchmarks use of an edge beyond its public API (:mod:`edge_node.api`): copies
+of built stores and their cached model answers, the audit log's files, the gate's score and the leak guard.
+For experiments: not a stable API for applications.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
+from edge_node.policy.leak_guard import LeakGuard
+from edge_node.query.gate import combined_score as gate_score
+from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
+from shared.errors import StoreError
+
+__all__ = [
+    "AUDIT_FILE",
+    "AuditEntry",
+    "LeakGuard",
+    "copy_edge",
+    "gate_score",
+    "read_audit",
+    "seed_model_answers",
+    "write_audit",
+]
+
+
+def copy_edge(source: Path, dest: Path) -> None:
+    """Copy an edge's data directory to ``dest`` (which must not exist) without its lock or audit log: the
+    copy is a new edge with the same knowledge, and its record of what it sends starts empty."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(LOCK_FILE, f"{AUDIT_FILE}*"))
+
+
+def seed_model_answers(data_dir: Path, sources: Sequence[Path]) -> None:
+    """Give the edge at ``data_dir`` the model answers cached by the edges at ``sources`` (the same prompt to the
+    same model gives the same answer): an edge built from the same chunks then needs no model call for them."""
+    with EdgeKnowledgeBase(data_dir) as kb:
+        for source in sources:
+            with contextlib.suppress(StoreError):  # a source that is not a usable store only seeds nothing
+                kb.store.copy_llm_cache_from(source / DB_FILE)
