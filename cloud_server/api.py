@@ -26,7 +26,7 @@ from shared.config import CloudConfig
 from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.errors import DgragError
 from shared.grpc_transport import ClientTls, auth_metadata, open_channel
-from shared.knowledge import CloudAnswer, SummaryMatch
+from shared.knowledge import CloudAnswer, CloudQuery, SummaryMatch
 from shared.models.base import Embedder, TextGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.tokenizer import Tokenizer
@@ -86,14 +86,8 @@ class CloudClient:
     ) -> CloudAnswer:
         """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults); ``routing_off``
         switches parts of routing off for this question (ablations: sp, pr, rm)."""
-        request = cloud_pb2.GlobalQueryRequest(
-            question=question,
-            asked_at=asked_at,
-            top_m=top_m,
-            top_k=top_k,
-            deadline_s=deadline_s,
-            routing_off=list(Ablations.routing(routing_off)),
-        )
+        query = CloudQuery(question, asked_at, top_m, top_k, deadline_s, routing_off=Ablations.routing(routing_off))
+        request = serde.cloud_query_to_proto(query)
         return serde.cloud_answer_from_proto(await self._call(self._stub.GlobalQuery, request))
 
     async def match_summaries(self, question: str, top_m: int = 5) -> list[SummaryMatch]:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shared.ablations import NONE as NO_ABLATIONS
+from shared.ablations import Ablations
+from shared.query_vectors import QueryVectors
+
 
 @dataclass(frozen=True)
 class SummaryCard:
@@ -148,6 +152,25 @@ class CloudAnswer:
     """The answer alone (a name, yes/no, a date), without its supporting quote or sources ("" when none)."""
     withheld_words: int = 0
     """Words removed from the answer because they copied text whose owner does not let answers quote it."""
+
+
+@dataclass(frozen=True)
+class CloudQuery:
+    """One question to the cloud and how it is to be answered (0 = the cloud's default for a number)."""
+
+    question: str
+    asked_at: str = ""
+    """The edge the question was asked at ("" for an app or an operator)."""
+    top_m: int = 0
+    top_k: int = 0
+    deadline_s: float = 0.0
+    share_context: bool = True
+    """False when an edge asks: its own evidence joins the others', the context comes back as source ids and
+    scores only, and a fallback extract quotes only its own chunks."""
+    routing_off: Ablations = NO_ABLATIONS
+    """Parts of the cloud's routing switched off for this question (``sp``, ``pr``, ``rm``)."""
+    vectors: QueryVectors | None = None
+    """The asker's embeddings of the question (and its names), used when they come from the cloud's model."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from shared.ablations import Ablations
 from shared.edge_stats import EdgeStats
 from shared.knowledge import (
     CloudAnswer,
+    CloudQuery,
     ContextChunk,
     EdgeKnowledge,
     EvidenceClaim,
@@ -272,4 +273,31 @@ def edge_stats_from_proto(reply: edge_pb2.StatsReply) -> EdgeStats:
         pending_publications=reply.pending_publications,
         bytes_on_disk=reply.bytes_on_disk,
         cloud_connected=reply.cloud_connected,
+    )
+
+
+def cloud_query_to_proto(query: CloudQuery) -> cloud_pb2.GlobalQueryRequest:
+    """A question for the cloud (who asks, and so ``share_context``, is the caller's credential, not sent)."""
+    return cloud_pb2.GlobalQueryRequest(
+        question=query.question,
+        asked_at=query.asked_at,
+        top_m=query.top_m,
+        top_k=query.top_k,
+        deadline_s=query.deadline_s,
+        routing_off=list(query.routing_off),
+        vectors=vectors_to_proto(query.vectors),
+    )
+
+
+def cloud_query_from_proto(request: cloud_pb2.GlobalQueryRequest) -> CloudQuery:
+    """The question as its sender put it; raises InvalidRequestError for an unknown routing part or malformed
+    vectors."""
+    return CloudQuery(
+        question=request.question,
+        asked_at=request.asked_at,
+        top_m=request.top_m,
+        top_k=request.top_k,
+        deadline_s=request.deadline_s,
+        routing_off=Ablations.routing(request.routing_off),
+        vectors=vectors_from_proto(request.vectors),
     )

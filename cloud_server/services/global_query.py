@@ -29,6 +29,7 @@ from shared.config import CloudQueryConfig
 from shared.errors import InvalidRequestError, ResourceExhaustedError
 from shared.knowledge import (
     CloudAnswer,
+    CloudQuery,
     EdgeKnowledge,
     EvidenceClaim,
     EvidenceVerdict,
@@ -101,33 +102,23 @@ class GlobalQueryService:
         cfg = self._config
         return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
 
-    async def answer(
-        self,
-        question: str,
-        asked_at: str = "",
-        top_m: int = 0,
-        top_k: int = 0,
-        deadline_s: float = 0.0,
-        *,
-        share_context: bool = True,
-        routing_off: Ablations = NO_ABLATIONS,
-        vectors: QueryVectors | None = None,
-    ) -> CloudAnswer:
-        """The cloud's answer. ``share_context`` False (an edge asking): the asking edge is asked for its own
-        knowledge too (under its policy), so the answer completes its evidence; the context comes back as source
-        ids and scores only, and a fallback extract quotes only the asking edge's own chunks. ``routing_off``
-        switches parts of routing off for this question (ablations: ``sp``, ``pr``, ``rm``). ``vectors``: the
-        asker's embeddings of the question (and its names), used and passed on to the edges asked when they
-        come from this cloud's model."""
+    async def answer(self, query: CloudQuery) -> CloudAnswer:
+        """The cloud's answer to ``query`` (see :class:`~shared.knowledge.CloudQuery`): with ``share_context``
+        False (an edge asking) the asking edge is asked for its own knowledge too (under its policy), so the answer
+        completes its evidence; the context comes back as source ids and scores only, and a fallback extract quotes
+        only the asking edge's own chunks. The asker's ``vectors`` are used, and passed on to the edges asked, when
+        they come from this cloud's model."""
         cfg = self._config
-        route = self._route(routing_off)
-        m = top_m or cfg.top_m
-        k = top_k or self._default_k(route)
-        deadline = deadline_s or cfg.deadline_s
-        _check_match(question, m, cfg)
+        route = self._route(query.routing_off)
+        m = query.top_m or cfg.top_m
+        k = query.top_k or self._default_k(route)
+        deadline = query.deadline_s or cfg.deadline_s
+        _check_match(query.question, m, cfg)
         _check_fan_out(k, deadline, cfg)
         with self._slot():
-            return await self._answer(question, asked_at, m, k, deadline, share_context, route, vectors)
+            return await self._answer(
+                query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors
+            )
 
     @property
     def in_flight(self) -> int:

@@ -168,19 +168,12 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         as_edge = role == "edge"
         # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
         # its sources, never the other edges' raw text; apps and operators get the merged context
-        asked_at = caller if as_edge else request.asked_at
         try:
+            query = serde.cloud_query_from_proto(request)
+            if as_edge:  # an edge asks for itself: it cannot claim another edge's question, nor read their texts
+                query = dataclasses.replace(query, asked_at=caller, share_context=False)
             with continued("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
-                answer = await self._queries.answer(
-                    request.question,
-                    asked_at,
-                    request.top_m,
-                    request.top_k,
-                    request.deadline_s,
-                    share_context=not as_edge,
-                    routing_off=Ablations.routing(request.routing_off),
-                    vectors=serde.vectors_from_proto(request.vectors),
-                )
+                answer = await self._queries.answer(query)
                 traced.set_attribute("edges_asked", answer.edges_asked)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

@@ -12,8 +12,8 @@ from shared.ablations import Ablations
 from shared.config import CloudLinkConfig
 from shared.errors import CloudUnavailableError
 from shared.grpc_transport import ClientTls, auth_metadata, open_channel
-from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, EvidenceVerdict
+from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.query_vectors import QueryVectors
 from shared.tracing import client_span, with_traceparent
 
@@ -38,12 +38,8 @@ class CloudLink:
         """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
         ``routing_off``: parts of the cloud's routing off for this question (ablations); ``vectors``: this edge's
         embeddings of the question."""
-        request = cloud_pb2.GlobalQueryRequest(
-            question=question,
-            asked_at=asked_at,
-            routing_off=list(routing_off),
-            vectors=serde.vectors_to_proto(vectors),
-        )
+        query = CloudQuery(question, asked_at, routing_off=routing_off, vectors=vectors)
+        request = serde.cloud_query_to_proto(query)
         return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
 
     async def check_evidence(

@@ -14,7 +14,7 @@ from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.errors import ResourceExhaustedError
 from shared.grpc_transport import auth_metadata
-from shared.knowledge import SummaryCard, SummaryTombstone
+from shared.knowledge import CloudQuery, SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from tests.unit.grpc_harness import ACME, ZEPHYR, connected, run, start_network, token_of
@@ -71,7 +71,9 @@ def test_a_disconnected_edge_is_not_asked_and_a_silent_session_is_closed(tmp_pat
             await connected(net, "edge-a", "edge-b")
             await net.stop_edge("edge-b")
             await net.wait_for(lambda: not net.cloud.registry.connected("edge-b"))
-            answer = await net.cloud.queries.answer("Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=1)
+            answer = await net.cloud.queries.answer(
+                CloudQuery("Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=1)
+            )
             assert answer.summaries[0].edge_id == "edge-b"  # still the best match: its summaries are kept
             assert answer.edges_asked == ["edge-a"] and not answer.edges_failed
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
@@ -106,7 +108,9 @@ def test_a_flapping_edge_leaves_one_consistent_view_at_the_cloud(tmp_path: Path)
             await connected(net, "edge-b")
             await net.wait_for(lambda: {c.id: c.version for c in net.cloud.index.cards("edge-b")} == held)
             assert net.cloud.index.count() == len(held) + net.cloud.index.count("edge-a")
-            answer = await net.cloud.queries.answer("Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=1)
+            answer = await net.cloud.queries.answer(
+                CloudQuery("Who founded Zephyr Medical in Lisbon?", top_m=4, top_k=1)
+            )
             assert answer.edges_replied == ["edge-b"]
         finally:
             await net.close()

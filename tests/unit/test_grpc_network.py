@@ -18,6 +18,7 @@ from shared.config import CloudConfig, CloudQueryConfig
 from shared.constants import SESSION_ADMITTED
 from shared.grpc_transport import admitted, auth_metadata
 from shared.health_cli import check
+from shared.knowledge import CloudQuery
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
 from shared.secret_file import write_secret
 from tests.unit.grpc_harness import (
@@ -79,7 +80,9 @@ def _one_edge_hangs(tmp_path: Path, method: str, query: CloudQueryConfig) -> Non
 
             setattr(net.runtimes["edge-b"], method, hangs)
             started = time.perf_counter()
-            answer = await net.cloud.queries.answer("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
+            answer = await net.cloud.queries.answer(
+                CloudQuery("Omar Haddad Zephyr Medical Acme Robotics", top_m=5, top_k=2)
+            )
             assert time.perf_counter() - started < 2.0
             assert called  # edge-b failed because it hung, not because the call could not be made
             assert answer.edges_failed == ["edge-b"] and answer.edges_replied == ["edge-a"]
@@ -247,7 +250,7 @@ def test_privacy_policy_keeps_raw_chunks_home(tmp_path: Path) -> None:
         try:
             await start_edge(net, tmp_path, "edge-b", ZEPHYR, share_chunks=False)
             await connected(net, "edge-a", "edge-b")
-            answer = await net.cloud.queries.answer("Who founded Zephyr Medical?")
+            answer = await net.cloud.queries.answer(CloudQuery("Who founded Zephyr Medical?"))
             assert answer.edges_replied == ["edge-b"]
             assert answer.context == []
             replies = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries() if e.what == "retrieval_reply"]
