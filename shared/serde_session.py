@@ -4,7 +4,7 @@ requests down the stream and the edge's replies up it. The one place these proto
 from __future__ import annotations
 
 from shared import serde
-from shared.knowledge import EdgeKnowledge, ProbeScores
+from shared.knowledge import EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.proto.dgrag.v1 import cloud_pb2
 from shared.query_vectors import QueryVectors
 
@@ -57,3 +57,34 @@ def error_reply(request_id: str, error: str, *, probe: bool) -> cloud_pb2.EdgeMe
     if probe:
         return cloud_pb2.EdgeMessage(probe_reply=cloud_pb2.ProbeReply(request_id=request_id, error=error))
     return cloud_pb2.EdgeMessage(retrieval_reply=cloud_pb2.RetrievalReply(request_id=request_id, error=error))
+
+
+def hello(edge_id: str, software_version: str, *, unnamed: bool) -> cloud_pb2.EdgeMessage:
+    """An edge's first message on its session (``unnamed``: its policy lets its summaries alone leave it)."""
+    return cloud_pb2.EdgeMessage(
+        hello=cloud_pb2.Hello(edge_id=edge_id, software_version=software_version, unnamed=unnamed)
+    )
+
+
+def summary_changes(changes: SummaryChanges) -> cloud_pb2.EdgeMessage:
+    """An edge's summaries for the cloud: all of them (a full sync) or what changed (a delta)."""
+    upserts = [serde.summary_to_proto(c) for c in changes.upserts]
+    if changes.full:
+        return cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(summaries=upserts, up_to_seq=changes.up_to_seq))
+    stones = [serde.tombstone_to_proto(t) for t in changes.tombstones]
+    delta = cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
+    return cloud_pb2.EdgeMessage(delta=delta)
+
+
+def heartbeat(sent_at: float) -> cloud_pb2.EdgeMessage:
+    return cloud_pb2.EdgeMessage(heartbeat=cloud_pb2.Heartbeat(sent_at=sent_at))
+
+
+def welcome(edge_id: str, heartbeat_interval_s: float) -> cloud_pb2.CloudMessage:
+    """The cloud's first message on an edge's session: admitted, and how often to beat."""
+    return cloud_pb2.CloudMessage(welcome=cloud_pb2.Welcome(edge_id=edge_id, heartbeat_interval_s=heartbeat_interval_s))
+
+
+def ack(up_to_seq: int, summaries_held: int) -> cloud_pb2.CloudMessage:
+    """The cloud applied the edge's summaries up to ``up_to_seq`` of its publication log."""
+    return cloud_pb2.CloudMessage(ack=cloud_pb2.Ack(up_to_seq=up_to_seq, summaries_held=summaries_held))

@@ -88,9 +88,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         reader = asyncio.create_task(self._read(session, requests, out, failure))
         pump = asyncio.create_task(_pump(session, out))
         try:
-            yield cloud_pb2.CloudMessage(
-                welcome=cloud_pb2.Welcome(edge_id=edge_id, heartbeat_interval_s=self._heartbeat_interval_s)
-            )
+            yield serde_session.welcome(edge_id, self._heartbeat_interval_s)
             while (message := await out.get()) is not _CLOSE:
                 yield message
             if failure:
@@ -157,7 +155,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             seq = message.delta.up_to_seq
         held = self._index.count(edge_id)
         log.info("edge %s: summaries applied up to seq %d, %d held", edge_id, seq, held)
-        return cloud_pb2.CloudMessage(ack=cloud_pb2.Ack(up_to_seq=seq, summaries_held=held))
+        return serde_session.ack(seq, held)
 
     async def GlobalQuery(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext

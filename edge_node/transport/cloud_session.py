@@ -81,12 +81,8 @@ class CloudSession:
         stopper = asyncio.create_task(_cancel_on(stop, call))
         try:
             if await admitted(call):  # refused: reading the call below raises the cloud's status
-                hello = cloud_pb2.Hello(
-                    edge_id=self._runtime.edge_id,
-                    software_version=SOFTWARE_VERSION,
-                    unnamed=self._runtime.config.privacy.level == "summaries_only",
-                )
-                out.put_nowait(cloud_pb2.EdgeMessage(hello=hello))
+                unnamed = self._runtime.config.privacy.level == "summaries_only"
+                out.put_nowait(serde_session.hello(self._runtime.edge_id, SOFTWARE_VERSION, unnamed=unnamed))
             async for message in _messages(call, stop):
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":
@@ -120,14 +116,7 @@ class CloudSession:
                     await task
 
     def _send(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], changes: SummaryChanges) -> None:
-        upserts = [serde.summary_to_proto(c) for c in changes.upserts]
-        if changes.full:
-            message = cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(summaries=upserts, up_to_seq=changes.up_to_seq))
-        else:
-            stones = [serde.tombstone_to_proto(t) for t in changes.tombstones]
-            message = cloud_pb2.EdgeMessage(
-                delta=cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
-            )
+        message = serde_session.summary_changes(changes)
         content = {"texts": [c.text for c in changes.upserts]} if self._runtime.config.privacy.audit_content else {}
         self._runtime.audit.record(
             SUMMARY_SYNC if changes.full else SUMMARY_DELTA,
@@ -152,7 +141,7 @@ class CloudSession:
     async def _heartbeats(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
-            out.put_nowait(cloud_pb2.EdgeMessage(heartbeat=cloud_pb2.Heartbeat(sent_at=time.time())))
+            out.put_nowait(serde_session.heartbeat(time.time()))
 
     async def _traced(
         self,

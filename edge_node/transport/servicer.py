@@ -9,6 +9,7 @@ import grpc
 
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.runtime import EdgeRuntime
+from edge_node.transport import api_serde
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
@@ -71,15 +72,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             report = await self._runtime.ingest(items)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        summary = report.summary
-        return edge_pb2.IngestReply(
-            added=report.added,
-            updated=report.updated,
-            unchanged=report.unchanged,
-            failed=[edge_pb2.IngestFailure(path=p, reason=r) for p, r in report.failed],
-            summaries_upserted=len(summary.upserted) if summary else 0,
-            summaries_deleted=len(summary.deleted) if summary else 0,
-        )
+        return api_serde.ingest_reply(report)
 
     async def Query(self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext) -> edge_pb2.QueryReply:
         try:
@@ -89,20 +82,7 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:
             self._metrics.answered(request.mode or "full", str(result.decision), result.timings)
-        return edge_pb2.QueryReply(
-            answer=result.answer,
-            decision=result.decision,
-            verified=result.verified,
-            note=result.note,
-            sources=[
-                edge_pb2.Source(
-                    edge_id=s.edge_id or self._runtime.edge_id, doc_id=s.doc_id, chunk_id=s.chunk_id, score=s.score
-                )
-                for s in result.sources
-            ],
-            trace_json=result.trace().to_json(),
-            timings=serde.timings_to_proto(result.timings),
-        )
+        return api_serde.query_reply(result, self._runtime.edge_id)
 
     async def Retrieve(
         self, request: edge_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
@@ -125,8 +105,4 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
             result = await self._runtime.delete(list(request.doc_ids))
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        return edge_pb2.DeleteReply(
-            deleted=list(dict.fromkeys(request.doc_ids)),
-            summaries_upserted=len(result.upserted) if result else 0,
-            summaries_deleted=len(result.deleted) if result else 0,
-        )
+        return api_serde.delete_reply(list(dict.fromkeys(request.doc_ids)), result)
