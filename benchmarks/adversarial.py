@@ -30,9 +30,9 @@ import grpc
 from benchmarks.attack_targets import EDGE, Targets, start_targets
 from benchmarks.attacks import run_attacks
 from benchmarks.bad_inputs import make_bad_inputs
-from shared.console import one_line
-from shared.machine import machine_facts
+from shared.cli.console import one_line
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2
+from simulation.machine import machine_facts
 from simulation.processes import dgrag_command
 
 MAX_FILE_BYTES = 1 << 20

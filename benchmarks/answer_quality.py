@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate import half_of
-from shared.question_shape import shape_of as question_shape
+from shared.core.question_shape import shape_of as question_shape
 from simulation.metrics import evidence_recall, majority_baseline
 
 Row = dict[str, Any]

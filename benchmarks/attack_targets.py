@@ -15,9 +15,9 @@ from pathlib import Path
 import grpc
 
 from edge_node.api import read_api_token
-from shared.grpc_transport import admitted, auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
-from shared.secret_file import write_secret
+from shared.transport.grpc_transport import admitted, auth_metadata
+from shared.transport.secret_file import write_secret
 from simulation.processes import Server, stop_all
 
 EDGE, OTHER, APP, ADMIN = "e1", "e2", "app", "ops"

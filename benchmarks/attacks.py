@@ -35,9 +35,9 @@ from benchmarks.attack_targets import (
     summary,
     sync,
 )
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import auth_metadata
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.config import EdgeConfig
-from shared.grpc_transport import auth_metadata
-from shared.secret_file import write_secret
+from shared.transport.grpc_transport import auth_metadata
+from shared.transport.secret_file import write_secret
 from simulation.bundle import load_edges
 from simulation.indexing import build_index, docs_by_edge, working_copy
 from simulation.processes import Server, stop_all

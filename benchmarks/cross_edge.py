@@ -31,15 +31,15 @@ from typing import Any
 import grpc
 
 from benchmarks.network_node import embedder
-from shared import serde
-from shared.grpc_transport import auth_metadata
-from shared.machine import machine_facts
+from shared.core.query_vectors import to_send
+from shared.core.question_terms import question_terms
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.query_vectors import to_send
-from shared.question_terms import question_terms
-from shared.secret_file import write_secret
+from shared.transport import serde
+from shared.transport.grpc_transport import auth_metadata
+from shared.transport.secret_file import write_secret
 from simulation.bundle import load_questions
 from simulation.hosts import host_groups
+from simulation.machine import machine_facts
 from simulation.metrics import percentile
 
 PHASES = ("summary_match", "probe", "fan_out", "edge_retrieval", "transfers", "overhead")

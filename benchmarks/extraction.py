@@ -28,11 +28,11 @@ import grpc
 
 from benchmarks.bench_network import APP, Network, network, same_level
 from benchmarks.extraction_prompts import KINDS, prompts
-from shared.grpc_transport import auth_metadata
-from shared.machine import machine_facts
+from shared.core.verbatim import longest_shared_run
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.verbatim import longest_shared_run
+from shared.transport.grpc_transport import auth_metadata
 from simulation.indexing import docs_by_edge
+from simulation.machine import machine_facts
 
 LEAK_WORDS = 8
 """A shared run of this many words counts as a verbatim leak (the attack's original criterion)."""

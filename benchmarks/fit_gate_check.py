@@ -29,7 +29,7 @@ from typing import Any
 from benchmarks.fit_gate import _score, gate_rows, split
 from cloud_server.experiments import ProbeRouting
 from shared.config import CloudQueryConfig, GateConfig
-from shared.knowledge import ProbeScores
+from shared.core.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
 
 OFF = None

@@ -20,11 +20,11 @@ from typing import Any
 
 from edge_node.api import Edge, EdgeModels, TqdmProgress
 from shared.config import EdgeConfig, load_config
-from shared.machine import machine_facts
+from shared.core.tokenizer import WordPieceTokenizer
 from shared.models.base import MeteredGenerator
 from shared.models.cpu import resolve_threads
 from shared.models.factory import build_embedder, build_generator
-from shared.tokenizer import WordPieceTokenizer
+from simulation.machine import machine_facts
 
 
 def run(bench: Path, edge: str, data_dir: Path, config: EdgeConfig) -> dict[str, Any]:

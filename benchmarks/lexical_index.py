@@ -1,4 +1,4 @@
-"""Benchmark: what the edge's lexical index (shared.lexical) costs as a store grows, no models.
+"""Benchmark: what the edge's lexical index (shared.core.lexical) costs as a store grows, no models.
 
     python -m benchmarks.lexical_index [--chunks 1000,10000,100000] [--words 120] [--queries 200]
 
@@ -15,8 +15,8 @@ import statistics
 import time
 import tracemalloc
 
-from shared.lexical import LexicalIndex
-from shared.machine import machine_facts
+from shared.core.lexical import LexicalIndex
+from simulation.machine import machine_facts
 
 VOCABULARY = 50_000
 

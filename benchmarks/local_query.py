@@ -26,9 +26,9 @@ from tqdm import tqdm
 
 from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
-from shared.machine import machine_facts
 from shared.models.cpu import resolve_threads
 from simulation.bundle import Asked, asked_at, load_edges, load_questions
+from simulation.machine import machine_facts
 from simulation.metrics import evidence_recall, is_correct, majority_baseline, percentile
 
 PHASES = ("keywording", "retrieval", "generation", "gate")

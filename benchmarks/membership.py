@@ -27,11 +27,11 @@ from pathlib import Path
 import grpc
 
 from benchmarks.bench_network import APP, Network, network
-from shared.grpc_transport import auth_metadata
-from shared.machine import machine_facts
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import load_edges
 from simulation.indexing import docs_by_edge
+from simulation.machine import machine_facts
 
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}\b")
 

@@ -23,7 +23,7 @@ from typing import Any
 from benchmarks.probe_routing import Case, collect
 from cloud_server.experiments import ProbeRouting, RoutingMemory, choose_edges
 from shared.config import CloudQueryConfig, EdgeConfig, load_config
-from shared.machine import machine_facts
+from simulation.machine import machine_facts
 
 
 def replay(cases: list[Case], weight: float, passes: int, cfg: CloudQueryConfig) -> list[dict[str, Any]]:

@@ -34,13 +34,13 @@ from benchmarks.summary_routing import edge_cards
 from cloud_server.experiments import ProbeRouting, SummaryIndex, choose_edges
 from edge_node.api import Edge, EdgeModels
 from shared.config import EdgeConfig, load_config
-from shared.knowledge import ProbeScores, SummaryMatch
-from shared.machine import machine_facts
+from shared.core.knowledge import ProbeScores, SummaryMatch
+from shared.core.tokenizer import WordPieceTokenizer
 from shared.models.factory import build_embedder
-from shared.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge
+from simulation.machine import machine_facts
 
 RANKED = 20
 """Summaries ranked per question (stage 1)."""

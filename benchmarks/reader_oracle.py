@@ -3,7 +3,7 @@
     python -m benchmarks.reader_oracle --bench simulation/bundles/multihop4 [--slm] [--limit N] [--json OUT]
 
 Each answerable question's gold documents become numbered passages (excerpted to the question's sentences as the
-edge's retrieval does) and the answer is composed as the edge composes it (shared.reading). Without ``--slm`` only
+edge's retrieval does) and the answer is composed as the edge composes it (shared.core.reading). Without ``--slm`` only
 the model-free readers run (yes/no and choice questions then answer the first option, i.e. 'yes'); with it the
 configured SLM samples ``answer.n_answers`` answers per question (on the choice schema where the shape has one)
 and both compositions are scored: ``extractive`` (the model-free reader where it has an answer) and ``model``
@@ -23,9 +23,9 @@ from pathlib import Path
 
 from benchmarks.fit_gate import half_of
 from shared.config import EdgeConfig
+from shared.core.question_shape import shape_of
+from shared.core.reading import compose, plan_reading
 from shared.models.factory import build_generator
-from shared.question_shape import shape_of
-from shared.reading import compose, plan_reading
 from simulation.bundle import load_questions
 from simulation.metrics import is_correct, majority_baseline
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers

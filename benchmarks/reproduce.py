@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shared.machine import machine_facts
 from shared.models.cpu import prepare_cpu
 from shared.models.runtime_check import cpu_flags, fallback_cmake_args
+from simulation.machine import machine_facts
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("within", "out", "unanswerable")

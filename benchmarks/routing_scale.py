@@ -32,15 +32,15 @@ import numpy as np
 from benchmarks.scripted_models import scripted_generator
 from cloud_server.api import CloudClient, CloudParts, TokenBook, build_cloud, serve_cloud
 from shared.config import CloudConfig, CloudQueryConfig, EmbedderConfig
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, SummaryCard
-from shared.machine import machine_facts
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, SummaryCard
+from shared.core.text import sentences
+from shared.core.tokenizer import WordPieceTokenizer
 from shared.models.base import Embedder
 from shared.models.factory import build_embedder
 from shared.models.fakes import HashEmbedder
-from shared.secret_file import write_secret
-from shared.text import sentences
-from shared.tokenizer import WordPieceTokenizer
+from shared.transport.secret_file import write_secret
 from simulation.bundle import load_questions
+from simulation.machine import machine_facts
 from simulation.metrics import percentile
 
 APP = "bench-app"

@@ -28,7 +28,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from shared.machine import machine_facts
 from shared.models.cpu import (
     DEFAULT_WAIT_POLICY,
     WAIT_ENV,
@@ -40,6 +39,7 @@ from shared.models.cpu import (
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import LOCK_ENV, machine_lock
 from shared.models.weights import FTYPES, converted
+from simulation.machine import machine_facts
 
 SENTENCE = "The quarterly report said revenue grew in the north region while costs fell. "
 DECODE_TOKENS = 64

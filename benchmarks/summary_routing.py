@@ -21,8 +21,8 @@ from pathlib import Path
 from cloud_server.experiments import SummaryIndex
 from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
-from shared.errors import DgragError
-from shared.knowledge import SummaryCard, SummaryMatch
+from shared.core.errors import DgragError
+from shared.core.knowledge import SummaryCard, SummaryMatch
 from shared.models.factory import build_embedder
 from simulation.bundle import Question, load_edges, load_questions
 from simulation.index_cache import index_location, is_complete

@@ -20,16 +20,16 @@ from cloud_server.services.parts import CloudParts
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
-from shared import serde
-from shared.ablations import Ablations
 from shared.config import CloudConfig
-from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
-from shared.errors import DgragError
-from shared.grpc_transport import ClientTls, auth_metadata, open_channel
-from shared.knowledge import CloudAnswer, CloudQuery, SummaryMatch
+from shared.core.ablations import Ablations
+from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.core.errors import DgragError
+from shared.core.knowledge import CloudAnswer, CloudQuery, SummaryMatch
+from shared.core.tokenizer import Tokenizer
 from shared.models.base import Embedder, TextGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.tokenizer import Tokenizer
+from shared.transport import serde
+from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel
 
 __all__ = [
     "CloudAnswer",

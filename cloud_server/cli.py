@@ -8,11 +8,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from shared.cli.port_file import write_port_file
 from shared.config import CloudConfig, load_config
-from shared.errors import ConfigError
-from shared.port_file import write_port_file
-from shared.secret_file import read_secret
-from shared.tracing import traced_process
+from shared.core.errors import ConfigError
+from shared.transport.secret_file import read_secret
+from shared.transport.tracing import traced_process
 
 
 def register(roles: Any) -> None:
@@ -37,8 +37,8 @@ def register(roles: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from cloud_server.api import build_cloud, serve_cloud
     from cloud_server.services.tokens import TokenBook
+    from shared.core.tokenizer import WordPieceTokenizer
     from shared.models.factory import build_embedder, build_generator
-    from shared.tokenizer import WordPieceTokenizer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = load_config(CloudConfig, args.config)
@@ -54,7 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_edges(args: argparse.Namespace) -> int:
     from cloud_server.api import CloudClient
     from cloud_server.edges_table import edges_table
-    from shared.grpc_transport import ClientTls
+    from shared.transport.grpc_transport import ClientTls
 
     if not args.user or args.token_file is None:
         raise ConfigError("pass --user and --token-file: an admin credential of the cloud's tokens file")

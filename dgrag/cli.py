@@ -10,10 +10,10 @@ from typing import Any
 
 from cloud_server.cli import register as register_cloud
 from edge_node.cli import register as register_edge
-from shared.certs_cli import register as register_certs
-from shared.errors import DgragError
-from shared.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from shared.health_cli import register as register_health
+from shared.cli.certs_cli import register as register_certs
+from shared.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from shared.cli.health_cli import register as register_health
+from shared.core.errors import DgragError
 from simulation.cli import register as register_sim
 
 

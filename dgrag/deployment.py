@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.certs import make_certs
-from shared.errors import ConfigError
-from shared.secret_file import write_secret
-from shared.vocabulary import valid_edge_id
+from shared.core.errors import ConfigError
+from shared.core.vocabulary import valid_edge_id
+from shared.transport.certs import make_certs
+from shared.transport.secret_file import write_secret
 
 PORT = 50051
 OPERATOR = "ops"

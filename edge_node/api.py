@@ -38,13 +38,13 @@ from edge_node.transport.api_client import EdgeClient, EdgeReply
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.server import edge_token, serve_edge
-from shared import serde
-from shared.ablations import Ablations
 from shared.config import EdgeConfig, load_config
-from shared.constants import DEFAULT_EDGE_ID
-from shared.edge_stats import EdgeStats
-from shared.errors import ConfigError, DocumentNotFoundError, StoreError
-from shared.knowledge import ProbeScores, SummaryCard
+from shared.core.ablations import Ablations
+from shared.core.constants import DEFAULT_EDGE_ID
+from shared.core.edge_stats import EdgeStats
+from shared.core.errors import ConfigError, DocumentNotFoundError, StoreError
+from shared.core.knowledge import ProbeScores, SummaryCard
+from shared.transport import serde
 
 __all__ = [
     "API_TOKEN_FILE",

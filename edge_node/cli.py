@@ -17,14 +17,14 @@ from edge_node.api import Edge, EdgeAnswer, IngestReport, TqdmProgress
 from edge_node.transport.api_client import ReplySource
 from edge_node.transport.api_token import API_TOKEN_FILE_ENV
 from edge_node.transport.server import edge_token
+from shared.cli.console import one_line
+from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL
+from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
-from shared.console import one_line
-from shared.errors import ConfigError
-from shared.exit_codes import EXIT_OK, EXIT_PARTIAL
-from shared.port_file import write_port_file
-from shared.trace import Source
-from shared.tracing import traced_process
-from shared.vocabulary import EDGE_MODES
+from shared.core.errors import ConfigError
+from shared.core.trace import Source
+from shared.core.vocabulary import EDGE_MODES
+from shared.transport.tracing import traced_process
 
 
 def register(roles: Any) -> None:
@@ -268,7 +268,7 @@ def cmd_host(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     from edge_node.transport.api_client import ask_edge
     from edge_node.transport.api_token import read_api_token
-    from shared.grpc_transport import ClientTls
+    from shared.transport.grpc_transport import ClientTls
 
     if args.token_file is None:
         raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")

@@ -14,7 +14,7 @@ from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_aud
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.gate import combined_score as gate_score
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
-from shared.errors import StoreError
+from shared.core.errors import StoreError
 
 __all__ = [
     "AUDIT_FILE",

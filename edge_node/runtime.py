@@ -43,12 +43,12 @@ from edge_node.query.edge_answer import (
 from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
 from shared.config import EdgeConfig
-from shared.edge_stats import EdgeStats
-from shared.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
-from shared.knowledge import (
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.edge_stats import EdgeStats
+from shared.core.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
+from shared.core.knowledge import (
     PROBES_REFUSED,
     CloudAnswer,
     EdgeKnowledge,
@@ -56,13 +56,13 @@ from shared.knowledge import (
     ProbeScores,
     SummaryChanges,
 )
+from shared.core.query_vectors import QueryVectors
+from shared.core.tokenizer import Tokenizer, WordPieceTokenizer
+from shared.core.trace import Decision
+from shared.core.vocabulary import EDGE_MODES
 from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
-from shared.query_vectors import QueryVectors
-from shared.tokenizer import Tokenizer, WordPieceTokenizer
-from shared.trace import Decision
-from shared.tracing import phase, span
-from shared.vocabulary import EDGE_MODES
+from shared.transport.tracing import phase, span
 
 T = TypeVar("T")
 

@@ -32,14 +32,14 @@ from typing import Any
 import grpc
 
 from shared.config import EdgeConfig
-from shared.errors import DgragError
-from shared.grpc_auth import bearer_metadata
+from shared.core.errors import DgragError
+from shared.core.question_shape import Shape, shape_of
+from shared.core.text import occurs_in
 from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
-from shared.question_shape import Shape, shape_of
-from shared.secret_file import write_secret
-from shared.text import occurs_in
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.secret_file import write_secret
 from simulation.credentials import api_token_file, write_api_tokens
 from simulation.index_cache import index_location, is_complete
 from simulation.indexing import build_index, docs_by_edge, working_copy

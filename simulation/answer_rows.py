@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.hosts import EdgeLaunch, start_hosts
 from simulation.ray_backend import RayOptions, ray_backend
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.metrics import is_unanswerable_gold
 
 

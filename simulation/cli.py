@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shared.exit_codes import EXIT_INTERRUPTED
-from shared.lifecycle import sigterm_as_interrupt
+from shared.cli.exit_codes import EXIT_INTERRUPTED
+from shared.transport.lifecycle import sigterm_as_interrupt
 from simulation.split import SPLIT_KEYS, split_bundle
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from shared.errors import DgragError
+    from shared.core.errors import DgragError
     from simulation.runner import SimOptions
     from simulation.scale import SCALE_MD, scale
 
@@ -164,7 +164,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from shared.errors import DgragError
+    from shared.core.errors import DgragError
     from simulation.asking import ablation_mode
     from simulation.runner import SimOptions, run
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.processes import START_TIMEOUT_S, Server
 
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from shared.config import EdgeConfig
-from shared.constants import CONSTRUCTION_VERSION
+from shared.core.constants import CONSTRUCTION_VERSION
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 
 COMPLETE_MARKER = ".indexed.json"

@@ -22,9 +22,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared import prompts
 from shared.config import JudgeConfig
-from shared.errors import DgragError
+from shared.core import prompts
+from shared.core.errors import DgragError
 from shared.models.base import GenerationRequest, TextGenerator
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.metrics import normalise_answer

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import JudgeConfig
-from shared.errors import DgragError, ModelError
+from shared.core.errors import DgragError, ModelError
 from shared.models.base import TextGenerator
 from simulation.answer_rows import find_answers, read_rows
 from simulation.judge import (

@@ -18,7 +18,7 @@ from typing import Any
 
 from edge_node.api import EdgeRuntime
 from edge_node.host import run_host
-from shared.knowledge import EdgeKnowledge, ProbeScores
+from shared.core.knowledge import EdgeKnowledge, ProbeScores
 
 _honest_retrieve_for = EdgeRuntime.retrieve_for
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 
 START_TIMEOUT_S = 600.0
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.hosts import EdgeLaunch, host_groups, host_spec
 from simulation.processes import START_TIMEOUT_S
 from simulation.ray_actor import THREAD_ENV, EdgeHostActor

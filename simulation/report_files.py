@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.answer_rows import find_answers, read_rows, write_rows
 
 REPORT_FILE = "report.json"

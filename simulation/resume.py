@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 
 PARTIAL_ANSWERS = "answers.partial.jsonl"
 SETUP_FILE = "setup.json"

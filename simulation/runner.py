@@ -22,15 +22,14 @@ import grpc
 from tqdm import tqdm
 
 from edge_node.experiments import read_audit
-from shared.ablations import Ablations
 from shared.config import CloudConfig, EdgeConfig
-from shared.errors import DgragError
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
-from shared.machine import machine_facts
+from shared.core.ablations import Ablations
+from shared.core.errors import DgragError
+from shared.core.vocabulary import SIM_MODES
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
-from shared.secret_file import write_secret
-from shared.vocabulary import SIM_MODES
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import auth_metadata
+from shared.transport.secret_file import write_secret
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
@@ -43,6 +42,7 @@ from simulation.indexing import (
     docs_by_edge,
     working_copy,
 )
+from simulation.machine import machine_facts
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
 from simulation.ray_backend import RayOptions

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 
 SPLIT_KEYS = ("source", "time", "topic", "random")
 _SOURCE_LINE = re.compile(r"^Source:\s*([^,\n]+)", re.MULTILINE)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.models.base import Embedder, FloatMatrix
 
 log = logging.getLogger("dgrag.cloud")

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 from cloud_server.services.answer_guard import Readers
 from cloud_server.services.context_merge import MergedContext
-from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import CloudQueryConfig
-from shared.extractive import SourcedText, extractive_answer
+from shared.core.answer_format import answer_request, degeneracy, render_answers
+from shared.core.extractive import SourcedText, extractive_answer
+from shared.core.reading import compose, plan_reading
+from shared.core.span_reader import Passage
 from shared.models.base import TextGenerator
-from shared.reading import compose, plan_reading
-from shared.span_reader import Passage
 
 SEED = 7
 """Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.knowledge import ContextChunk, EdgeKnowledge
-from shared.tokenizer import Tokenizer
+from shared.core.knowledge import ContextChunk, EdgeKnowledge
+from shared.core.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

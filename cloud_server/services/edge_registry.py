@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.errors import DgragError
-from shared.knowledge import EdgeKnowledge, ProbeScores
-from shared.query_vectors import QueryVectors
-from shared.tracing import client_span, current_traceparent
+from shared.core.errors import DgragError
+from shared.core.knowledge import EdgeKnowledge, ProbeScores
+from shared.core.query_vectors import QueryVectors
+from shared.transport.tracing import client_span, current_traceparent
 
 
 class EdgeUnavailableError(DgragError):

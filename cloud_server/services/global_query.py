@@ -23,11 +23,11 @@ from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableErr
 from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
 from shared.config import CloudQueryConfig
-from shared.errors import InvalidRequestError, ResourceExhaustedError
-from shared.knowledge import (
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.errors import InvalidRequestError, ResourceExhaustedError
+from shared.core.knowledge import (
     CloudAnswer,
     CloudQuery,
     EdgeKnowledge,
@@ -36,12 +36,12 @@ from shared.knowledge import (
     ProbeScores,
     SummaryMatch,
 )
+from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
+from shared.core.question_terms import question_terms
+from shared.core.tokenizer import Tokenizer
+from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.base import Embedder, FloatMatrix, TextGenerator
-from shared.query_vectors import MAX_TEXTS, QueryVectors, to_send
-from shared.question_terms import question_terms
-from shared.tokenizer import Tokenizer
-from shared.tracing import phase, span
-from shared.vocabulary import MAX_QUESTION_CHARS
+from shared.transport.tracing import phase, span
 
 MAX_FANOUT = 64
 CHECK_SHORTLIST = 3
@@ -103,7 +103,7 @@ class GlobalQueryService:
         return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
 
     async def answer(self, query: CloudQuery) -> CloudAnswer:
-        """The cloud's answer to ``query`` (see :class:`~shared.knowledge.CloudQuery`): with ``share_context``
+        """The cloud's answer to ``query`` (see :class:`~shared.core.knowledge.CloudQuery`): with ``share_context``
         False (an edge asking) the asking edge is asked for its own knowledge too (under its policy), so the answer
         completes its evidence; the context comes back as source ids and scores only, and a fallback extract quotes
         only the asking edge's own chunks. The asker's ``vectors`` are used, and passed on to the edges asked, when

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation, ProbeScores
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation, ProbeScores
 
 MAX_ITEMS = 64
 """Most chunks, entities and relations each taken from one reply."""

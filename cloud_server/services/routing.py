@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shared.config import CloudQueryConfig
-from shared.errors import ConfigError
-from shared.knowledge import ProbeScores, SummaryMatch
+from shared.core.errors import ConfigError
+from shared.core.knowledge import ProbeScores, SummaryMatch
 
 
 def choose_edges(matches: Sequence[SummaryMatch], k: int) -> list[str]:

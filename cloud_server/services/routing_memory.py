@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from shared.config import CloudQueryConfig
-from shared.errors import ConfigError
-from shared.knowledge import CloudAnswer, EdgeKnowledge
+from shared.core.errors import ConfigError
+from shared.core.knowledge import CloudAnswer, EdgeKnowledge
 
 SAVE_EVERY = 20
 """The memory is written to its file every this many recorded queries (and when the cloud stops)."""

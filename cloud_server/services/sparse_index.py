@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from shared.lexical import STOP_WORDS
-from shared.lexical import terms as lexical_terms
+from shared.core.lexical import STOP_WORDS
+from shared.core.lexical import terms as lexical_terms
 
 _STOP = STOP_WORDS | frozenset("knowledge subgraph summary article articles report according news".split())
 """Function words, and the words every summary uses."""

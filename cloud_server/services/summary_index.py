@@ -15,7 +15,7 @@ import faiss
 import numpy as np
 
 from cloud_server.services.sparse_index import SparseIndex
-from shared.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
+from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.models.base import Embedder
 
 MAX_TOMBSTONES = 100_000

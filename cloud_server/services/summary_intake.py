@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.errors import InvalidRequestError, PermissionDeniedError, ResourceExhaustedError
-from shared.knowledge import SummaryCard, SummaryTombstone
+from shared.core.errors import InvalidRequestError, PermissionDeniedError, ResourceExhaustedError
+from shared.core.knowledge import SummaryCard, SummaryTombstone
 
 MAX_SUMMARY_CHARS = 8000
 MAX_TOP_ENTITIES = 64

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from shared.errors import ConfigError
-from shared.secret_file import read_secret, refuse_example_token
-from shared.vocabulary import valid_edge_id
+from shared.core.errors import ConfigError
+from shared.core.vocabulary import valid_edge_id
+from shared.transport.secret_file import read_secret, refuse_example_token
 
 Role = Literal["edge", "app", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)

@@ -11,9 +11,9 @@ from typing import Any
 import grpc
 
 from cloud_server.services.tokens import Role, TokenBook
-from shared.call_limits import CallBuckets
-from shared.constants import EDGE_ID_HEADER
-from shared.grpc_auth import CredentialInterceptor, PeerCheck, Refusal, bearer_token
+from shared.core.constants import EDGE_ID_HEADER
+from shared.transport.call_limits import CallBuckets
+from shared.transport.grpc_auth import CredentialInterceptor, PeerCheck, Refusal, bearer_token
 
 CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/Session": frozenset({"edge"}),

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
-from shared.knowledge import CloudAnswer
+from shared.core.knowledge import CloudAnswer
 
 log = logging.getLogger(__name__)
 KEPT = 100

@@ -14,12 +14,12 @@ from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions, serve_ops_page
 from cloud_server.transport.servicer import CloudServicer
-from shared.call_limits import CallBuckets
 from shared.config import CloudConfig
-from shared.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
-from shared.lifecycle import stop_on_signals
-from shared.metrics_http import serve_metrics
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
+from shared.transport.call_limits import CallBuckets
+from shared.transport.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
+from shared.transport.lifecycle import stop_on_signals
+from shared.transport.metrics_http import serve_metrics
 
 log = logging.getLogger(__name__)
 CLOUD_SERVICE = "dgrag.v1.Cloud"

@@ -26,14 +26,14 @@ from cloud_server.services.tokens import Role
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
-from shared import serde, serde_session
-from shared.ablations import Ablations
-from shared.constants import SESSION_ADMITTED
-from shared.errors import DgragError, InvalidRequestError
-from shared.grpc_status import status_for
-from shared.knowledge import EvidenceClaim
+from shared.core.ablations import Ablations
+from shared.core.constants import SESSION_ADMITTED
+from shared.core.errors import DgragError, InvalidRequestError
+from shared.core.knowledge import EvidenceClaim
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.tracing import continued, traceparent_of
+from shared.transport import serde, serde_session
+from shared.transport.grpc_status import status_for
+from shared.transport.tracing import continued, traceparent_of
 
 log = logging.getLogger(__name__)
 

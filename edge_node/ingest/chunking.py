@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.text import sentence_spans
-from shared.tokenizer import Tokenizer
+from shared.core.text import sentence_spans
+from shared.core.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

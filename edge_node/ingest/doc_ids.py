@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 
 from edge_node.ingest.readers import relative_doc_id
 from edge_node.store.protocol import EdgeStore
-from shared.errors import InputDocumentError
+from shared.core.errors import InputDocumentError
 
 
 @dataclass

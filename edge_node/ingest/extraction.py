@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_node.store.records import ExtractedEntity, ExtractedRelation
-from shared import prompts
-from shared.candidates import find_candidates
 from shared.config import ExtractionConfig
+from shared.core import prompts
+from shared.core.candidates import find_candidates
+from shared.core.text import clean_text, first_json_value, normalise_name, occurs_in, sentences, truncate_chars
 from shared.models.base import GenerationRequest, TextGenerator
-from shared.text import clean_text, first_json_value, normalise_name, occurs_in, sentences, truncate_chars
 
 ORIGIN_SLM = "slm"
 ORIGIN_HEURISTIC = "heuristic"

@@ -18,8 +18,8 @@ import numpy as np
 
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import DocumentInput, StoreDelta
-from shared.errors import DocumentNotFoundError
-from shared.text import truncate_chars
+from shared.core.errors import DocumentNotFoundError
+from shared.core.text import truncate_chars
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 DESCRIPTION_SEPARATOR = " | "

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from shared.constants import SUPPORTED_SUFFIXES
-from shared.errors import InputDocumentError
+from shared.core.constants import SUPPORTED_SUFFIXES
+from shared.core.errors import InputDocumentError
 
 BINARY_SNIFF_BYTES = 8192
 MAX_DOC_ID_CHARS = 512

@@ -1,6 +1,6 @@
 """A model-free check that text about to leave the edge does not quote its documents.
 
-The edge's chunks are indexed by :class:`shared.verbatim.CopyIndex` (runs of ``n`` words, runs with one word
+The edge's chunks are indexed by :class:`shared.core.verbatim.CopyIndex` (runs of ``n`` words, runs with one word
 swapped, whole short sentences, after normalising case, punctuation, invisible characters and digit
 groupings); an outbound text holding any of them is a leak. Chunks overlap, so the index covers every run of
 every document. It is rebuilt when the store's generation moves (a document was added, changed or deleted).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
-from shared.verbatim import MIN_RUN_WORDS, CopyIndex
+from shared.core.verbatim import MIN_RUN_WORDS, CopyIndex
 
 
 class LeakGuard:

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.retrieval import Evidence, Retrieval
 from shared.config import PrivacyConfig
-from shared.knowledge import (
+from shared.core.knowledge import (
     EdgeKnowledge,
     KnowledgeChunk,
     KnowledgeEntity,

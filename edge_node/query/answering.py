@@ -5,7 +5,7 @@ Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the 
 similarity evaluation, ``bq`` one answer instead of a batch, ``kg`` vector-only retrieval without the graph.
 Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
 with their sources), marked unverified, never an untrusted generation; a degenerate generation
-(shared.degeneracy) counts as a refusal for the gate and is never shown.
+(shared.core.degeneracy) counts as a refusal for the gate and is never shown.
 """
 
 from __future__ import annotations
@@ -19,20 +19,20 @@ from dataclasses import dataclass, field
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
-from shared.answer_format import answer_request, degeneracy, render_answers
 from shared.config import EdgeConfig
-from shared.errors import DgragError
-from shared.extractive import SourcedText, extractive_answer
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.answer_format import answer_request, degeneracy, render_answers
+from shared.core.errors import DgragError
+from shared.core.extractive import SourcedText, extractive_answer
+from shared.core.query_vectors import QueryVectors, vectors_digest
+from shared.core.reading import ComposedAnswer, Reading, compose, plan_reading, unsupported
+from shared.core.span_reader import Passage
+from shared.core.tokenizer import Tokenizer
+from shared.core.trace import AnswerTrace
+from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
-from shared.query_vectors import QueryVectors, vectors_digest
-from shared.reading import ComposedAnswer, Reading, compose, plan_reading, unsupported
-from shared.span_reader import Passage
-from shared.tokenizer import Tokenizer
-from shared.trace import AnswerTrace
-from shared.tracing import phase, span
-from shared.vocabulary import MAX_QUESTION_CHARS, LocalMode
+from shared.transport.tracing import phase, span
 
 NO_CLOUD_NOTE = (
     "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from edge_node.query.answering import LocalAnswer
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
-from shared.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
-from shared.query_vectors import QueryVectors
-from shared.trace import AnswerTrace, Source
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
+from shared.core.query_vectors import QueryVectors
+from shared.core.trace import AnswerTrace, Source
 
 STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
 QUOTES_DOCUMENTS_NOTE = (

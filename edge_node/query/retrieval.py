@@ -17,15 +17,15 @@ import numpy as np
 
 from edge_node.store.graph import KnowledgeGraph
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from shared import prompts
 from shared.config import RetrievalConfig
-from shared.lexical import LexicalIndex
+from shared.core import prompts
+from shared.core.lexical import LexicalIndex
+from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
+from shared.core.question_terms import question_terms
+from shared.core.text import excerpt, normalise_name, occurs_in
+from shared.core.tokenizer import Tokenizer
+from shared.core.trace import Source
 from shared.models.base import Embedder, GenerationRequest, TextGenerator
-from shared.query_vectors import QueryVectors, embed_reusing, to_send
-from shared.question_terms import question_terms
-from shared.text import excerpt, normalise_name, occurs_in
-from shared.tokenizer import Tokenizer
-from shared.trace import Source
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Evidence:
     use it; the gate's score does not)."""
     lexical: float = 0.0
     """The best IDF-weighted share of the question's words that one chunk of the whole store holds
-    (shared.lexical; routing probes and the evidence check use it, the gate's score does not)."""
+    (shared.core.lexical; routing probes and the evidence check use it, the gate's score does not)."""
 
 
 @dataclass

@@ -15,8 +15,8 @@ from edge_node.store.opening import open_store
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import StoreDelta
 from edge_node.store.vector_index import VectorIndexes
-from shared.edge_stats import EdgeStats
-from shared.errors import StoreError
+from shared.core.edge_stats import EdgeStats
+from shared.core.errors import StoreError
 
 DB_FILE = "edge.sqlite3"
 VECTOR_DIR = "vectors"

@@ -31,9 +31,9 @@ from edge_node.store.records import (
     SubgraphRecord,
     Vector,
 )
-from shared.constants import SCHEMA_VERSION
-from shared.errors import StoreError
-from shared.text import normalise_name
+from shared.core.constants import SCHEMA_VERSION
+from shared.core.errors import StoreError
+from shared.core.text import normalise_name
 
 
 class MemoryStore:

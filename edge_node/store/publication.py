@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import SubgraphRecord
-from shared.knowledge import SummaryCard, SummaryChanges, SummaryTombstone
+from shared.core.knowledge import SummaryCard, SummaryChanges, SummaryTombstone
 
 
 def summary_card(record: SubgraphRecord) -> SummaryCard:

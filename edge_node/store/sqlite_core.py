@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from shared.errors import StoreError
+from shared.core.errors import StoreError
 
 
 class SqliteCore:

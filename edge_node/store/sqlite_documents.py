@@ -13,7 +13,7 @@ import numpy as np
 
 from edge_node.store.records import DocumentInput, InsertedDocument, RemovedDocument, Vector
 from edge_node.store.sqlite_core import SqliteCore
-from shared.text import normalise_name
+from shared.core.text import normalise_name
 
 
 def blob(vector: Vector) -> bytes:

@@ -35,8 +35,8 @@ from edge_node.store.sqlite_core import SqliteCore
 from edge_node.store.sqlite_documents import DocumentRows
 from edge_node.store.sqlite_publication import PublicationLog
 from edge_node.store.sqlite_reads import GraphReads
-from shared.constants import SCHEMA_VERSION
-from shared.errors import StoreError
+from shared.core.constants import SCHEMA_VERSION
+from shared.core.errors import StoreError
 
 
 class SqliteStore:

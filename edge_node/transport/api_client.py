@@ -17,13 +17,13 @@ from typing import Any
 
 import grpc
 
-from shared import serde
-from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
-from shared.edge_stats import EdgeStats
-from shared.errors import DgragError
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import ClientTls, open_channel
+from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.core.edge_stats import EdgeStats
+from shared.core.errors import DgragError
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
+from shared.transport import serde
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import ClientTls, open_channel
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The edge API's replies (``dgrag.v1.Edge``) built from the edge's own values: what an ingest, a question and
-a deletion did. The one place these protos are made (the shared records' protos are in shared.serde)."""
+a deletion did. The one place these protos are made (the shared records' protos are in shared.transport.serde)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from edge_node.ingest.service import IngestReport, SummaryRefresh
 from edge_node.query.edge_answer import EdgeAnswer
-from shared import serde
 from shared.proto.dgrag.v1 import edge_pb2
+from shared.transport import serde
 
 
 def ingest_reply(report: IngestReport) -> edge_pb2.IngestReply:

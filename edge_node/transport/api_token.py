@@ -10,8 +10,8 @@ import os
 import secrets
 from pathlib import Path
 
-from shared.errors import ConfigError
-from shared.secret_file import read_secret
+from shared.core.errors import ConfigError
+from shared.transport.secret_file import read_secret
 
 API_TOKEN_FILE = "api.token"
 API_TOKEN_FILE_ENV = "DGRAG_EDGE_API_TOKEN_FILE"

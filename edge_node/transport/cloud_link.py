@@ -6,16 +6,16 @@ from typing import Any
 
 import grpc
 
-from shared import serde
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
 from shared.config import CloudLinkConfig
-from shared.errors import CloudUnavailableError
-from shared.grpc_transport import ClientTls, auth_metadata, open_channel
-from shared.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, EvidenceVerdict
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.errors import CloudUnavailableError
+from shared.core.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, EvidenceVerdict
+from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
-from shared.query_vectors import QueryVectors
-from shared.tracing import client_span, with_traceparent
+from shared.transport import serde
+from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel
+from shared.transport.tracing import client_span, with_traceparent
 
 
 class CloudLink:

@@ -21,14 +21,14 @@ import grpc
 from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC
 from edge_node.runtime import EdgeRuntime, steered_by
 from edge_node.transport.cloud_link import CloudLink
-from shared import serde, serde_session
-from shared.constants import SOFTWARE_VERSION
-from shared.errors import PermissionDeniedError
-from shared.grpc_transport import admitted
-from shared.knowledge import SummaryChanges
+from shared.core.constants import SOFTWARE_VERSION
+from shared.core.errors import PermissionDeniedError
+from shared.core.knowledge import SummaryChanges
+from shared.core.query_vectors import QueryVectors, QueryVectorsError
 from shared.proto.dgrag.v1 import cloud_pb2
-from shared.query_vectors import QueryVectors, QueryVectorsError
-from shared.tracing import continued
+from shared.transport import serde, serde_session
+from shared.transport.grpc_transport import admitted
+from shared.transport.tracing import continued
 
 log = logging.getLogger(__name__)
 MAX_CONCURRENT_RETRIEVALS = 8

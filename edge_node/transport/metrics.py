@@ -11,7 +11,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from edge_node.policy.audit import AuditEntry, AuditLog
-from shared.metrics_http import model_queue
+from shared.transport.metrics_http import model_queue
 
 PHASE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 

@@ -19,13 +19,13 @@ from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
 from edge_node.transport.servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
-from shared.errors import ConfigError
-from shared.grpc_auth import ApiTokenInterceptor
-from shared.grpc_transport import add_health, bind, mark_serving, server_options
-from shared.lifecycle import stop_on_signals
-from shared.metrics_http import serve_metrics
+from shared.core.errors import ConfigError
 from shared.proto.dgrag.v1 import edge_pb2_grpc
-from shared.secret_file import read_secret, refuse_example_token
+from shared.transport.grpc_auth import ApiTokenInterceptor
+from shared.transport.grpc_transport import add_health, bind, mark_serving, server_options
+from shared.transport.lifecycle import stop_on_signals
+from shared.transport.metrics_http import serve_metrics
+from shared.transport.secret_file import read_secret, refuse_example_token
 
 log = logging.getLogger(__name__)
 EDGE_SERVICE = "dgrag.v1.Edge"

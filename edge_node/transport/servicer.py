@@ -13,11 +13,11 @@ from edge_node.transport import api_serde
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
-from shared import serde
-from shared.ablations import Ablations
-from shared.errors import DgragError
-from shared.grpc_status import status_for
+from shared.core.ablations import Ablations
+from shared.core.errors import DgragError
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
+from shared.transport import serde
+from shared.transport.grpc_status import status_for
 
 MAX_INLINE_DOCUMENTS = 10_000
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from shared.config.models import EmbedderConfig, ModelConfig
 from shared.config.tracing import TracingConfig
-from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
-from shared.errors import ConfigError
-from shared.verbatim import MIN_RUN_WORDS
+from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.core.errors import ConfigError
+from shared.core.verbatim import MIN_RUN_WORDS
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class CloudQueryConfig:
     coverage below it added nothing in the fit) ..."""
     probe_lexical_weight: float = 1.0
     """... plus this weight × its lexical coverage (the best IDF-weighted share of the question's words that one
-    chunk of its whole store holds; shared.lexical); 0 = not used."""
+    chunk of its whole store holds; shared.core.lexical); 0 = not used."""
     evidence_margin: float = 0.1
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's own, scored alike (evidence plus the weighted term and lexical

@@ -17,8 +17,8 @@ from shared.config.pipeline import (
     SummaryConfig,
 )
 from shared.config.tracing import TracingConfig
-from shared.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
-from shared.vocabulary import AnswerUse
+from shared.core.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
+from shared.core.vocabulary import AnswerUse
 
 
 @dataclass(frozen=True)

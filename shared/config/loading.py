@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 T = TypeVar("T")
 ENV_PREFIX = "DGRAG__"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from shared.constants import MAX_DOCUMENT_BYTES
+from shared.core.constants import MAX_DOCUMENT_BYTES
 
 
 @dataclass(frozen=True)

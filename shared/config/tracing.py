@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

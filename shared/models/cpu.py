@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 WAIT_POLICIES = ("short", "passive", "active")
 DEFAULT_WAIT_POLICY = "short"

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from shared.config import EmbedderConfig
-from shared.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.models.base import FloatMatrix
 from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shared.config import EmbedderConfig, ModelConfig
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 from shared.models.base import Embedder, TextGenerator
 from shared.models.cpu import prepare_cpu
 

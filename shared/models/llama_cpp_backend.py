@@ -11,7 +11,7 @@ import threading
 from typing import Any
 
 from shared.config import ModelConfig
-from shared.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
 from shared.models.machine_lock import machine_lock

@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from shared.config import ModelConfig
-from shared.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.models.base import Completion, GenerationRequest
 from shared.models.pending import GENERATE, model_calls
 

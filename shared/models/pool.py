@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from shared.errors import ModelError
+from shared.core.errors import ModelError
 from shared.models.base import Completion, Embedder, FloatMatrix, GenerationRequest, TextGenerator
 
 T = TypeVar("T")

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from shared.config import ModelConfig
-from shared.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError, ModelNotInstalledError
+from shared.core.text import first_json_value
 from shared.models.base import Completion, GenerationRequest
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
-from shared.text import first_json_value
 
 
 class TransformersGenerator:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from shared.config import ModelConfig
-from shared.errors import ModelError
+from shared.core.errors import ModelError
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
 

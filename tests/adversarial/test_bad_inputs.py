@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from benchmarks.bad_inputs import make_bad_inputs
-from shared.console import one_line
+from shared.cli.console import one_line
 from simulation.processes import dgrag_command
 
 MAX_FILE_BYTES = 1 << 20

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from edge_node.ingest.readers import RawDocument
-from shared.errors import StoreError
+from shared.core.errors import StoreError
 from tests.unit.fakes_edge import make_service
 
 DOCS = [

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.attack_targets import Targets, start_targets
 from benchmarks.attacks import ATTACKS, run_attacks
-from shared.health_cli import check
+from shared.cli.health_cli import check
 
 pytestmark = pytest.mark.integration
 

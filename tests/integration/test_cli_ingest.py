@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from shared.errors import ModelNotInstalledError
+from shared.core.errors import ModelNotInstalledError
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 from simulation.processes import dgrag_command
 

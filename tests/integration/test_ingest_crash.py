@@ -22,7 +22,7 @@ import faiss
 import pytest
 
 from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase
-from shared.errors import ModelNotInstalledError
+from shared.core.errors import ModelNotInstalledError
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 from simulation.processes import dgrag_command
 

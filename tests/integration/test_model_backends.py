@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 from shared.config import EmbedderConfig, JsonMode, ModelConfig
-from shared.errors import ModelError
+from shared.core.errors import ModelError
+from shared.core.text import first_json_value
 from shared.models.base import Completion, Embedder, GenerationRequest, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.models.locate import bundled_slm_path
-from shared.text import first_json_value
 
 pytestmark = pytest.mark.integration
 

@@ -18,10 +18,10 @@ import grpc
 import pytest
 
 from edge_node.transport.api_token import read_api_token
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from shared.secret_file import write_secret
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import auth_metadata
+from shared.transport.secret_file import write_secret
 from simulation.processes import dgrag_command
 
 pytestmark = pytest.mark.integration

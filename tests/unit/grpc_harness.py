@@ -34,13 +34,13 @@ from shared.config import (
     PartitionConfig,
     PrivacyConfig,
 )
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import ClientTls
+from shared.core.tokenizer import RegexTokenizer
 from shared.models.base import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
-from shared.secret_file import write_secret
-from shared.tokenizer import RegexTokenizer
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import ClientTls
+from shared.transport.secret_file import write_secret
 from tests.unit.fakes_edge import scripted_slm
 
 DIM = 64

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, free_port, run, start_network, token_of
 
 QUESTION = "Who founded <b>Zephyr Medical</b> in Lisbon?"

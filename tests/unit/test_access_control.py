@@ -9,10 +9,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from shared.grpc_auth import bearer_metadata
-from shared.grpc_transport import admitted, auth_metadata
-from shared.health_cli import check
+from shared.cli.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.transport.grpc_auth import bearer_metadata
+from shared.transport.grpc_transport import admitted, auth_metadata
 from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, run, start_network, token_of
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"

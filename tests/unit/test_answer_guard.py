@@ -10,12 +10,12 @@ import pytest
 
 from cloud_server.services.answer_guard import WITHHELD, guard_answer
 from shared.config import CloudConfig, load_config
-from shared.errors import ConfigError
-from shared.grpc_transport import auth_metadata
+from shared.core.errors import ConfigError
+from shared.core.verbatim import longest_shared_run
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.verbatim import longest_shared_run
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, run, start_edge, start_network, token_of
 
 SECRET = "Zephyr Medical was founded by Omar Haddad in Lisbon. Zephyr Medical makes insulin pumps."

@@ -7,9 +7,9 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from shared.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
-from shared.grpc_transport import auth_metadata
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, connected, run, start_network, token_of
 
 

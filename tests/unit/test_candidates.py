@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.candidates import Candidate, find_candidates
+from shared.core.candidates import Candidate, find_candidates
 
 
 def _names(text: str) -> list[str]:

@@ -15,12 +15,12 @@ from cloud_server.services.claim_check import ClaimLedger, observe_claims, resco
 from edge_node.policy.privacy import probe_reply
 from edge_node.query.retrieval import Evidence
 from shared.config import PrivacyConfig
-from shared.errors import ConfigError
-from shared.grpc_transport import auth_metadata
-from shared.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.errors import ConfigError
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.secret_file import read_secret, write_secret
+from shared.transport.grpc_transport import auth_metadata
+from shared.transport.secret_file import read_secret, write_secret
 from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, run, start_edge, start_network, token_of
 
 

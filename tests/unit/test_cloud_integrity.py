@@ -12,11 +12,11 @@ import pytest
 from cloud_server.services import summary_index
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
-from shared.errors import ResourceExhaustedError
-from shared.grpc_transport import auth_metadata
-from shared.knowledge import CloudQuery, SummaryCard, SummaryTombstone
+from shared.core.errors import ResourceExhaustedError
+from shared.core.knowledge import CloudQuery, SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, ZEPHYR, connected, run, start_network, token_of
 
 

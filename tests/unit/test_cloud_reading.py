@@ -8,7 +8,7 @@ from cloud_server.services.answer_guard import Readers
 from cloud_server.services.cloud_reading import NO_USABLE_ANSWER, read_context
 from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudQueryConfig
-from shared.knowledge import ContextChunk, KnowledgeChunk
+from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 

@@ -209,8 +209,8 @@ def test_the_cloud_and_the_edges_refuse_the_public_example_tokens(tmp_path: Path
     from cloud_server.services.tokens import TokenBook
     from edge_node.transport.server import edge_token
     from shared.config import CloudLinkConfig
-    from shared.errors import ConfigError
-    from shared.secret_file import write_secret
+    from shared.core.errors import ConfigError
+    from shared.transport.secret_file import write_secret
 
     with pytest.raises(ConfigError, match="public example token"):
         TokenBook.parse(TOKENS_EXAMPLE.read_text(), TOKENS_EXAMPLE)

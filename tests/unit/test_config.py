@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from shared.config import ChunkingConfig, EdgeConfig, JudgeConfig, ModelConfig, load_config
-from shared.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
-from shared.errors import ConfigError
+from shared.core.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
+from shared.core.errors import ConfigError
 
 
 def _toml(tmp_path: Path, text: str) -> Path:

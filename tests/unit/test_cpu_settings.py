@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 from shared.models import machine_lock as lock_module
 from shared.models.cpu import SHORT_SPIN_COUNT, prepare_cpu
 

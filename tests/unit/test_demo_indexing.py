@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation import indexing
 from simulation.index_cache import COMPLETE_MARKER
 from simulation.processes import Finished

@@ -8,7 +8,7 @@ import pytest
 
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.services.routing import choose_edges
-from shared.knowledge import EdgeKnowledge, SummaryMatch
+from shared.core.knowledge import EdgeKnowledge, SummaryMatch
 
 
 def test_a_reply_resolves_the_request() -> None:

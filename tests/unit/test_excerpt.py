@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.text import excerpt
+from shared.core.text import excerpt
 
 TEXT = (
     "The weather was mild. Acme Corp reported record sales in March. Analysts expected less. "

@@ -13,7 +13,7 @@ from benchmarks.fit_gate_check import GATE_WEIGHTS, Bundle, Point, choose, escal
 from cloud_server.experiments import ProbeRouting
 from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from shared.config import GateConfig
-from shared.knowledge import ProbeScores
+from shared.core.knowledge import ProbeScores
 
 
 def _probes(**scores: tuple[float, float, float]) -> dict[str, ProbeScores]:

@@ -14,13 +14,13 @@ import pytest
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from edge_node.ingest.readers import RawDocument
+from shared.cli.health_cli import check
 from shared.config import CloudConfig, CloudQueryConfig
-from shared.constants import SESSION_ADMITTED
-from shared.grpc_transport import admitted, auth_metadata
-from shared.health_cli import check
-from shared.knowledge import CloudQuery
+from shared.core.constants import SESSION_ADMITTED
+from shared.core.knowledge import CloudQuery
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2, edge_pb2, edge_pb2_grpc
-from shared.secret_file import write_secret
+from shared.transport.grpc_transport import admitted, auth_metadata
+from shared.transport.secret_file import write_secret
 from tests.unit.grpc_harness import (
     ACME,
     APP_ID,
@@ -154,8 +154,8 @@ def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
         tokens = tmp_path / "tokens"
         write_secret(tokens, f"edge edge-a {token_of('edge-a')}\n")
         from cloud_server.api import build_cloud
+        from shared.core.tokenizer import RegexTokenizer
         from shared.models.fakes import HashEmbedder, ScriptedGenerator
-        from shared.tokenizer import RegexTokenizer
 
         config = CloudConfig(port=0, max_message_bytes=64 * 1024)
         parts = build_cloud(config, HashEmbedder(16), ScriptedGenerator(lambda r: "x"), RegexTokenizer())
@@ -221,8 +221,8 @@ def test_cloud_down_means_a_local_answer_with_a_note_and_a_restarted_cloud_conve
             expected = {c.id: c.version for c in await _edge_cards(net, "edge-b")}
 
             from cloud_server.api import build_cloud
+            from shared.core.tokenizer import RegexTokenizer
             from shared.models.fakes import HashEmbedder, ScriptedGenerator
-            from shared.tokenizer import RegexTokenizer
             from tests.unit.grpc_harness import answer_from_context
 
             config = CloudConfig(port=net.cloud_port, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=2))

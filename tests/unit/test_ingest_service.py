@@ -9,7 +9,7 @@ import pytest
 
 from edge_node.ingest.readers import RawDocument
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from shared.errors import DocumentNotFoundError, StoreError
+from shared.core.errors import DocumentNotFoundError, StoreError
 from shared.models.base import GenerationRequest
 from tests.unit.fakes_edge import DOCS, make_service
 
@@ -142,7 +142,7 @@ def test_second_writer_is_refused(tmp_path: Path) -> None:
 
 
 def test_read_errors_are_reported_and_batch_goes_on(tmp_path: Path) -> None:
-    from shared.errors import InputDocumentError
+    from shared.core.errors import InputDocumentError
 
     service, _ = make_service(tmp_path / "edge")
     report = service.ingest([InputDocumentError("bad.bin", "looks binary"), DOCS[0]])

@@ -11,7 +11,7 @@ import pytest
 from dgrag.cli import main
 from dgrag.deployment import init_deployment
 from shared.config import CloudConfig, EdgeConfig, load_config
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 
 def test_each_machine_gets_its_config_credentials_and_the_command_to_run(

@@ -1,4 +1,4 @@
-"""shared.lexical: rare words weigh most in a question's lexical coverage; the edge's index follows its store."""
+"""shared.core.lexical: rare words weigh most in a question's lexical coverage; the edge's index follows its store."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 from edge_node.ingest.readers import RawDocument
 from edge_node.query.answering import QueryService
-from shared.lexical import LexicalIndex, terms
+from shared.core.lexical import LexicalIndex, terms
+from shared.core.tokenizer import RegexTokenizer
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.tokenizer import RegexTokenizer
 from tests.unit.fakes_edge import make_service, scripted_slm
 
 CHATS = [

@@ -14,13 +14,13 @@ import pytest
 from cloud_server.services.knowledge_intake import accept_probe
 from cloud_server.services.routing import ProbeRouting
 from cloud_server.services.routing_memory import RoutingMemory
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
 from shared.config import CloudQueryConfig, GateConfig
-from shared.errors import CloudUnavailableError, ConfigError
-from shared.grpc_transport import auth_metadata
-from shared.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.errors import CloudUnavailableError, ConfigError
+from shared.core.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import (
     ACME,
     ADMIN_ID,

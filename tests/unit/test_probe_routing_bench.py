@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchmarks.probe_routing import Case, evaluate, evidence_check
 from cloud_server.services.routing import ProbeRouting
-from shared.knowledge import ProbeScores, SummaryMatch
+from shared.core.knowledge import ProbeScores, SummaryMatch
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]
 

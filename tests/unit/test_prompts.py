@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import prompts
+from shared.core import prompts
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 
 from edge_node.api import Document, Edge, EdgeModels
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
-from shared.errors import ConfigError, DocumentNotFoundError, StoreError
+from shared.core.errors import ConfigError, DocumentNotFoundError, StoreError
 
 ACME = [
     Document("acme-1", "Acme", "Acme Robotics is led by Dana Smith. Acme Robotics builds welding arms in Oslo."),

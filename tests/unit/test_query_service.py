@@ -8,10 +8,10 @@ import pytest
 
 from edge_node.ingest.readers import RawDocument
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
-from shared.ablations import Ablations
 from shared.config import GateConfig
-from shared.errors import DgragError
-from shared.extractive import is_extractive
+from shared.core.ablations import Ablations
+from shared.core.errors import DgragError
+from shared.core.extractive import is_extractive
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from tests.unit.fakes_edge import make_service, scripted_slm
@@ -34,8 +34,8 @@ def service(tmp_path: Path):  # type: ignore[no-untyped-def]
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
     kb = ingest._kb
+    from shared.core.tokenizer import RegexTokenizer
     from shared.models.fakes import HashEmbedder
-    from shared.tokenizer import RegexTokenizer
 
     config = ingest._config
     yield QueryService(kb, ScriptedGenerator(_answer), HashEmbedder(32), RegexTokenizer(), config)
@@ -94,8 +94,8 @@ def test_threshold_moves_the_decision(service: QueryService) -> None:
 def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(tmp_path: Path) -> None:
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS[:1])
+    from shared.core.tokenizer import RegexTokenizer
     from shared.models.fakes import HashEmbedder
-    from shared.tokenizer import RegexTokenizer
 
     service = QueryService(ingest._kb, ScriptedGenerator(_answer), HashEmbedder(32), RegexTokenizer(), ingest._config)
     question = "Who opened a clinic in Lisbon with Maria Silva?"

@@ -10,12 +10,12 @@ import grpc
 import numpy as np
 import pytest
 
-from shared import serde
-from shared.grpc_transport import auth_metadata
+from shared.core.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
 from shared.models.base import FloatMatrix
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
+from shared.transport import serde
+from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, Network, ask, connected, run, start_network, token_of
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"

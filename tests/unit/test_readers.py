@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
-from shared.errors import InputDocumentError
+from shared.core.errors import InputDocumentError
 
 MAX = 1_000_000
 

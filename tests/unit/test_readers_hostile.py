@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from edge_node.ingest.readers import RawDocument, read_paths
-from shared.errors import InputDocumentError
+from shared.core.errors import InputDocumentError
 
 LIMIT = 1 << 20
 
@@ -69,7 +69,7 @@ def test_unpaired_surrogates_and_a_broken_pdf_stream_are_input_errors(tmp_path: 
 
 
 def test_error_lines_escape_control_characters_in_file_names() -> None:
-    from shared.console import one_line
+    from shared.cli.console import one_line
 
     assert one_line("/in/new\nline.txt") == "/in/new\\nline.txt"
     assert one_line("/in/tab\there\x1b[31m.txt") == "/in/tab\\there\\x1b[31m.txt"

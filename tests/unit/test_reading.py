@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from shared.answer_format import MISSING
-from shared.reading import compose, plan_reading, unsupported
-from shared.span_reader import Passage, find_date, rank_entities
+from shared.core.answer_format import MISSING
+from shared.core.reading import compose, plan_reading, unsupported
+from shared.core.span_reader import Passage, find_date, rank_entities
 
 PASSAGES = [
     Passage(1, "Sam Bankman-Fried founded FTX in 2019. Bankman-Fried was charged with fraud in 2022.", "tech:ftx-1"),

@@ -10,8 +10,8 @@ import pytest
 
 from cloud_server.services.routing import ProbeRouting
 from cloud_server.services.routing_memory import RoutingMemory, usefulness
-from shared.errors import ConfigError
-from shared.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryMatch
+from shared.core.errors import ConfigError
+from shared.core.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryMatch
 
 DIM = 8
 

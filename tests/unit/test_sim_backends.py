@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge_node.host import parse_host_spec
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 from simulation.backends import LocalBackend, open_backend
 from simulation.hosts import EdgeLaunch, host_groups, host_spec
 from simulation.ray_backend import RayOptions

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.lifecycle import sigterm_as_interrupt
+from shared.transport.lifecycle import sigterm_as_interrupt
 from simulation import processes
 
 

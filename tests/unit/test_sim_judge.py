@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from shared.config import JudgeConfig
-from shared.errors import DgragError, ModelError
+from shared.core.errors import DgragError, ModelError
 from shared.models.base import Completion, GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from simulation.judge import (

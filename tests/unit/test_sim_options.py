@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.bundle import Question, asked_at, consistent_questions
 from simulation.indexing import central_docs
 from simulation.ray_backend import RayOptions

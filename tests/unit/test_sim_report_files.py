@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.report import build_report
 from simulation.report_files import MARKDOWN_FILE, REPORT_FILE, RUN_INFO_FILE, rebuild_report, save_report
 from tests.unit.sim_rows import RUN_INFO, central_rows, dgrag_rows

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from shared.config import CloudConfig, EdgeConfig, GateConfig
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.asking import Plan
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from shared.config import EdgeConfig
-from shared.trace import AnswerTrace, TraceError
+from shared.core.trace import AnswerTrace, TraceError
 from simulation.asking import Asker, EdgeEndpoint, Plan, local_view, row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.index_cache import index_key

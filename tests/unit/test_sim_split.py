@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import DgragError
+from shared.core.errors import DgragError
 from simulation.bundle import consistent_questions, load_edges, load_questions
 from simulation.split import SPLIT_KEYS, split_bundle
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from cloud_server.services.sparse_index import SparseIndex, terms
 from cloud_server.services.summary_index import SummaryIndex
-from shared.knowledge import SummaryCard
+from shared.core.knowledge import SummaryCard
 from shared.models.fakes import HashEmbedder
 
 

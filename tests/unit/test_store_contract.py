@@ -20,7 +20,7 @@ from edge_node.store.records import (
     SubgraphRecord,
 )
 from edge_node.store.sqlite_store import SqliteStore
-from shared.errors import DocumentNotFoundError, StoreError
+from shared.core.errors import DocumentNotFoundError, StoreError
 
 DIM = 4
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cloud_server.services.summary_index import SummaryIndex
-from shared.knowledge import SummaryCard, SummaryTombstone
+from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
 
 
@@ -49,7 +49,7 @@ def test_full_sync_replaces_only_that_edges_view() -> None:
 
 def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lucky_summary() -> None:
     from cloud_server.services.summary_index import rank_by_edge
-    from shared.knowledge import SummaryMatch
+    from shared.core.knowledge import SummaryMatch
 
     matches = [
         SummaryMatch("a/sg-1", "a", 0.90, 1),  # one strong summary, the rest of edge a is unrelated
@@ -106,7 +106,7 @@ def test_a_message_naming_one_summary_twice_is_refused() -> None:
     import pytest
 
     from cloud_server.services.summary_intake import check_publication
-    from shared.errors import InvalidRequestError
+    from shared.core.errors import InvalidRequestError
 
     with pytest.raises(InvalidRequestError, match="appears twice"):
         check_publication("a", [card("a/sg-1", 1, "x")], [SummaryTombstone("a/sg-1", 2)])

@@ -1,4 +1,4 @@
-"""Unit tests for shared/text.py: name keys, sentence splitting, whole-word matching, JSON extraction."""
+"""Unit tests for shared/core/text.py: name keys, sentence splitting, whole-word matching, JSON extraction."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from shared.text import (
+from shared.core.text import (
     clean_text,
     find_occurrences,
     first_json_value,

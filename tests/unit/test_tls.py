@@ -11,9 +11,9 @@ import grpc
 import pytest
 
 from cloud_server.api import CloudClient
-from shared.certs import make_certs
-from shared.errors import ConfigError, DgragError
-from shared.grpc_transport import ClientTls, is_loopback, open_channel
+from shared.core.errors import ConfigError, DgragError
+from shared.transport.certs import make_certs
+from shared.transport.grpc_transport import ClientTls, is_loopback, open_channel
 from tests.unit.grpc_harness import ACME, ADMIN_ID, connected, run, start_edge, start_network, token_of
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cloud_server.services.tokens import TokenBook
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 
 def _book(tmp_path: Path, text: str | bytes) -> TokenBook:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config.tracing import TracingConfig
-from shared.tracing import continued, current_traceparent, span, traced_process
+from shared.transport.tracing import continued, current_traceparent, span, traced_process
 from tests.unit.grpc_harness import ACME, ZEPHYR, ask, connected, run, start_network
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.verbatim import CopyIndex, longest_shared_run, redact, words
+from shared.core.verbatim import CopyIndex, longest_shared_run, redact, words
 
 DOC = (
     "Zephyr Medical was founded by Omar Haddad in Lisbon in 1998 and makes 1,000 insulin pumps a year. "

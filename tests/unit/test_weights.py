@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shared.config import ModelConfig
-from shared.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.models import weights
 from shared.models.locate import bundled_slm_path
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from shared.errors import (
+from shared.core.errors import (
     DgragError,
     DocumentNotFoundError,
     InvalidRequestError,

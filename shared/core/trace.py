@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from shared.errors import DgragError
-from shared.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, ProbeScores, SummaryMatch
+from shared.core.errors import DgragError
+from shared.core.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, ProbeScores, SummaryMatch
 
 
 class Decision(StrEnum):

@@ -9,7 +9,7 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 from shared.models.pending import model_calls
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from shared.call_limits import RETRY_PUSHBACK
-from shared.constants import AUTHORIZATION_HEADER
+from shared.core.constants import AUTHORIZATION_HEADER
+from shared.transport.call_limits import RETRY_PUSHBACK
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/",)
 """Methods anyone may call (health checks tell nothing about the data)."""

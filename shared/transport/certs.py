@@ -18,9 +18,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from shared.errors import ConfigError
-from shared.secret_file import write_secret
-from shared.vocabulary import valid_edge_id
+from shared.core.errors import ConfigError
+from shared.core.vocabulary import valid_edge_id
+from shared.transport.secret_file import write_secret
 
 CA_NAME = "dgrag deployment CA"
 

@@ -1,4 +1,4 @@
-"""Answer requests by the question's shape (shared.question_shape), and the model's output as text a person reads.
+"""Answer requests by the question's shape (shared.core.question_shape), and the model's output as text a person reads.
 
 Closed questions are answered by choice: the model is asked for JSON ``{"answer": <one of the options>,
 "because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar),
@@ -16,8 +16,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from shared import prompts
-from shared.degeneracy import degenerate_reason
+from shared.core import prompts
+from shared.core.degeneracy import degenerate_reason
 from shared.models.base import GenerationRequest, JsonSchema
 
 DECLINE = "insufficient information"
@@ -140,7 +140,7 @@ ANSWER_INSTRUCTIONS = (
 
 
 def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str | None]:
-    """Why each answer must not be shown (shared.degeneracy), None for the ones that read as answers."""
+    """Why each answer must not be shown (shared.core.degeneracy), None for the ones that read as answers."""
     return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
 
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from shared.ablations import Ablations
-from shared.edge_stats import EdgeStats
-from shared.knowledge import (
+from shared.core.ablations import Ablations
+from shared.core.edge_stats import EdgeStats
+from shared.core.knowledge import (
     CloudAnswer,
     CloudQuery,
     ContextChunk,
@@ -23,9 +23,9 @@ from shared.knowledge import (
     SummaryMatch,
     SummaryTombstone,
 )
+from shared.core.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
+from shared.core.vocabulary import ANSWER_USES
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2, edge_pb2
-from shared.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
-from shared.vocabulary import ANSWER_USES
 
 
 def summary_to_proto(card: SummaryCard) -> common_pb2.Summary:

@@ -1,5 +1,5 @@
 """The parts of DGRAG switched off for one question, as one value parsed once from their codes
-(:data:`shared.vocabulary.ABLATIONS` and :data:`~shared.vocabulary.ROUTING_ABLATIONS`): what the edge's query
+(:data:`shared.core.vocabulary.ABLATIONS` and :data:`~shared.core.vocabulary.ROUTING_ABLATIONS`): what the edge's query
 path and the cloud's routing read, instead of checking codes in a set."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from shared.errors import InvalidRequestError
-from shared.vocabulary import ALL_ABLATIONS, CLOUD_ROUTING_ABLATIONS
+from shared.core.errors import InvalidRequestError
+from shared.core.vocabulary import ALL_ABLATIONS, CLOUD_ROUTING_ABLATIONS
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``dgrag certs DIR``: the TLS material of a deployment in one command (see shared.certs)."""
+"""``dgrag certs DIR``: the TLS material of a deployment in one command (see shared.transport.certs)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from shared.exit_codes import EXIT_OK
+from shared.cli.exit_codes import EXIT_OK
 
 
 def register(roles: Any) -> None:
@@ -19,7 +19,7 @@ def register(roles: Any) -> None:
 
 
 def cmd_certs(args: argparse.Namespace) -> int:
-    from shared.certs import make_certs
+    from shared.transport.certs import make_certs
 
     names = [n.strip() for n in args.cloud_host.split(",") if n.strip()]
     clients = [c.strip() for c in args.clients.split(",") if c.strip()]

@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.candidates import find_candidates
-from shared.degeneracy import content_words
-from shared.text import normalise_name, occurs_in, sentences
+from shared.core.candidates import find_candidates
+from shared.core.degeneracy import content_words
+from shared.core.text import normalise_name, occurs_in, sentences
 
 PERSON_BONUS = 1.5
 """A who-question's multi-word names (first and last name) count this much more."""

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from shared.text import normalise_name
+from shared.core.text import normalise_name
 
 _CONNECTORS = {"of", "and", "&", "de", "la", "du", "von", "van", "for", "the"}
 _STOP = frozenset(

@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 
 def write_secret(path: Path, text: str) -> None:

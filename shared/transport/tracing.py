@@ -32,7 +32,7 @@ from opentelemetry.trace import Span, SpanKind
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from shared.config.tracing import TracingConfig
-from shared.errors import ConfigError
+from shared.core.errors import ConfigError
 
 TRACEPARENT = "traceparent"
 MAX_TRACEPARENT_CHARS = 128

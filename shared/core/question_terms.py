@@ -1,12 +1,12 @@
 """The names and keywords of a question, model-free: what an edge's retrieval embeds and matches by name (the
-names are the texts whose vectors travel with a question, see shared/query_vectors.py)."""
+names are the texts whose vectors travel with a question, see shared/core/query_vectors.py)."""
 
 from __future__ import annotations
 
 import re
 
-from shared.candidates import find_candidates
-from shared.text import normalise_name
+from shared.core.candidates import find_candidates
+from shared.core.text import normalise_name
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 _QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")

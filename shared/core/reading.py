@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.answer_format import MISSING, declares_missing
-from shared.degeneracy import content_words
-from shared.question_shape import QuestionShape, Shape, shape_of
-from shared.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
-from shared.text import truncate_chars
+from shared.core.answer_format import MISSING, declares_missing
+from shared.core.degeneracy import content_words
+from shared.core.question_shape import QuestionShape, Shape, shape_of
+from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
+from shared.core.text import truncate_chars
 
 ENTITY_OPTIONS = 5
 """Entity names of the evidence the model chooses among."""

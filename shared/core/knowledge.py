@@ -1,13 +1,13 @@
 """What crosses the edge–cloud boundary, as plain records: summaries (construction) and retrieved
-knowledge (query). Both sides use these; ``shared/serde.py`` maps them to and from protobuf."""
+knowledge (query). Both sides use these; ``shared/transport/serde.py`` maps them to and from protobuf."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shared.ablations import NONE as NO_ABLATIONS
-from shared.ablations import Ablations
-from shared.query_vectors import QueryVectors
+from shared.core.ablations import NONE as NO_ABLATIONS
+from shared.core.ablations import Ablations
+from shared.core.query_vectors import QueryVectors
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class ProbeScores:
     lexical match that tells apart edges whose names and topics are the same."""
     lexical: float = 0.0
     """The best IDF-weighted share of the question's words that one chunk of the edge's whole store holds
-    (shared.lexical): rare words weigh most, so an edge lacking them scores low."""
+    (shared.core.lexical): rare words weigh most, so an edge lacking them scores low."""
 
     @property
     def refused(self) -> bool:

@@ -11,8 +11,8 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from shared.constants import DEFAULT_MAX_MESSAGE_BYTES
-from shared.grpc_transport import ClientTls, open_channel
+from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
+from shared.transport.grpc_transport import ClientTls, open_channel
 
 
 def register(roles: Any) -> None:

@@ -3,10 +3,10 @@ requests down the stream and the edge's replies up it. The one place these proto
 
 from __future__ import annotations
 
-from shared import serde
-from shared.knowledge import EdgeKnowledge, ProbeScores, SummaryChanges
+from shared.core.knowledge import EdgeKnowledge, ProbeScores, SummaryChanges
+from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2
-from shared.query_vectors import QueryVectors
+from shared.transport import serde
 
 
 def cloud_request(

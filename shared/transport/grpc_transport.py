@@ -11,9 +11,9 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from shared.call_limits import BoundedHealth
-from shared.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
-from shared.errors import ConfigError
+from shared.core.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
+from shared.core.errors import ConfigError
+from shared.transport.call_limits import BoundedHealth
 
 KEEPALIVE_MS = 20_000
 """Ping an idle connection this often, so NAT boxes keep the edge's stream open."""
@@ -124,7 +124,7 @@ def add_health(
     server: grpc.aio.Server, services: Sequence[str], watches_per_peer: int = 4, watches: int = 64
 ) -> health.aio.HealthServicer:
     """Register the standard health service for ``services`` (mark_serving then reports them as up), its Watch
-    streams capped per peer address and in total (shared.call_limits)."""
+    streams capped per peer address and in total (shared.transport.call_limits)."""
     servicer = BoundedHealth(services, watches_per_peer, watches)
     health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
     return servicer

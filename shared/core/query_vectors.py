@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shared.errors import InvalidRequestError
+from shared.core.errors import InvalidRequestError
+from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.base import Embedder, FloatMatrix
-from shared.vocabulary import MAX_QUESTION_CHARS
 
 MAX_TEXTS = 32
 """Texts one message may carry (the question and its names)."""

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Protocol
 
-from shared.errors import ModelNotInstalledError
+from shared.core.errors import ModelNotInstalledError
 from shared.models.locate import bundled_embedder_path
 
 Span = tuple[int, int]

@@ -1,0 +1,1 @@
+"""What the commands share: console output, exit codes, and the certs and health commands."""
