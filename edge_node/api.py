@@ -44,7 +44,6 @@ from shared.core.constants import DEFAULT_EDGE_ID
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import ConfigError, DocumentNotFoundError, StoreError
 from shared.core.knowledge import ProbeScores, SummaryCard
-from shared.transport import serde
 
 __all__ = [
     "API_TOKEN_FILE",
@@ -102,7 +101,7 @@ class TqdmProgress(ProgressSink):
 def build_edge(kb: EdgeKnowledgeBase, config: EdgeConfig, models: EdgeModels | None = None) -> EdgeRuntime:
     """One edge's services over an open knowledge base, with ``models`` (default: those ``config`` names)."""
     config = with_stored_edge_id(kb, config)
-    return EdgeRuntime(kb, models or EdgeModels.from_config(config), config, knowledge_size=serde.knowledge_size)
+    return EdgeRuntime(kb, models or EdgeModels.from_config(config), config)
 
 
 def with_stored_edge_id(kb: EdgeKnowledgeBase, config: EdgeConfig) -> EdgeConfig:

@@ -27,7 +27,6 @@ from edge_node.policy.privacy import (
     forbids_raw_text,
     guard_summaries,
     knowledge_for_cloud,
-    knowledge_texts,
     probe_reply,
     word_scores,
 )
@@ -82,23 +81,14 @@ class EdgeModels:
 
 
 class EdgeRuntime:
-    """One edge's services, safe to call from the event loop.
+    """One edge's services, safe to call from the event loop. What it hands the transport to send is audited
+    there, as it is sent (edge_node.transport.session_outbox); what it sends itself (the escalations) here."""
 
-    ``knowledge_size`` measures a retrieval reply as it is sent (the transport's encoding) for the audit log.
-    """
-
-    def __init__(
-        self,
-        kb: EdgeKnowledgeBase,
-        models: EdgeModels,
-        config: EdgeConfig,
-        knowledge_size: Callable[[EdgeKnowledge], int],
-    ) -> None:
+    def __init__(self, kb: EdgeKnowledgeBase, models: EdgeModels, config: EdgeConfig) -> None:
         self.config = config
         self.edge_id = config.edge_id
         self._kb = kb
         self._models = models
-        self._knowledge_size = knowledge_size
         kb.bind_embedder(models.embedder.name, models.embedder.dim, config.edge_id)  # wrong data dir: fail now
         self._ingest_service: IngestService | None = None  # made on the first write: a query never needs it
         self._query = QueryService(kb, models.generator, models.embedder, models.tokenizer, config)
@@ -283,24 +273,11 @@ class EdgeRuntime:
 
         return await self._run(run)
 
-    async def retrieve_for(self, question: str, requester: str, given: QueryVectors | None = None) -> EdgeKnowledge:
-        """Like :meth:`retrieve`, for a reply that is about to leave the edge: the audit log records it. ``given``:
-        the requester's embeddings of the question (used when they come from this edge's model)."""
-        outbound = await self._outbound(question, given)
-        knowledge = outbound.knowledge
-        self.audit.record(
-            "retrieval_reply",
-            requester,
-            self._knowledge_size(knowledge),
-            question=question[:200],
-            chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
-            entities=len(knowledge.entities),
-            relations=len(knowledge.relations),
-            withheld=outbound.withheld,
-            **({"texts": knowledge_texts(knowledge)} if self.config.privacy.audit_content else {}),
-            **steered_by(given),
-        )
-        return knowledge
+    async def outbound_for(self, question: str, given: QueryVectors | None = None) -> Outbound:
+        """This edge's knowledge about ``question`` as its privacy policy lets it leave, for a reply the transport
+        sends and audits (edge_node.transport.session_outbox). ``given``: the requester's embeddings of the
+        question (used when they come from this edge's model)."""
+        return await self._outbound(question, given)
 
     async def probe(self, question: str, given: QueryVectors | None = None) -> ProbeScores:
         """How strongly this edge's knowledge matches ``question``: scores only (the cloud's stage-2 routing).
@@ -357,9 +334,3 @@ class EdgeRuntime:
 def _size(vectors: QueryVectors | None) -> int:
     """Bytes of the vectors sent with a question (float32 rows and their texts)."""
     return 0 if vectors is None else vectors.matrix.nbytes + sum(len(t.encode()) for t in vectors.texts)
-
-
-def steered_by(given: QueryVectors | None) -> dict[str, int]:
-    """For the audit: the requester's vectors (not this edge's embedding of the question) chose what was retrieved,
-    so the question text alone does not show what the retrieval looked for."""
-    return {} if given is None else {"requester_vectors": len(given.texts)}

@@ -20,23 +20,25 @@ from edge_node.api import EdgeRuntime
 from edge_node.host import run_host
 from shared.core.knowledge import EdgeKnowledge, ProbeScores
 
-_honest_retrieve_for = EdgeRuntime.retrieve_for
+_honest_outbound_for = EdgeRuntime.outbound_for
 
 
 async def _lying_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
     return ProbeScores(self.edge_id, 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0)
 
 
-async def _lying_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> EdgeKnowledge:
-    honest = await _honest_retrieve_for(self, *args, **kwargs)
-    chunks = tuple(dataclasses.replace(c, score=1.0) for c in honest.chunks)
-    return dataclasses.replace(honest, evidence=1.0, chunks=chunks)
+async def _lying_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> Any:
+    """The honest reply (knowledge as the policy lets it leave) with every score claimed to be 1.0."""
+    honest = await _honest_outbound_for(self, *args, **kwargs)
+    knowledge: EdgeKnowledge = honest.knowledge
+    chunks = tuple(dataclasses.replace(c, score=1.0) for c in knowledge.chunks)
+    return dataclasses.replace(honest, knowledge=dataclasses.replace(knowledge, evidence=1.0, chunks=chunks))
 
 
 def lie() -> None:
     """Make every edge of this process claim the strongest match."""
     EdgeRuntime.probe = _lying_probe  # type: ignore[method-assign]
-    EdgeRuntime.retrieve_for = _lying_knowledge  # type: ignore[method-assign]
+    EdgeRuntime.outbound_for = _lying_knowledge  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> int:

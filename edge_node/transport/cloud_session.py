@@ -18,15 +18,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
-from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC
-from edge_node.runtime import EdgeRuntime, steered_by
+from edge_node.runtime import EdgeRuntime
 from edge_node.transport.cloud_link import CloudLink
+from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.constants import SOFTWARE_VERSION
 from shared.core.errors import PermissionDeniedError
-from shared.core.knowledge import SummaryChanges
 from shared.core.query_vectors import QueryVectors, QueryVectorsError
 from shared.proto.dgrag.v1 import cloud_pb2
-from shared.transport import serde, serde_session
+from shared.transport import serde
 from shared.transport.grpc_transport import admitted
 from shared.transport.tracing import continued
 
@@ -75,14 +74,14 @@ class CloudSession:
 
     async def _session(self, stop: asyncio.Event) -> None:
         out: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
+        outbox = SessionOutbox(self._runtime.audit, self._runtime.config.privacy, out)
         call = self._client.stub.Session(_drain(out), metadata=self._client.metadata)
         tasks: list[asyncio.Task[None]] = []
         answering: set[asyncio.Task[None]] = set()
         stopper = asyncio.create_task(_cancel_on(stop, call))
         try:
             if await admitted(call):  # refused: reading the call below raises the cloud's status
-                unnamed = self._runtime.config.privacy.level == "summaries_only"
-                out.put_nowait(serde_session.hello(self._runtime.edge_id, SOFTWARE_VERSION, unnamed=unnamed))
+                outbox.hello(self._runtime.edge_id, SOFTWARE_VERSION)
             async for message in _messages(call, stop):
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":
@@ -91,20 +90,20 @@ class CloudSession:
                     log.info("connected to the cloud as %s", message.welcome.edge_id)
                     # the full sync goes (and is audited) only once the cloud has accepted this edge
                     sync = await self._runtime.full_sync()
-                    self._send(out, sync)
+                    outbox.summaries(sync)
                     interval = message.welcome.heartbeat_interval_s or self._link.heartbeat_interval_s
                     interval = min(max(interval, MIN_HEARTBEAT_S), MAX_HEARTBEAT_S)
-                    tasks.append(asyncio.create_task(self._heartbeats(out, interval)))
-                    tasks.append(asyncio.create_task(self._publisher(out, sync.up_to_seq)))
+                    tasks.append(asyncio.create_task(self._heartbeats(outbox, interval)))
+                    tasks.append(asyncio.create_task(self._publisher(outbox, sync.up_to_seq)))
                 elif kind == "ack":
                     await self._runtime.mark_published(message.ack.up_to_seq)
                 elif kind in ("retrieval_request", "probe_request"):
                     request = getattr(message, kind)
                     if len(answering) >= MAX_CONCURRENT_RETRIEVALS:
-                        self._reply_error(out, request, "busy: too many retrievals in flight; try later")
+                        outbox.error(request, "busy: too many retrievals in flight; try later")
                         continue
                     answer = self._answer if kind == "retrieval_request" else self._probe
-                    task = asyncio.create_task(self._traced(f"edge.{kind}", answer, out, request))
+                    task = asyncio.create_task(self._traced(f"edge.{kind}", answer, outbox, request))
                     answering.add(task)
                     task.add_done_callback(answering.discard)
         finally:
@@ -115,102 +114,63 @@ class CloudSession:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    def _send(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], changes: SummaryChanges) -> None:
-        message = serde_session.summary_changes(changes)
-        content = {"texts": [c.text for c in changes.upserts]} if self._runtime.config.privacy.audit_content else {}
-        self._runtime.audit.record(
-            SUMMARY_SYNC if changes.full else SUMMARY_DELTA,
-            "cloud",
-            message.ByteSize(),
-            upserts=[c.id for c in changes.upserts],
-            tombstones=[t.id for t in changes.tombstones],
-            **content,
-        )
-        out.put_nowait(message)
-
-    async def _publisher(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], sent_seq: int) -> None:
+    async def _publisher(self, outbox: SessionOutbox, sent_seq: int) -> None:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self._link.publish_interval_s)
             self._wake.clear()
             delta = await self._runtime.delta_after(sent_seq)
             if delta is not None:
-                self._send(out, delta)
+                outbox.summaries(delta)
                 sent_seq = delta.up_to_seq
 
-    async def _heartbeats(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], interval: float) -> None:
+    async def _heartbeats(self, outbox: SessionOutbox, interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
-            out.put_nowait(serde_session.heartbeat(time.time()))
+            outbox.heartbeat()
 
     async def _traced(
         self,
         name: str,
         answer: Callable[..., Awaitable[None]],
-        out: asyncio.Queue[cloud_pb2.EdgeMessage | None],
+        outbox: SessionOutbox,
         request: cloud_pb2.RetrievalRequest | cloud_pb2.ProbeRequest,
     ) -> None:
         """``answer`` the cloud's request as part of the question's trace (when the cloud traces it)."""
         with continued(name, request.traceparent, edge=self._runtime.edge_id):
-            await answer(out, request)
+            await answer(outbox, request)
 
-    async def _answer(
-        self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.RetrievalRequest
-    ) -> None:
+    async def _answer(self, outbox: SessionOutbox, request: cloud_pb2.RetrievalRequest) -> None:
         deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
         try:
             given = _given(request.vectors)
-            knowledge = await asyncio.wait_for(self._runtime.retrieve_for(request.question, "cloud", given), deadline)
+            outbound = await asyncio.wait_for(self._runtime.outbound_for(request.question, given), deadline)
         except TimeoutError:
-            self._reply_error(out, request, f"retrieval took longer than the {deadline:.1f} s deadline")
+            outbox.error(request, f"retrieval took longer than the {deadline:.1f} s deadline")
             return
         except Exception:  # the cloud must hear back; the reason stays here (it may quote a document)
             log.exception("retrieval for the cloud failed")
-            self._reply_error(out, request, "retrieval failed at the edge (the reason is in the edge's log)")
+            outbox.error(request, "retrieval failed at the edge (the reason is in the edge's log)")
             return
-        out.put_nowait(serde_session.retrieval_reply(request.request_id, knowledge))
+        outbox.retrieval_reply(request, outbound, given)
 
-    async def _probe(self, out: asyncio.Queue[cloud_pb2.EdgeMessage | None], request: cloud_pb2.ProbeRequest) -> None:
-        """Scores only; every reply is audited with its size."""
+    async def _probe(self, outbox: SessionOutbox, request: cloud_pb2.ProbeRequest) -> None:
+        """Scores only."""
         deadline = request.deadline_s if 0 < request.deadline_s <= MAX_RETRIEVAL_S else MAX_RETRIEVAL_S
         given = _given(request.vectors)
         try:
             scores = await asyncio.wait_for(self._runtime.probe(request.question, given), deadline)
         except PermissionDeniedError as exc:
-            self._reply_error(out, request, str(exc))
+            outbox.error(request, str(exc))
             return
         except TimeoutError:
-            self._reply_error(out, request, f"the probe took longer than the {deadline:.1f} s deadline")
+            outbox.error(request, f"the probe took longer than the {deadline:.1f} s deadline")
             return
         except Exception:
             log.exception("a probe for the cloud failed")
-            self._reply_error(out, request, "the probe failed at the edge (the reason is in the edge's log)")
+            outbox.error(request, "the probe failed at the edge (the reason is in the edge's log)")
             return
-        message = serde_session.probe_reply(request.request_id, scores)
-        self._runtime.audit.record(
-            "probe_reply",
-            "cloud",
-            message.ByteSize(),
-            question=request.question[:200],
-            score=round(scores.score, 4),
-            terms=round(scores.term_coverage, 4),
-            lexical=round(scores.lexical, 4),
-            **steered_by(given),
-        )
-        out.put_nowait(message)
-
-    def _reply_error(
-        self,
-        out: asyncio.Queue[cloud_pb2.EdgeMessage | None],
-        request: cloud_pb2.RetrievalRequest | cloud_pb2.ProbeRequest,
-        error: str,
-    ) -> None:
-        """A fixed, document-free error reply, audited like every outbound message."""
-        probe = isinstance(request, cloud_pb2.ProbeRequest)
-        message = serde_session.error_reply(request.request_id, error, probe=probe)
-        kind = "probe_error" if probe else "retrieval_error"
-        self._runtime.audit.record(kind, "cloud", message.ByteSize(), error=error)
-        out.put_nowait(message)
+        outbox.probe_reply(request, scores, given)
 
 
 async def _drain(out: asyncio.Queue[cloud_pb2.EdgeMessage | None]) -> AsyncIterator[cloud_pb2.EdgeMessage]:

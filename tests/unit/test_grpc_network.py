@@ -94,7 +94,7 @@ def _one_edge_hangs(tmp_path: Path, method: str, query: CloudQueryConfig) -> Non
 
 def test_a_slow_edge_yields_a_partial_answer_within_the_deadline(tmp_path: Path) -> None:
     # probes off: both edges asked, the paper's fan-out
-    _one_edge_hangs(tmp_path, "retrieve_for", CloudQueryConfig(deadline_s=0.5, probe_shortlist=0))
+    _one_edge_hangs(tmp_path, "outbound_for", CloudQueryConfig(deadline_s=0.5, probe_shortlist=0))
 
 
 def test_an_edge_stuck_on_its_probe_is_reported_failed_and_the_others_answer(tmp_path: Path) -> None:
