@@ -36,8 +36,7 @@ from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord
 from edge_node.transport.api_client import EdgeClient, EdgeReply
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
-from edge_node.transport.cloud_link import CloudLink
-from edge_node.transport.server import edge_token, serve_edge
+from edge_node.transport.server import cloud_link, serve_edge
 from shared.config import EdgeConfig, load_config
 from shared.core.ablations import Ablations
 from shared.core.constants import DEFAULT_EDGE_ID
@@ -231,9 +230,8 @@ class Edge:
             return await self.runtime.query(question, mode, ablations, cloud)
         if not self.config.cloud.address:
             raise ConfigError("mode 'full' needs a cloud: set cloud.address (and this edge's token) in the config")
-        link = CloudLink(
-            self.edge_id, self.config.cloud, edge_token(self.config.cloud), self.config.server.max_message_bytes
-        )
+        link = cloud_link(self.runtime, self.config)
+        assert link is not None  # cloud.address is set
         try:
             return await self.runtime.query(question, mode, ablations, link)
         finally:

@@ -207,9 +207,7 @@ class EdgeRuntime:
     async def _escalate(
         self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: Ablations, out: EdgeAnswer
     ) -> EdgeAnswer:
-        shown = question if self.config.privacy.audit_content else question[:200]
-        vectors = local.retrieval.vectors
-        self.audit.record("global_query", "cloud", len(question.encode()) + _size(vectors), question=shown)
+        vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
         try:
             with phase(out.timings, "escalation"):
                 cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
@@ -235,21 +233,10 @@ class EdgeRuntime:
         out: EdgeAnswer,
     ) -> tuple[Check, CloudAnswer | None]:
         """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
-        and for its answer when it does. The question leaves the edge for it (audited)."""
+        and for its answer when it does. The question leaves the edge for it (the link audits it)."""
         own = local.retrieval.evidence
-        shown = question if self.config.privacy.audit_content else question[:200]
         vectors = local.retrieval.vectors
         terms, lexical = word_scores(self.config.privacy, own.term_coverage, own.lexical)
-        self.audit.record(
-            "evidence_check",
-            "cloud",
-            len(question.encode()) + 20 + _size(vectors),
-            question=shown,
-            evidence=own.score,
-            terms=terms,
-            lexical=lexical,
-            margin=margin,
-        )
         claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
             with phase(out.timings, "evidence_check"):
@@ -329,8 +316,3 @@ class EdgeRuntime:
     def _changed(self) -> None:
         for listener in self._listeners:
             listener()
-
-
-def _size(vectors: QueryVectors | None) -> int:
-    """Bytes of the vectors sent with a question (float32 rows and their texts)."""
-    return 0 if vectors is None else vectors.matrix.nbytes + sum(len(t.encode()) for t in vectors.texts)

@@ -1,4 +1,5 @@
-"""The link from this edge to the cloud: a channel with this edge's credentials and the escalation call."""
+"""The link from this edge to the cloud: a channel with this edge's credentials and the escalation calls, each
+recorded in the edge's audit log (what it carried, its size on the wire) before it is sent."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import grpc
 
+from edge_node.policy.audit import AuditLog
 from shared.config import CloudLinkConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
@@ -21,8 +23,20 @@ from shared.transport.tracing import client_span, with_traceparent
 class CloudLink:
     """Talks to the cloud as one edge."""
 
-    def __init__(self, edge_id: str, link: CloudLinkConfig, token: str, max_message_bytes: int) -> None:
+    def __init__(
+        self,
+        edge_id: str,
+        link: CloudLinkConfig,
+        token: str,
+        max_message_bytes: int,
+        audit: AuditLog | None = None,
+        audit_content: bool = False,
+    ) -> None:
+        """``audit``: where what leaves is recorded (``audit_content``: the whole question, else its first 200
+        characters)."""
         self.link = link
+        self._audit = audit
+        self._audit_content = audit_content
         self.metadata = auth_metadata(edge_id, token)
         tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
         self._channel = open_channel(link.address, max_message_bytes, tls)
@@ -40,6 +54,7 @@ class CloudLink:
         embeddings of the question."""
         query = CloudQuery(question, asked_at, routing_off=routing_off, vectors=vectors)
         request = serde.cloud_query_to_proto(query)
+        self._record("global_query", request, question)
         return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
 
     async def check_evidence(
@@ -52,7 +67,14 @@ class CloudLink:
         """The cloud's evidence check, with its answer when another edge is stronger (one round trip); raises
         CloudUnavailableError like global_query."""
         request = serde.evidence_check_to_proto(question, claim, vectors, routing_off)
+        shown = {"evidence": claim.evidence, "terms": claim.terms, "lexical": claim.lexical, "margin": claim.margin}
+        self._record("evidence_check", request, question, **shown)
         return serde.verdict_from_proto(await self._call(self.stub.CheckEvidence, request))
+
+    def _record(self, what: str, request: Any, question: str, **details: Any) -> None:
+        if self._audit is not None:
+            shown = question if self._audit_content else question[:200]
+            self._audit.record(what, "cloud", request.ByteSize(), question=shown, **details)
 
     async def _call(self, method: Any, request: Any) -> Any:
         """One unary call with this edge's credentials and the link's deadline; any RPC failure is the cloud

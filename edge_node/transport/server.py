@@ -63,10 +63,8 @@ async def serve_edge(
             len(repaired.upserted),
             len(repaired.deleted),
         )
-    session, client = None, None
-    if config.cloud.address:
-        client = CloudLink(runtime.edge_id, config.cloud, edge_token(config.cloud), config.server.max_message_bytes)
-        session = CloudSession(runtime, client)
+    client = cloud_link(runtime, config)
+    session = CloudSession(runtime, client) if client else None
     api_token = ensure_api_token(api_token_path(runtime.data_dir, config.server.token_file))
     server = grpc.aio.server(
         interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
@@ -105,3 +103,12 @@ async def serve_edge(
         await runtime.aclose()
         if exporter is not None:
             exporter.shutdown()
+
+
+def cloud_link(runtime: EdgeRuntime, config: EdgeConfig) -> CloudLink | None:
+    """This edge's link to the cloud (None without ``cloud.address``), auditing what it sends in its log."""
+    if not config.cloud.address:
+        return None
+    cloud, server, privacy = config.cloud, config.server, config.privacy
+    token = edge_token(cloud)
+    return CloudLink(runtime.edge_id, cloud, token, server.max_message_bytes, runtime.audit, privacy.audit_content)
