@@ -92,9 +92,7 @@ class CloudClient:
 
     async def match_summaries(self, question: str, top_m: int = 5) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question``, best first (no edge is asked anything)."""
-        reply = await self._call(
-            self._stub.MatchSummaries, cloud_pb2.MatchSummariesRequest(question=question, top_m=top_m)
-        )
+        reply = await self._call(self._stub.MatchSummaries, serde.match_request(question, top_m))
         return [serde.summary_match_from_proto(m) for m in reply.summaries]
 
     async def list_edges(self) -> list[EdgeStatus]:

@@ -23,6 +23,7 @@ from cloud_server.services.parts import edge_statuses
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
+from cloud_server.transport import api_serde
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
@@ -223,13 +224,13 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         caller, _ = caller_identity(context.invocation_metadata())
         if self._role_of(caller) != "admin":
             matches = [m for m in matches if m.edge_id not in self._registry.unnamed]
-        return cloud_pb2.MatchSummariesReply(summaries=[serde.summary_match_to_proto(m) for m in matches])
+        return serde.match_reply(matches)
 
     async def ListEdges(
         self, request: cloud_pb2.ListEdgesRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.ListEdgesReply:
         statuses = edge_statuses(self._registry, self._index, self._queries.claims)
-        return cloud_pb2.ListEdgesReply(edges=[cloud_pb2.EdgeInfo(**dataclasses.asdict(s)) for s in statuses])
+        return api_serde.list_edges_reply(statuses)
 
 
 def _claimed(value: float) -> float:

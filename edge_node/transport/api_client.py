@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 
+from edge_node.transport import api_serde
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import DgragError
@@ -79,7 +80,7 @@ class EdgeClient:
     async def query(
         self, question: str, mode: str = "full", ablations: Sequence[str] = (), timeout_s: float | None = None
     ) -> EdgeReply:
-        request = edge_pb2.QueryRequest(question=question, mode=mode, ablations=list(ablations))
+        request = api_serde.query_request(question, mode, ablations)
         reply: edge_pb2.QueryReply = await self._call(self._stub.Query, request, timeout_s)
         return EdgeReply.from_proto(reply)
 
@@ -88,9 +89,7 @@ class EdgeClient:
         return serde.edge_stats_from_proto(reply)
 
     async def delete(self, doc_ids: Sequence[str], timeout_s: float | None = None) -> list[str]:
-        reply: edge_pb2.DeleteReply = await self._call(
-            self._stub.Delete, edge_pb2.DeleteRequest(doc_ids=list(doc_ids)), timeout_s
-        )
+        reply: edge_pb2.DeleteReply = await self._call(self._stub.Delete, api_serde.delete_request(doc_ids), timeout_s)
         return list(reply.deleted)
 
     async def _call(self, method: Any, request: Any, timeout_s: float | None) -> Any:

@@ -45,3 +45,11 @@ def delete_reply(deleted: Sequence[str], result: SummaryRefresh | None) -> edge_
         summaries_upserted=len(result.upserted) if result else 0,
         summaries_deleted=len(result.deleted) if result else 0,
     )
+
+
+def query_request(question: str, mode: str, ablations: Sequence[str]) -> edge_pb2.QueryRequest:
+    return edge_pb2.QueryRequest(question=question, mode=mode, ablations=list(ablations))
+
+
+def delete_request(doc_ids: Sequence[str]) -> edge_pb2.DeleteRequest:
+    return edge_pb2.DeleteRequest(doc_ids=list(doc_ids))

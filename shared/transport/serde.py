@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -301,3 +301,11 @@ def cloud_query_from_proto(request: cloud_pb2.GlobalQueryRequest) -> CloudQuery:
         routing_off=Ablations.routing(request.routing_off),
         vectors=vectors_from_proto(request.vectors),
     )
+
+
+def match_request(question: str, top_m: int) -> cloud_pb2.MatchSummariesRequest:
+    return cloud_pb2.MatchSummariesRequest(question=question, top_m=top_m)
+
+
+def match_reply(matches: Sequence[SummaryMatch]) -> cloud_pb2.MatchSummariesReply:
+    return cloud_pb2.MatchSummariesReply(summaries=[summary_match_to_proto(m) for m in matches])
