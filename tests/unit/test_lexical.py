@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from edge_node.api import EdgeModels
 from edge_node.ingest.readers import RawDocument
 from edge_node.query.answering import QueryService
 from shared.core.lexical import LexicalIndex, terms
-from shared.core.tokenizer import RegexTokenizer
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from tests.unit.fakes_edge import make_service, scripted_slm
+from tests.unit.fakes_edge import make_service
 
 CHATS = [
     "Jennifer told Li Hua to drink water after the workout.",
@@ -39,11 +38,12 @@ def test_coverage_is_zero_without_words_or_texts_and_never_above_one() -> None:
     assert LexicalIndex(CHATS).coverage(CHATS[2]) == 1.0
 
 
-def test_the_edge_rebuilds_its_lexical_index_when_the_store_changes(tmp_path: Path) -> None:
+def test_the_edge_rebuilds_its_lexical_index_when_the_store_changes(tmp_path: Path, edge_models: EdgeModels) -> None:
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest([RawDocument("c1", "c1", CHATS[0], "c1.txt"), RawDocument("c2", "c2", CHATS[1], "c2.txt")])
     kb = ingest._kb
-    service = QueryService(kb, ScriptedGenerator(scripted_slm), HashEmbedder(32), RegexTokenizer(), ingest._config)
+    m = edge_models
+    service = QueryService(kb, m.generator, m.embedder, m.tokenizer, ingest._config)
     question = "Did Jennifer recommend protein supplements to Li Hua?"
     try:
         before = service.retrieve(question).evidence.lexical

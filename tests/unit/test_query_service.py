@@ -12,8 +12,9 @@ from shared.config import GateConfig
 from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.extractive import is_extractive
+from shared.core.tokenizer import RegexTokenizer
 from shared.models.base import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
+from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from tests.unit.fakes_edge import make_service, scripted_slm
 
 DOCS = [
@@ -30,15 +31,11 @@ def _answer(request: GenerationRequest) -> str:
 
 
 @pytest.fixture
-def service(tmp_path: Path):  # type: ignore[no-untyped-def]
+def service(tmp_path: Path, hash_embedder: HashEmbedder):  # type: ignore[no-untyped-def]
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
     kb = ingest._kb
-    from shared.core.tokenizer import RegexTokenizer
-    from shared.models.fakes import HashEmbedder
-
-    config = ingest._config
-    yield QueryService(kb, ScriptedGenerator(_answer), HashEmbedder(32), RegexTokenizer(), config)
+    yield QueryService(kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
     kb.close()
 
 
@@ -91,13 +88,12 @@ def test_threshold_moves_the_decision(service: QueryService) -> None:
     assert high.decision == "escalate"
 
 
-def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(tmp_path: Path) -> None:
+def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(
+    tmp_path: Path, hash_embedder: HashEmbedder
+) -> None:
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS[:1])
-    from shared.core.tokenizer import RegexTokenizer
-    from shared.models.fakes import HashEmbedder
-
-    service = QueryService(ingest._kb, ScriptedGenerator(_answer), HashEmbedder(32), RegexTokenizer(), ingest._config)
+    service = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
     question = "Who opened a clinic in Lisbon with Maria Silva?"
     first = service.retrieve(question)
     again = service.retrieve(question)
