@@ -35,7 +35,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_a_full_disk_stops_the_ingest_cleanly_and_a_rerun_finishes(small_disk: Path) -> None:
-    service, _ = make_service(small_disk / "edge")
+    service, _ = make_service(small_disk / "edge", store=None)  # the SQLite store, on the small disk
     with pytest.raises(StoreError, match="is full") as err:
         service.ingest(DOCS)
     assert "free space" in str(err.value)
