@@ -2,7 +2,7 @@
 
 No Docker engine runs in those tests, so the files are read here: a small Dockerfile parser, .dockerignore
 matching, compose loading with variable interpolation, the container environment and the config it builds
-(shared/config.py), and the .env.example and tokens files. No tests live in this module.
+(shared/config/), and the .env.example and tokens files. No tests live in this module.
 """
 
 from __future__ import annotations

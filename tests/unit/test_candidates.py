@@ -1,4 +1,4 @@
-"""Unit tests for edge_node/candidates.py: capitalised names, dates and amounts found without a model."""
+"""Unit tests for shared/core/candidates.py: capitalised names, dates and amounts found without a model."""
 
 from __future__ import annotations
 

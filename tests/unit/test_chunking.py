@@ -1,4 +1,4 @@
-"""Unit tests for edge_node/chunking.py with the model-free RegexTokenizer."""
+"""Unit tests for edge_node/ingest/chunking.py with the model-free RegexTokenizer."""
 
 from __future__ import annotations
 

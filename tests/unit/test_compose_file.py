@@ -1,6 +1,6 @@
 """Static checks of docker/compose.yaml, docker/.env.example and docker/tokens.example.
 
-What the compose file sets must build a valid config (shared/config.py), the ports the health checks probe must
+What the compose file sets must build a valid config (shared/config/), the ports the health checks probe must
 be the ports the servers listen on, every variable must be documented, and each edge must reach only the cloud,
 with its own token and volume.
 """

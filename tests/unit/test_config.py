@@ -1,4 +1,4 @@
-"""Unit tests for shared/config.py: defaults, TOML values, DGRAG__ environment overrides, validation."""
+"""Unit tests for shared/config/: defaults, TOML values, DGRAG__ environment overrides, validation."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Static checks of the two Dockerfiles, their build context (.dockerignore) and the entry point.
 
 The Dockerfiles are parsed and checked against the repository and against the configuration contract
-(shared/config.py): every path the builds copy must exist and reach the build context, and the port the health
+(shared/config/): every path the builds copy must exist and reach the build context, and the port the health
 check probes must be the port the server listens on. The entry point script runs as a plain process with a
 stand-in ``dgrag``.
 """

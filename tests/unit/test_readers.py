@@ -1,4 +1,4 @@
-"""Unit tests for edge_node/readers.py: every bad input is yielded as an error naming it, and the batch goes on."""
+"""Unit tests for edge_node/ingest/readers.py: each bad input is yielded as an error naming it; the batch goes on."""
 
 from __future__ import annotations
 
