@@ -103,6 +103,7 @@ class ClaimLedger:
             best_chunk=probe.best_chunk * t,
             term_coverage=probe.term_coverage * t,
             lexical=probe.lexical * t,
+            signals={name: value * t for name, value in probe.signals.items()},
         )
 
     def report(self) -> list[EdgeTrust]:

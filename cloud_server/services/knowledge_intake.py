@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+from collections.abc import Mapping
 
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity, KnowledgeRelation, ProbeScores
 
@@ -63,7 +65,20 @@ def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
         error=scores.error[:500],
         term_coverage=min(max(_finite(scores.term_coverage), 0.0), 1.0),
         lexical=min(max(_finite(scores.lexical), 0.0), 1.0),
+        signals=bounded_signals(scores.signals),
     )
+
+
+MAX_SIGNALS = 16
+"""Routing signals one probe reply may carry; more are dropped (after the first, by name)."""
+_SIGNAL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+
+
+def bounded_signals(signals: Mapping[str, float]) -> dict[str, float]:
+    """An edge's extra routing signals as the cloud takes them: at most :data:`MAX_SIGNALS`, named in lower-case
+    letters, digits and ``_`` (32 at most), each clamped to [0, 1] (not a number: 0)."""
+    named = sorted(name for name in signals if _SIGNAL_NAME.match(name))[:MAX_SIGNALS]
+    return {name: min(max(_finite(float(signals[name])), 0.0), 1.0) for name in named}
 
 
 def _finite(value: float) -> float:

@@ -11,7 +11,7 @@ people, places and topics (several devices of one person, branches of one organi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.config import CloudQueryConfig
 from shared.core.errors import ConfigError
@@ -47,6 +47,7 @@ class ProbeRouting:
     weight: float
     terms_weight: float = 0.0
     lexical_weight: float = 0.0
+    signal_weights: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, cfg: CloudQueryConfig) -> ProbeRouting:
@@ -71,6 +72,7 @@ class ProbeRouting:
             cfg.probe_weight,
             cfg.probe_terms_weight,
             cfg.probe_lexical_weight,
+            signal_weights(cfg.probe_signal_weights),
         )
 
     @property
@@ -78,8 +80,10 @@ class ProbeRouting:
         return self.shortlist > 0
 
     def probed(self, probe: ProbeScores) -> float:
-        """An edge's probe score: evidence + terms_weight × term coverage + lexical_weight × lexical coverage."""
-        return probe.score + self.terms_weight * probe.term_coverage + self.lexical_weight * probe.lexical
+        """An edge's probe score: evidence + terms_weight × term coverage + lexical_weight × lexical coverage +
+        each further signal × its weight."""
+        named = probe.score + self.terms_weight * probe.term_coverage + self.lexical_weight * probe.lexical
+        return named + sum(w * probe.signals.get(name, 0.0) for name, w in self.signal_weights.items())
 
     def score(self, probe: ProbeScores, summary_score: float, bonus: float = 0.0) -> float:
         return self.weight * self.probed(probe) + (1.0 - self.weight) * summary_score + bonus
@@ -114,3 +118,18 @@ class ProbeRouting:
         if first is not None and first.refused:
             close = [first.edge_id, *close]
         return close[:max_k]
+
+
+def signal_weights(setting: str) -> dict[str, float]:
+    """``query.probe_signal_weights`` (``name=weight,...``) as a mapping; raises ConfigError naming a bad pair."""
+    weights: dict[str, float] = {}
+    for pair in (p.strip() for p in setting.split(",") if p.strip()):
+        name, _, value = pair.partition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not name.strip() or not weight >= 0:
+            raise ConfigError(f"query.probe_signal_weights: {pair!r} is not name=weight with a weight >= 0")
+        weights[name.strip()] = weight
+    return weights

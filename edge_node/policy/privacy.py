@@ -53,6 +53,7 @@ def probe_reply(edge_id: str, evidence: Evidence, policy: PrivacyConfig) -> Prob
         evidence.best_chunk,
         term_coverage=evidence.term_coverage,
         lexical=evidence.lexical,
+        signals=dict(evidence.signals),
     )
 
 

@@ -73,6 +73,9 @@ class Evidence:
     lexical: float = 0.0
     """The best IDF-weighted share of the question's words that one chunk of the whole store holds
     (shared.core.lexical; routing probes and the evidence check use it, the gate's score does not)."""
+    signals: dict[str, float] = field(default_factory=dict)
+    """Further routing signals by name, each in [0, 1], sent in probe replies (ProbeScores.signals) where the
+    policy lets the scores above leave; the cloud weighs them by ``query.probe_signal_weights``."""
 
 
 @dataclass

@@ -79,7 +79,11 @@ class CloudQueryConfig:
     coverage below it added nothing in the fit) ..."""
     probe_lexical_weight: float = 1.0
     """... plus this weight × its lexical coverage (the best IDF-weighted share of the question's words that one
-    chunk of its whole store holds; shared.core.lexical); 0 = not used."""
+    chunk of its whole store holds; shared.core.lexical); 0 = not used ..."""
+    probe_signal_weights: str = ""
+    """... plus, for each further signal an edge's probe reports (ProbeScores.signals), its weight × its value:
+    ``name=weight`` pairs separated by commas, e.g. ``recency=0.2``; a signal named here that an edge does not
+    report counts 0, one not named here counts nothing."""
     evidence_margin: float = 0.1
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's own, scored alike (evidence plus the weighted term and lexical

@@ -3,6 +3,7 @@ knowledge (query). Both sides use these; ``shared/transport/serde.py`` maps them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from shared.core.ablations import NONE as NO_ABLATIONS
@@ -116,6 +117,9 @@ class ProbeScores:
     lexical: float = 0.0
     """The best IDF-weighted share of the question's words that one chunk of the edge's whole store holds
     (shared.core.lexical): rare words weigh most, so an edge lacking them scores low."""
+    signals: Mapping[str, float] = field(default_factory=dict)
+    """Further routing signals by name, each in [0, 1]: a new signal is computed by the edge (its retrieval's
+    evidence) and weighed by the cloud (``query.probe_signal_weights``), with no other change."""
 
     @property
     def refused(self) -> bool:

@@ -137,6 +137,7 @@ def probe_to_proto(p: ProbeScores) -> cloud_pb2.ProbeResult:
         error=p.error,
         term_coverage=p.term_coverage,
         lexical=p.lexical,
+        signals=dict(p.signals),
     )
 
 
@@ -152,6 +153,7 @@ def probe_reply_from_proto(p: cloud_pb2.ProbeReply, edge_id: str = "") -> ProbeS
         p.error,
         term_coverage=p.term_coverage,
         lexical=p.lexical,
+        signals=dict(p.signals),
     )
 
 
@@ -166,6 +168,7 @@ def probe_from_proto(p: cloud_pb2.ProbeResult) -> ProbeScores:
         p.error,
         term_coverage=p.term_coverage,
         lexical=p.lexical,
+        signals=dict(p.signals),
     )
 
 

@@ -41,6 +41,7 @@ def probe_reply(request_id: str, scores: ProbeScores) -> cloud_pb2.EdgeMessage:
         best_chunk=scores.best_chunk,
         term_coverage=scores.term_coverage,
         lexical=scores.lexical,
+        signals=dict(scores.signals),
     )
     return cloud_pb2.EdgeMessage(probe_reply=reply)
 

@@ -52,7 +52,14 @@ class RetrievalReply(_message.Message):
     def __init__(self, request_id: _Optional[str] = ..., knowledge: _Optional[_Union[_common_pb2.Knowledge, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ProbeReply(_message.Message):
-    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error", "term_coverage", "lexical")
+    __slots__ = ("request_id", "score", "name_coverage", "best_entity", "best_chunk", "error", "term_coverage", "lexical", "signals")
+    class SignalsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +68,7 @@ class ProbeReply(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_FIELD_NUMBER: _ClassVar[int]
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     score: float
     name_coverage: float
@@ -69,7 +77,8 @@ class ProbeReply(_message.Message):
     error: str
     term_coverage: float
     lexical: float
-    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ...) -> None: ...
+    signals: _containers.ScalarMap[str, float]
+    def __init__(self, request_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ..., signals: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
 class EdgeMessage(_message.Message):
     __slots__ = ("hello", "sync", "delta", "heartbeat", "retrieval_reply", "probe_reply")
@@ -216,7 +225,14 @@ class GlobalQueryReply(_message.Message):
     def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ..., short_answer: _Optional[str] = ..., withheld_words: _Optional[int] = ...) -> None: ...
 
 class ProbeResult(_message.Message):
-    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage", "lexical")
+    __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage", "lexical", "signals")
+    class SignalsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NAME_COVERAGE_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +242,7 @@ class ProbeResult(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TERM_COVERAGE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_FIELD_NUMBER: _ClassVar[int]
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     score: float
     name_coverage: float
@@ -235,7 +252,8 @@ class ProbeResult(_message.Message):
     error: str
     term_coverage: float
     lexical: float
-    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ...) -> None: ...
+    signals: _containers.ScalarMap[str, float]
+    def __init__(self, edge_id: _Optional[str] = ..., score: _Optional[float] = ..., name_coverage: _Optional[float] = ..., best_entity: _Optional[float] = ..., best_chunk: _Optional[float] = ..., seconds: _Optional[float] = ..., error: _Optional[str] = ..., term_coverage: _Optional[float] = ..., lexical: _Optional[float] = ..., signals: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
 class MatchSummariesRequest(_message.Message):
     __slots__ = ("question", "top_m")
