@@ -19,6 +19,7 @@ The edges serve a fresh copy of their index, so serving never alters what was bu
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import secrets
@@ -230,9 +231,9 @@ def _ask_questions(work: Path, env: dict[str, str], business: str, bundle: Path)
 
 
 def titles(bundle: Path) -> dict[str, str]:
-    """Each bundle document's title by its id."""
+    """Each bundle document's title by its id, as a person reads it (HTML entities decoded)."""
     rows = [json.loads(line) for line in (bundle / "docs.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    return {r["doc_id"]: r.get("title") or r["doc_id"] for r in rows}
+    return {r["doc_id"]: html.unescape(r.get("title") or r["doc_id"]) for r in rows}  # bundles carry &#039;
 
 
 def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> None:

@@ -4,6 +4,7 @@ questions (chosen by the demo's own rule on the bundled sample) and a handful of
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import os
@@ -73,7 +74,8 @@ def test_the_demo_answers_at_the_edge_or_routes_to_the_edge_that_knows(tmp_path:
     assert "'technology'" in routed, technology
     sources = [line for line in technology.split("\nsources:\n", 1)[1].splitlines() if line.startswith("  ")]
     assert any(line.startswith("  technology:mh-") for line in sources), "it cites the technology edge's articles"
-    titled = {d["doc_id"]: d["title"] for d in map(json.loads, (bundle / "docs.jsonl").read_text().splitlines())}
+    rows = map(json.loads, (bundle / "docs.jsonl").read_text().splitlines())
+    titled = {d["doc_id"]: html.unescape(d["title"]) for d in rows}
     for line in sources:  # each source is named as the bundle names it, with its article's title
         doc_id = line.split(":", 1)[1].split()[0]
         assert titled[doc_id][:40] in line, line
