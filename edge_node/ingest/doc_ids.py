@@ -29,15 +29,14 @@ class IdMigration:
 def migrate_ids(store: EdgeStore, root: Path) -> IdMigration:
     """Rename every document whose id is an absolute path under ``root`` to its path relative to ``root``,
     in one transaction (all or nothing)."""
-    base = root.expanduser().absolute()
-    if not base.is_dir():
+    if not root.expanduser().is_dir():
         raise InputDocumentError(str(root), "is not a directory; give the folder your documents were ingested from")
     out = IdMigration()
     with store.transaction():
         for doc_id in store.document_ids():
             if not PurePath(doc_id).is_absolute():
                 continue
-            new = relative_doc_id(Path(doc_id), base)
+            new = relative_doc_id(Path(doc_id), root)
             if new is None:
                 out.outside += 1
             elif store.rename_document(doc_id, new):

@@ -70,8 +70,9 @@ def read_paths(
 
 
 def relative_doc_id(file: Path, base: Path) -> str | None:
-    """``file``'s path from ``base`` with ``/`` separators, or None when it does not lie under ``base``."""
-    absolute = _absolute(file)
+    """``file``'s path from ``base`` with ``/`` separators, or None when it does not lie under ``base`` (both
+    made absolute with ``..`` folded, symlinks kept)."""
+    absolute, base = _absolute(file), _absolute(base)
     if not absolute.is_relative_to(base):
         return None
     relative = absolute.relative_to(base)

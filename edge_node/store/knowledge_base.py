@@ -6,6 +6,7 @@ clear error instead of interleaving writes.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import os
 from pathlib import Path
@@ -79,16 +80,9 @@ class EdgeKnowledgeBase:
     def stats(self, with_document_ids: bool = True) -> EdgeStats:
         """What this edge holds (``with_document_ids`` False: without the list of ids, which may be long)."""
         store = self.store
-        counts = store.counts()
         return EdgeStats(
             edge_id=store.get_meta("edge_id"),
-            documents=counts.documents,
-            chunks=counts.chunks,
-            entities=counts.entities,
-            relations=counts.relations,
-            subgraphs=counts.subgraphs,
-            summaries=counts.summaries,
-            pending_publications=counts.pending_publications,
+            **dataclasses.asdict(store.counts()),
             bytes_on_disk=self.bytes_on_disk(),
             graph_dirty=store.graph_dirty(),
             origins=store.mention_stats(),

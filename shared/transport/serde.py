@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -126,45 +127,41 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
     )
 
 
+def probe_fields(p: ProbeScores) -> dict[str, Any]:
+    """The scores an edge's ProbeReply and the cloud's ProbeResult both carry, under the same field names."""
+    return {
+        "score": p.score,
+        "name_coverage": p.name_coverage,
+        "best_entity": p.best_entity,
+        "best_chunk": p.best_chunk,
+        "error": p.error,
+        "term_coverage": p.term_coverage,
+        "lexical": p.lexical,
+        "signals": dict(p.signals),
+    }
+
+
 def probe_to_proto(p: ProbeScores) -> cloud_pb2.ProbeResult:
-    return cloud_pb2.ProbeResult(
-        edge_id=p.edge_id,
-        score=p.score,
-        name_coverage=p.name_coverage,
-        best_entity=p.best_entity,
-        best_chunk=p.best_chunk,
-        seconds=p.seconds,
-        error=p.error,
-        term_coverage=p.term_coverage,
-        lexical=p.lexical,
-        signals=dict(p.signals),
-    )
+    return cloud_pb2.ProbeResult(edge_id=p.edge_id, seconds=p.seconds, **probe_fields(p))
 
 
 def probe_reply_from_proto(p: cloud_pb2.ProbeReply, edge_id: str = "") -> ProbeScores:
     """An edge's probe reply (its id comes from the session, not the message)."""
+    return _probe_scores(p, edge_id, 0.0)
+
+
+def probe_from_proto(p: cloud_pb2.ProbeResult) -> ProbeScores:
+    return _probe_scores(p, p.edge_id, p.seconds)
+
+
+def _probe_scores(p: cloud_pb2.ProbeReply | cloud_pb2.ProbeResult, edge_id: str, seconds: float) -> ProbeScores:
     return ProbeScores(
         edge_id,
         p.score,
         p.name_coverage,
         p.best_entity,
         p.best_chunk,
-        0.0,
-        p.error,
-        term_coverage=p.term_coverage,
-        lexical=p.lexical,
-        signals=dict(p.signals),
-    )
-
-
-def probe_from_proto(p: cloud_pb2.ProbeResult) -> ProbeScores:
-    return ProbeScores(
-        p.edge_id,
-        p.score,
-        p.name_coverage,
-        p.best_entity,
-        p.best_chunk,
-        p.seconds,
+        seconds,
         p.error,
         term_coverage=p.term_coverage,
         lexical=p.lexical,

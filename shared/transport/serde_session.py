@@ -33,16 +33,7 @@ def cloud_request(
 
 def probe_reply(request_id: str, scores: ProbeScores) -> cloud_pb2.EdgeMessage:
     """An edge's scores for a probe: numbers only, never text."""
-    reply = cloud_pb2.ProbeReply(
-        request_id=request_id,
-        score=scores.score,
-        name_coverage=scores.name_coverage,
-        best_entity=scores.best_entity,
-        best_chunk=scores.best_chunk,
-        term_coverage=scores.term_coverage,
-        lexical=scores.lexical,
-        signals=dict(scores.signals),
-    )
+    reply = cloud_pb2.ProbeReply(request_id=request_id, **serde.probe_fields(scores))
     return cloud_pb2.EdgeMessage(probe_reply=reply)
 
 
