@@ -9,6 +9,8 @@ files by relative paths). Secrets are written 0600 and directories 0700; DIR mus
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import secrets
 import shutil
 from collections.abc import Sequence
@@ -21,7 +23,11 @@ from shared.transport.certs import make_certs
 from shared.transport.secret_file import write_secret
 
 PORT = 50051
+EDGE_API_PORT = 50061
+"""The first edge's API port; edge N listens on EDGE_API_PORT + N - 1, so edges sharing a host never clash."""
 OPERATOR = "ops"
+_LABEL = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*$")
 
 
 @dataclass(frozen=True)
@@ -31,12 +37,14 @@ class Deployment:
     edges: dict[str, Path]
     operator: Path
     address: str
+    api_ports: dict[str, int]
 
 
 def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Deployment:
     """Write the deployment's directories under ``root`` (which must not exist)."""
     if root.exists():
         raise ConfigError(f"{root} exists; give a new directory (nothing there is overwritten)")
+    check_cloud_host(cloud_host)
     if bad := [e for e in edge_ids if not valid_edge_id(e) or e in (OPERATOR, "cloud", "ca")]:
         raise ConfigError(f"edge id(s) {bad} may hold only letters, digits and ._- (and not be ops, cloud or ca)")
     if len(set(edge_ids)) != len(edge_ids) or not edge_ids:
@@ -45,7 +53,7 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Dep
     names = list(dict.fromkeys([cloud_host, "localhost", "127.0.0.1"]))
     issued = make_certs(root / "tls", names, [*edge_ids, OPERATOR])
     tokens = {e: secrets.token_urlsafe(32) for e in [*edge_ids, OPERATOR]}
-    address = f"{cloud_host}:{PORT}"
+    address = f"[{cloud_host}]:{PORT}" if ":" in cloud_host else f"{cloud_host}:{PORT}"
 
     cloud = _dir(root / "cloud")
     for name in ("ca.pem", "cloud.pem", "cloud.key"):
@@ -58,12 +66,14 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Dep
         encoding="utf-8",
     )
     edges = {}
+    ports = {edge_id: EDGE_API_PORT + i for i, edge_id in enumerate(edge_ids)}
     for edge_id in edge_ids:
         here = _dir(root / edge_id)
         _client_files(issued.ca, issued.clients[edge_id], here)
         write_secret(here / "cloud.token", tokens[edge_id])
         (here / "edge.toml").write_text(
-            f'edge_id = "{edge_id}"\n[cloud]\naddress = "{address}"\ntoken_file = "cloud.token"\n'
+            f'edge_id = "{edge_id}"\n[server]\nport = {ports[edge_id]}\n'
+            f'[cloud]\naddress = "{address}"\ntoken_file = "cloud.token"\n'
             'tls_ca = "ca.pem"\ntls_cert = "client.pem"\ntls_key = "client.key"\n',
             encoding="utf-8",
         )
@@ -71,7 +81,22 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Dep
     operator = _dir(root / OPERATOR)
     _client_files(issued.ca, issued.clients[OPERATOR], operator)
     write_secret(operator / "token", tokens[OPERATOR])
-    return Deployment(root, cloud, edges, operator, address)
+    return Deployment(root, cloud, edges, operator, address, ports)
+
+
+def check_cloud_host(host: str) -> None:
+    """``host`` must be one DNS name or one IP address: it becomes the edges' address and the name in the
+    cloud's certificate."""
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    if not _HOST_NAME.match(host):
+        raise ConfigError(
+            f"--cloud-host {host!r} is not one host name or IP address (letters, digits, '-' and '.'; no port, no"
+            " list): give the single name the devices reach the cloud by, e.g. cloud.example.org"
+        )
 
 
 def instructions(d: Deployment) -> str:
@@ -87,7 +112,8 @@ def instructions(d: Deployment) -> str:
         lines += [
             f"{edge_id} ({path}):",
             "  dgrag edge ingest --data-dir data --config edge.toml PATH...   # its documents",
-            "  dgrag edge serve --data-dir data --config edge.toml",
+            f"  dgrag edge serve --data-dir data --config edge.toml      # its API on 127.0.0.1:{d.api_ports[edge_id]}",
+            f'  dgrag edge ask --server 127.0.0.1:{d.api_ports[edge_id]} --token-file data/api.token "a question"',
         ]
     lines += [
         f"operator ({d.operator}):",

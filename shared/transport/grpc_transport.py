@@ -33,7 +33,13 @@ def options(max_message_bytes: int) -> list[tuple[str, int]]:
 
 
 def server_options(max_message_bytes: int) -> list[tuple[str, int]]:
-    return [*options(max_message_bytes), ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000)]
+    """Client options plus the server's ping policy, and no SO_REUSEPORT: gRPC sets it by default, so a second
+    server on a taken port would bind too and the kernel would spread calls between the two at random."""
+    return [
+        *options(max_message_bytes),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+        ("grpc.so_reuseport", 0),
+    ]
 
 
 @dataclass(frozen=True)
@@ -104,20 +110,29 @@ def bind(
         raise ConfigError("TLS needs both tls_cert and tls_key (or neither for plaintext)")
     if client_ca and not tls_cert:
         raise ConfigError("tls_client_ca (mutual TLS) needs the server's own tls_cert and tls_key")
-    if tls_cert:
-        pair = [(_read(tls_key, "tls_key"), _read(tls_cert, "tls_cert"))]
-        if client_ca:
-            credentials = grpc.ssl_server_credentials(
-                pair, root_certificates=_read(client_ca, "tls_client_ca"), require_client_auth=True
-            )
+    credentials = _server_credentials(tls_cert, tls_key, client_ca) if tls_cert else None
+    try:
+        if credentials is not None:
+            bound = server.add_secure_port(address, credentials)
         else:
-            credentials = grpc.ssl_server_credentials(pair)
-        bound = server.add_secure_port(address, credentials)
-    else:
-        bound = server.add_insecure_port(address)
+            bound = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio raises instead of returning 0 in recent releases
+        bound = 0
     if bound == 0:
-        raise ConfigError(f"cannot listen on {address}: the port is taken or the address is not local")
+        raise ConfigError(
+            f"cannot listen on {address}: the port is taken (another server, perhaps a second edge with the same"
+            " server.port: give each edge on a host its own) or the address is not on this machine"
+        )
     return int(bound)
+
+
+def _server_credentials(tls_cert: str, tls_key: str, client_ca: str) -> grpc.ServerCredentials:
+    pair = [(_read(tls_key, "tls_key"), _read(tls_cert, "tls_cert"))]
+    if client_ca:
+        return grpc.ssl_server_credentials(
+            pair, root_certificates=_read(client_ca, "tls_client_ca"), require_client_auth=True
+        )
+    return grpc.ssl_server_credentials(pair)
 
 
 def add_health(

@@ -47,3 +47,30 @@ def test_init_overwrites_nothing_and_names_bad_ids(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="may hold only"):
         init_deployment(tmp_path / "new", ["ops"], "cloud")
     assert not (tmp_path / "new").exists()
+
+
+def test_each_edge_on_a_host_gets_its_own_api_port_and_its_ask_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", str(tmp_path / "dep"), "--edges", "2", "--cloud-host", "localhost"]) == 0
+    printed = capsys.readouterr().out
+    ports = [
+        load_config(EdgeConfig, tmp_path / "dep" / e / "edge.toml", environ={}).server.port
+        for e in ("edge-1", "edge-2")
+    ]
+    assert ports == [50061, 50062]
+    for port in ports:
+        assert f'dgrag edge ask --server 127.0.0.1:{port} --token-file data/api.token "a question"' in printed
+
+
+@pytest.mark.parametrize("host", ["a,b", "cloud example", "cloud:50051", "-cloud", "", "a..b"])
+def test_init_refuses_a_cloud_host_that_is_not_one_name(tmp_path: Path, host: str) -> None:
+    with pytest.raises(ConfigError, match="not one host name or IP address"):
+        init_deployment(tmp_path / "dep", ["edge-1"], host)
+    assert not (tmp_path / "dep").exists(), "nothing is written for a refused host"
+
+
+@pytest.mark.parametrize("host", ["cloud.example.org", "localhost", "10.0.0.7", "::1"])
+def test_init_takes_a_name_or_an_address(tmp_path: Path, host: str) -> None:
+    made = init_deployment(tmp_path / "dep", ["edge-1"], host)
+    assert made.address.endswith(":50051") and host in made.address
