@@ -1,29 +1,28 @@
-"""What a person reads, per mode, kind of ask and question shape, from a finished run's answers.jsonl.
+"""What a person reads, per mode, kind of ask and question shape, from finished runs' answers, scored strictly.
 
-    python -m benchmarks.answer_quality RUN_DIR [RUN_DIR ...] [--halves] [--png OUT.png]
+    python -m benchmarks.answer_quality RUN_DIR [RUN_DIR ...] [--png OUT.png]
 
-For each mode and kind (within, out): accuracy of the answer shown, accuracy of its short answer alone (without
-the supporting quote, which could contain the gold by chance), the majority-class baseline of the same asks,
-evidence recall, the share escalated, the share shown as an extract and degenerate generations. Then the same
-per question shape (yes/no, choice, entity, date, number, open). ``--halves`` repeats the overall table on the
-two halves of the questions (by question id), so a choice made on one half can be judged on the other.
-Rows of runs older than the ``short`` field count their short answer as absent.
+Rows are judged again by simulation.scoring (the short answer alone: no credit from a quote, an extract or a cited
+id), so runs of older versions are judged like new ones. For each mode and kind (within, out): strict accuracy,
+the shape-aware baseline of the same asks (yes/no: the more frequent verdict; others: their most frequent gold),
+evidence recall (retrieval vs reading), the share escalated, the share shown as an extract, degenerate
+generations and the readers that made the answers. Then the same per question shape. Every table is printed for
+the fit half, the report half (the published one) and both, by question id (simulation/halves.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.fit_gate import half_of
-from shared.core.question_shape import shape_of as question_shape
-from simulation.metrics import evidence_recall, majority_baseline
+from simulation.answer_rows import find_answers, read_rows
+from simulation.halves import Half, half_of
+from simulation.metrics import evidence_recall
+from simulation.scoring import rescored, shape_baseline
 
 Row = dict[str, Any]
 KINDS = ("within", "out")
@@ -35,56 +34,47 @@ class Cell:
 
     n: int
     accuracy: float
-    short_accuracy: float
-    majority: float
-    majority_answer: str
+    baseline: float
     evidence_recall: float | None
     escalated: float
     extract: float
     degenerate: int
+    readers: str
 
     def line(self, label: str) -> str:
         recall = "—" if self.evidence_recall is None else f"{self.evidence_recall:5.1%}"
         return (
-            f"  {label:26s} n={self.n:4d}  shown {self.accuracy:6.1%}  short {self.short_accuracy:6.1%}  "
-            f"majority {self.majority:6.1%} ({self.majority_answer!r:.14})  {self.accuracy - self.majority:+6.1%}  "
-            f"evidence {recall}  escalated {self.escalated:5.1%}  extract {self.extract:5.1%}  "
-            f"degenerate {self.degenerate}"
+            f"  {label:26s} n={self.n:4d}  strict {self.accuracy:6.1%}  baseline {self.baseline:6.1%}  "
+            f"{self.accuracy - self.baseline:+6.1%}  evidence {recall}  escalated {self.escalated:5.1%}  "
+            f"extract {self.extract:5.1%}  degenerate {self.degenerate}  readers {self.readers}"
         )
 
 
 def summarise(rows: Sequence[Row]) -> Cell:
-    golds = [str(r["gold"]) for r in rows]
-    answer, majority = majority_baseline(golds)
     recalls = [float(r["evidence_recall"]) for r in rows if r.get("evidence_recall") is not None]
+    readers = Counter(str(r.get("reader") or "unrecorded") for r in rows)
     return Cell(
         n=len(rows),
         accuracy=_share(rows, lambda r: bool(r["correct"])),
-        short_accuracy=_share(rows, lambda r: bool(r.get("correct_short"))),
-        majority=majority,
-        majority_answer=answer,
+        baseline=shape_baseline(rows).accuracy,
         evidence_recall=sum(recalls) / len(recalls) if recalls else None,
         escalated=_share(rows, lambda r: bool(r.get("escalated"))),
         extract=_share(rows, lambda r: bool(r.get("extractive"))),
         degenerate=sum(int(r.get("degenerate_generations") or 0) for r in rows),
+        readers=" ".join(f"{k}:{v}" for k, v in sorted(readers.items())),
     )
 
 
 def shape_of(row: Row) -> str:
-    return question_shape(str(row["question"])).shape.value
+    return str(row["shape"])
 
 
 def load_rows(runs: Iterable[Path]) -> list[Row]:
+    """Every answer row of ``runs``, judged strictly."""
     rows: list[Row] = []
     for run in runs:
-        plain = run / "answers.jsonl"
-        text = (
-            plain.read_text(encoding="utf-8")
-            if plain.is_file()
-            else gzip.decompress((run / "answers.jsonl.gz").read_bytes()).decode("utf-8")
-        )
-        rows += [json.loads(line) for line in text.splitlines() if line.strip()]
-    return rows
+        rows += read_rows(find_answers(run))
+    return rescored(rows)
 
 
 def table(rows: Sequence[Row], by_shape: bool = True) -> dict[tuple[str, str, str], Cell]:
@@ -125,7 +115,7 @@ def asker_share(rows: Sequence[Row]) -> str:
 
 
 def plot(cells: dict[tuple[str, str, str], Cell], out: Path) -> None:
-    """Bars of shown and short accuracy beside the majority baseline, per mode and kind (all shapes)."""
+    """Bars of strict accuracy beside the shape-aware baseline, per mode and kind (all shapes)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -133,19 +123,15 @@ def plot(cells: dict[tuple[str, str, str], Cell], out: Path) -> None:
     figure = Figure(figsize=(max(6.0, 1.2 * len(keys)), 4.0))
     FigureCanvasAgg(figure)
     ax = figure.add_subplot()
-    width = 0.27
-    series = {
-        "shown": [cells[k].accuracy for k in keys],
-        "short alone": [cells[k].short_accuracy for k in keys],
-        "majority": [cells[k].majority for k in keys],
-    }
+    width = 0.4
+    series = {"strict": [cells[k].accuracy for k in keys], "shape baseline": [cells[k].baseline for k in keys]}
     for i, (label, values) in enumerate(series.items()):
-        ax.bar([x + (i - 1) * width for x in range(len(keys))], [100 * v for v in values], width, label=label)
+        ax.bar([x + (i - 0.5) * width for x in range(len(keys))], [100 * v for v in values], width, label=label)
     ax.set_xticks(range(len(keys)), [f"{m}\n{k}" for m, k, _ in keys])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title("Accuracy against the majority baseline of the same asks")
+    ax.set_title("Strict accuracy against the shape-aware baseline of the same asks")
     figure.tight_layout()
     figure.savefig(out, dpi=110)
 
@@ -154,22 +140,27 @@ def _share(rows: Sequence[Row], predicate: Any) -> float:
     return sum(1 for r in rows if predicate(r)) / len(rows) if rows else 0.0
 
 
+def halves(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
+    """The report half (published figures), the fit half (defaults fitted there) and both."""
+    return [
+        ("report half", [r for r in rows if half_of(str(r["qid"])) == Half.REPORT]),
+        ("fit half", [r for r in rows if half_of(str(r["qid"])) == Half.FIT]),
+        ("both halves", list(rows)),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", type=Path, nargs="+", help="run directories (answers.jsonl)")
-    p.add_argument("--halves", action="store_true", help="the overall table on each half of the questions")
-    p.add_argument("--png", type=Path, help="write a bar chart here")
+    p.add_argument("runs", type=Path, nargs="+", help="run directories (answers.jsonl or answers.jsonl.gz)")
+    p.add_argument("--png", type=Path, help="write a bar chart of the report half here")
     args = p.parse_args(argv)
     rows = load_rows(args.runs)
-    cells = table(rows)
-    print_table(cells, "all questions")
-    for mode in sorted({str(r["mode"]) for r in rows if str(r["mode"]).startswith("dgrag")}):
-        print(f"== {mode}: " + asker_share([r for r in rows if r["mode"] == mode]))
-    if args.halves:
-        for half in (0, 1):
-            print_table(table([r for r in rows if half_of(str(r["qid"])) == half], by_shape=False), f"half {half}")
+    for label, chosen in halves(rows):
+        print_table(table(chosen), label)
+        for mode in sorted({str(r["mode"]) for r in chosen if str(r["mode"]).startswith("dgrag")}):
+            print(f"== {label}, {mode}: " + asker_share([r for r in chosen if r["mode"] == mode]))
     if args.png:
-        plot(cells, args.png)
+        plot(table(halves(rows)[0][1]), args.png)
     return 0
 
 

@@ -3,16 +3,16 @@
     python -m benchmarks.fit_gate ROWS.jsonl [--max-escalation-within 0.15]
 
 ROWS come from benchmarks.local_query or are a simulation's answers.jsonl (its ``local`` rows): each has the
-gate's signals and a kind (within = should stay local; out and unanswerable = should escalate). A grid over
-the weights (summing to 1) and thresholds picks the point with the highest out-of-domain escalation whose
-within-domain escalation stays at or below the bound (ties: lower within-domain escalation, then a weight
-closer to the defaults). Refusals are applied as the gate applies them. Prints the TOML [gate] section to use.
+gate's signals and a kind (within = should stay local; out and unanswerable = should escalate). The fit uses the
+fit half of the questions only (simulation.halves); the report half is judged with it. A grid over the weights
+(summing to 1) and thresholds picks the point with the highest out-of-domain escalation whose within-domain
+escalation stays at or below the bound (ties: lower within-domain escalation, then a weight closer to the
+defaults). Refusals are applied as the gate applies them. Prints the TOML [gate] section to use.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import sys
 from dataclasses import dataclass
@@ -22,6 +22,7 @@ from typing import Any
 from edge_node.experiments import gate_score
 from shared.config import GateConfig
 from simulation.answer_rows import read_rows
+from simulation.halves import Half, half_of
 
 SIGNALS = ("evidence", "cosine", "jaccard", "claims")
 
@@ -98,16 +99,10 @@ def _rates_text(shares: dict[str, float | None]) -> str:
     return ", ".join(f"escalation_{k} {'—' if v is None else f'{v:.3f}'}" for k, v in shares.items())
 
 
-def half_of(qid: str) -> int:
-    """The half (0 or 1) a question belongs to, by its id: the same halves in every benchmark that fits on one and
-    judges on the other."""
-    return hashlib.sha256(qid.encode()).digest()[0] % 2
-
-
 def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Deterministic halves by question id, so a question never sits in both."""
-    first = [r for r in rows if half_of(r["qid"]) == 0]
-    second = [r for r in rows if half_of(r["qid"]) == 1]
+    first = [r for r in rows if half_of(r["qid"]) == Half.FIT]
+    second = [r for r in rows if half_of(r["qid"]) == Half.REPORT]
     return first, second
 
 
@@ -129,14 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = gate_rows(read_rows(args.rows))
     train, held_out = split(rows)
-    half = fit(train, args.max_escalation_within, step=args.step)
+    point = fit(train, args.max_escalation_within, step=args.step)
     print(
-        f"fitted on half ({len(train)} rows), judged on the other half ({len(held_out)} rows): "
-        + _rates_text(rates(held_out, half))
+        f"fitted on the fit half only ({point.n_within} within-domain and {point.n_out} out-of-domain/unanswerable"
+        f" rows); on the fit half: {_rates_text(rates(train, point))}"
     )
-    point = fit(rows, args.max_escalation_within, step=args.step)
-    print(f"fitted on {point.n_within} within-domain and {point.n_out} out-of-domain/unanswerable questions")
-    print(_rates_text(rates(rows, point)))
+    print(f"on the report half ({len(held_out)} rows, never fitted on): {_rates_text(rates(held_out, point))}")
     print("[gate]")
     print(f"threshold = {point.threshold}")
     for k in SIGNALS:

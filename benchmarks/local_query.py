@@ -29,7 +29,8 @@ from shared.config import EdgeConfig, load_config
 from shared.models.cpu import resolve_threads
 from simulation.bundle import Asked, asked_at, load_edges, load_questions
 from simulation.machine import machine_facts
-from simulation.metrics import evidence_recall, is_correct, majority_baseline, percentile
+from simulation.metrics import evidence_recall, percentile
+from simulation.scoring import shape_baseline, strictly_correct
 
 PHASES = ("keywording", "retrieval", "generation", "gate")
 
@@ -68,10 +69,12 @@ def _row(edge: Edge, a: Asked) -> dict[str, Any]:
     return {
         "qid": a.question.qid,
         "kind": a.kind,
+        "question": a.question.question,
         "gold": a.question.answer,
         "answer": result.answer,
         "decision": result.decision,
-        "correct": is_correct(result.answer, a.question.answer),
+        "short": result.reading.get("short", ""),
+        "correct": strictly_correct(result.reading.get("short", ""), a.question.answer, result.answer),
         "evidence_recall": evidence_recall(a.question.evidence_doc_ids, docs),
         "signals": {
             "cosine": gate.cosine,
@@ -123,9 +126,9 @@ def print_report(
     for kind in ("within", "out", "unanswerable"):
         sel = [r for r in rows if r["kind"] == kind]
         if sel:
-            base, base_acc = majority_baseline([r["gold"] for r in sel])
+            base = shape_baseline([{"question": r["question"], "gold": r["gold"]} for r in sel]).accuracy
             acc = sum(r["correct"] for r in sel) / len(sel)
-            print(f"accuracy_{kind:13s} {acc:.3f}   majority baseline ('{base}') {base_acc:.3f}")
+            print(f"accuracy_{kind:13s} {acc:.3f} (strict)   shape-aware baseline {base:.3f}")
     print("phase        p50 s    p95 s")
     for phase in PHASES:
         values = [r["timings"].get(phase, 0.0) for r in rows]

@@ -24,7 +24,8 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import Asked
-from simulation.metrics import evidence_recall, is_correct
+from simulation.metrics import evidence_recall
+from simulation.scoring import shape_of_ask, strictly_correct
 
 QUERY_TIMEOUT_S = 900.0
 LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
@@ -181,9 +182,10 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "answer": trace.answer,
         "decision": str(trace.decision),
         "escalated": trace.escalated,
-        "correct": is_correct(trace.answer, q.answer),
         "short": (short := shown_short(trace)),
-        "correct_short": is_correct(short, q.answer) if short else False,
+        "correct": strictly_correct(short, q.answer, trace.answer),
+        "shape": shape_of_ask(q.question, q.answer),
+        "reader": shown_reader(trace),
         "gate": trace.gate.to_dict() if trace.gate else None,
         "sources": [s.to_dict() for s in trace.sources],
         "evidence_recall": (
@@ -210,6 +212,14 @@ def shown_short(trace: AnswerTrace) -> str:
     if trace.decision == Decision.LOCAL:
         return trace.reading.get("short", "")
     return ""
+
+
+def shown_reader(trace: AnswerTrace) -> str:
+    """Which reader made the answer shown: the local reader's name (vote, extractive, generated, declined), or
+    ``cloud`` (the cloud does not report its reader yet)."""
+    if trace.cloud is not None and trace.decision == Decision.CLOUD:
+        return "cloud"
+    return trace.reading.get("reader", "") if trace.decision == Decision.LOCAL else ""
 
 
 def generation_quality(trace: AnswerTrace) -> dict[str, Any]:

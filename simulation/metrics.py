@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from shared.core.text import sentences
 
@@ -35,23 +33,6 @@ def is_unanswerable_gold(gold: str) -> bool:
     return normalise_answer(gold).startswith(UNANSWERABLE_PREFIX)
 
 
-def is_correct(answer: str, gold: str) -> bool:
-    """The normalised gold contained in the normalised answer as whole words ('consistent' is not in
-    'inconsistent'); yes/no golds judge the first word; unanswerable golds need an answer that declines."""
-    if is_unanswerable_gold(gold):
-        return declines(answer)
-    g = normalise_answer(gold)
-    if g in YES_NO:
-        return first_word(answer) == g
-    return bool(g) and f" {g} " in f" {normalise_answer(answer)} "
-
-
-def with_verdicts(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` with ``correct`` judged again by :func:`is_correct` (rows kept from an earlier sitting or an
-    older version are judged like the rest)."""
-    return [{**row, "correct": is_correct(str(row.get("answer") or ""), str(row["gold"]))} for row in rows]
-
-
 def first_word(answer: str) -> str:
     """The answer's first word, lower-cased, without surrounding whitespace and punctuation."""
     words = _WORD.findall(answer.strip().casefold()[:40])
@@ -69,31 +50,7 @@ FUNCTION_WORDS = frozenset(
     "a an the of to in on at for by with from and or but as is are was were be been it its this that these those "
     "he she they him her his their them".split()
 )
-"""Words a gold answer's recall does not count (any answer has them)."""
-
-
-def gold_word_recall(answer: str, gold: str) -> float | None:
-    """Share of the gold answer's words (normalised, function words aside, with repeats) that the answer has.
-
-    Partial credit where the gold is a phrase or sentence a short answer rarely contains whole. None for
-    yes/no and unanswerable golds, which :func:`is_correct` judges exactly."""
-    g = normalise_answer(gold)
-    if is_unanswerable_gold(gold) or g in YES_NO:
-        return None
-    wanted = Counter(w for w in g.split() if w not in FUNCTION_WORDS)
-    if not wanted:
-        return None
-    have = Counter(normalise_answer(answer).split())
-    return sum(min(n, have[w]) for w, n in wanted.items()) / sum(wanted.values())
-
-
-def majority_baseline(golds: Sequence[str]) -> tuple[str, float]:
-    """The most common normalised gold answer and the accuracy of always answering it."""
-    if not golds:
-        return "", 0.0
-    counts = Counter(normalise_answer(g) for g in golds)
-    answer, count = counts.most_common(1)[0]
-    return answer, count / len(golds)
+"""Words a gold answer's content does not count (any answer has them)."""
 
 
 def evidence_recall(gold_doc_ids: Sequence[str], context_doc_ids: Sequence[str]) -> float:

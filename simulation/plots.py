@@ -157,7 +157,7 @@ def _draw_accuracy(ax: Any, report: Mapping[str, Any]) -> None:
         drawn = [(x, a) for x, a in zip(xs, accuracy, strict=True) if a is not None]
         ax.bar([x for x, _ in drawn], [a for _, a in drawn], width=width, label=KIND_LABELS[kind])
         for x, mode in zip(xs, modes, strict=True):
-            base = report["modes"][mode]["majority_baseline"].get(kind)
+            base = (report["modes"][mode].get("baseline") or {}).get(kind)
             if base is None:
                 continue
             ax.hlines(
@@ -166,7 +166,7 @@ def _draw_accuracy(ax: Any, report: Mapping[str, Any]) -> None:
                 x + width / 2,
                 colors="black",
                 linestyles="dashed",
-                label=None if baseline_labelled else "majority-class baseline",
+                label=None if baseline_labelled else "shape-aware baseline",
             )
             baseline_labelled = True
     ax.set_xticks(list(range(len(modes))), modes)

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS, ASK_KINDS
-from simulation.metrics import evidence_recall, gold_word_recall, majority_baseline, percentile
+from simulation.metrics import evidence_recall, percentile
+from simulation.report_reading import halves_report, reading_report
+from simulation.scoring import shape_baseline
 
 Row = Mapping[str, Any]
 
@@ -114,6 +116,7 @@ def build_report(rows: Iterable[Row], run_info: Mapping[str, Any]) -> dict[str, 
         },
         "machine": run_info.get("machine"),
         "modes": modes,
+        "halves": halves_report(by_mode),
         "edges": {str(e): _edge_costs(info) for e, info in sorted(run_info.get("edges", {}).items())},
         "central": _edge_costs(central) if central else None,
         "cloud": dict(run_info.get("cloud") or {}),
@@ -138,7 +141,8 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "n": {g: len(groups[g]) for g in GROUPS},
         "accuracy": {g: _share(groups[g], lambda r: bool(r["correct"])) for g in GROUPS},
-        "majority_baseline": {g: _baseline(groups[g]) for g in GROUPS},
+        "baseline": {g: _baseline(groups[g]) for g in GROUPS},
+        "reading": reading_report(rows),
         **{f"escalation_{k}": _share(groups[k], _escalated) if gated else None for k in KINDS},
     }
     for m in REPORTED_HITS:
@@ -150,7 +154,6 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
         "out": _mean(_recalls(groups["out"])),
         "all": _mean(_recalls(answerable)),
     }
-    out["gold_word_recall"] = {**{k: _word_recall(groups[k]) for k in ANSWERABLE}, "all": _word_recall(answerable)}
     out["latency"] = latency(rows)
     out["bytes_per_query"] = _bytes(rows)
     out["fan_out"] = _fan_out(rows)
@@ -275,16 +278,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _baseline(rows: Sequence[Row]) -> dict[str, Any] | None:
-    if not rows:
-        return None
-    answer, accuracy = majority_baseline([str(r["gold"]) for r in rows])
-    return {"answer": answer, "accuracy": accuracy}
-
-
-def _word_recall(rows: Sequence[Row]) -> dict[str, Any]:
-    """Mean gold-word recall over the rows with an open (not yes/no, not unanswerable) gold, and their number."""
-    values = [v for r in rows if (v := gold_word_recall(str(r.get("answer") or ""), str(r["gold"]))) is not None]
-    return {"mean": _mean(values), "n": len(values)}
+    """The shape-aware baseline of the same rows (simulation.scoring)."""
+    return shape_baseline(rows).to_dict() if rows else None
 
 
 def _recalls(rows: Sequence[Row]) -> list[float]:

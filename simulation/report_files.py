@@ -72,10 +72,10 @@ def publish_report(
     out: Path, answers: Path, rows: list[dict[str, Any]], info: Mapping[str, Any], judge: Any = None
 ) -> dict[str, Any]:
     """Judge ``rows`` with today's metric, write them to ``answers``, and build and save the report."""
-    from simulation.metrics import with_verdicts
     from simulation.report import build_report
+    from simulation.scoring import rescored
 
-    rows = with_verdicts(rows)
+    rows = rescored(rows)
     write_rows(answers, rows)  # the rows' verdicts follow the metric the report uses
     report = build_report(rows, info)
     if judge is not None:

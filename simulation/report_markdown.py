@@ -12,13 +12,14 @@ from typing import Any
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
+from simulation.report_markdown_reading import halves_section, shapes_section
 
 DASH = "—"
 ROUTING = ("escalation_within", "escalation_out", *(f"summary_hit@{m}" for m in REPORTED_HITS), "route_recall@k")
 FIGURE_CAPTIONS = {
     SUMMARY_HIT_PNG: "Summary hit rate vs top-m (star: the paper's 95.8% at m=1)",
     LATENCY_PNG: "Latency per phase, p50 stacked, local vs cloud answers",
-    ACCURACY_PNG: "Accuracy per mode (dashes: majority-class baseline of the same rows)",
+    ACCURACY_PNG: "Strict accuracy per mode (dashes: the shape-aware baseline of the same rows)",
     JUDGE_PNG: "LLM-judge win rate of the first mode of each pair, per criterion",
 }
 EDGE_COLUMNS = ("documents", "chunks", "entities", "relations", "summaries")
@@ -31,7 +32,8 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
     parts = [
         _header(report),
         _accuracy(modes),
-        _word_recall(modes),
+        shapes_section(modes),
+        halves_section(report.get("halves")),
         _routing(report),
         _evidence(modes),
         _latency(modes),
@@ -90,34 +92,18 @@ def _accuracy(modes: Mapping[str, Mapping[str, Any]]) -> str:
     for mode, data in modes.items():
         cells = [mode]
         for group in GROUPS:
-            base = data["majority_baseline"][group]
-            cells += [
-                f"{pct(data['accuracy'][group])} (n={data['n'][group]})",
-                DASH if base is None else f"{base['accuracy']:.1%} '{base['answer']}'",
-            ]
+            base = (data.get("baseline") or {}).get(group)
+            cells += [f"{pct(data['accuracy'][group])} (n={data['n'][group]})", pct(base and base["accuracy"])]
         rows.append(cells)
-    head = ["mode"] + [name for g in GROUPS for name in (g, "majority")]
+    head = ["mode"] + [name for g in GROUPS for name in (g, "baseline")]
     return (
         "## Accuracy\n\n"
         + _table(head, rows)
-        + "\n\nShare of answers judged correct (gold contained; yes/no by the first word; unanswerable ones must "
-        "decline). 'majority' is always answering the most common gold of the same rows: an accuracy near it "
-        "says little."
-    )
-
-
-def _word_recall(modes: Mapping[str, Mapping[str, Any]]) -> str:
-    """Open-answer partial credit; absent from reports made before it existed (until `dgrag sim report`)."""
-    measured = {m: d["gold_word_recall"] for m, d in modes.items() if d.get("gold_word_recall")}
-    if not measured:
-        return ""
-    groups = (*ANSWERABLE_KINDS, "all")
-    rows = [[mode, *(f"{pct(r[g]['mean'])} (n={r[g]['n']})" for g in groups)] for mode, r in measured.items()]
-    return (
-        "### Open answers: gold-word recall\n\n"
-        + _table(["mode", "within", "out", "all answerable"], rows)
-        + "\n\nFor golds that are not yes/no: mean share of the gold's words (function words aside) found in the "
-        "answer. Partial credit where a gold is a phrase or sentence that a short answer rarely contains whole."
+        + "\n\nStrict: the short answer alone is judged (no credit from a quote, an extract or a cited id); yes/no "
+        "by its first word, with the other verdict absent; names and short golds whole, not in a list of "
+        "candidates; open golds by two thirds of their content words within a short answer; unanswerable ones "
+        "must decline (simulation/scoring.py). 'baseline' knows each question's shape: yes/no asks the more "
+        "frequent verdict, the others their most frequent gold, over the same rows."
     )
 
 

@@ -46,6 +46,7 @@ def row(
         "evidence_doc_ids": evidence,
         "mode": mode,
         "answer": gold if correct else "something else",
+        "short": gold if correct else "something else",
         "decision": decision,
         "escalated": decision != "local",
         "correct": correct,

@@ -33,7 +33,7 @@ def test_the_oracle_answer_is_read_and_scored_like_an_edge_answer() -> None:
     assert seen and "Dana Smith runs the Oslo lab." in seen[0].prompt and "football" not in seen[0].prompt
     assert trace.reading["short"] == "Dana Smith" and trace.answer.startswith("Dana Smith")
     row = row_from_trace(Asked(WHO, "a", "within"), "oracle", trace, [])
-    assert row["correct"] and row["correct_short"] and row["evidence_recall"] == 1.0 and not row["escalated"]
+    assert row["correct"] and row["short"] == "Dana Smith" and row["evidence_recall"] == 1.0 and not row["escalated"]
 
 
 def test_a_question_without_gold_evidence_asks_no_model() -> None:

@@ -21,14 +21,18 @@ def report() -> dict[str, Any]:
     return build_report(dgrag_rows() + central_rows(), RUN_INFO)
 
 
-def test_accuracy_groups_counts_and_majority_baseline(report: dict[str, Any]) -> None:
+def test_accuracy_groups_counts_and_the_shape_aware_baseline(report: dict[str, Any]) -> None:
     dgrag = report["modes"]["dgrag"]
     assert dgrag["n"] == {"within": 4, "out": 4, "unanswerable": 2, "all": 10}
     assert dgrag["accuracy"] == {"within": 0.75, "out": 0.5, "unanswerable": 0.5, "all": 0.6}
-    base = dgrag["majority_baseline"]
-    assert base["within"] == {"answer": "yes", "accuracy": 0.5}
-    assert base["unanswerable"] == {"answer": "insufficient information", "accuracy": 1.0}
-    assert base["all"] == {"answer": "yes", "accuracy": 0.4}
+    base = dgrag["baseline"]
+    # within: yes/no asks (Yes, No, Yes) guess 'yes' (2 of 3), the one entity ask its own gold (1 of 1)
+    assert base["within"]["accuracy"] == 0.75
+    assert base["within"]["by_shape"]["yes_no"] == {"guess": "yes", "accuracy": 0.6667, "n": 3}
+    assert base["unanswerable"]["by_shape"] == {
+        "unanswerable": {"guess": "insufficient information", "accuracy": 1.0, "n": 2}
+    }
+    assert base["all"]["accuracy"] == 0.8  # 4 of 6 yes/no, 2 of 2 open, 2 of 2 unanswerable
 
 
 def test_modes_without_rows_are_null_not_zero(report: dict[str, Any]) -> None:
@@ -36,7 +40,7 @@ def test_modes_without_rows_are_null_not_zero(report: dict[str, Any]) -> None:
     assert naive["n"]["all"] == 0
     assert naive["accuracy"]["all"] is None
     assert naive["escalation_within"] is None
-    assert naive["majority_baseline"]["within"] is None
+    assert naive["baseline"]["within"] is None
     central = report["modes"]["central"]
     assert central["accuracy"]["unanswerable"] is None
     assert central["escalation_out"] is None  # it keeps its own answer: no gate to report
@@ -88,14 +92,17 @@ def test_evidence_recall_uses_rows_and_falls_back_to_sources() -> None:
     assert report["modes"]["dgrag"]["evidence_recall"] == {"within": 0.625, "out": 0.5, "all": 0.5625}
 
 
-def test_gold_word_recall_covers_open_golds_only(report: dict[str, Any]) -> None:
-    # Only q4 ('Paris') has an open gold: right within (answer 'Paris'), wrong out of domain.
-    assert report["modes"]["dgrag"]["gold_word_recall"] == {
-        "within": {"mean": 1.0, "n": 1},
-        "out": {"mean": 0.0, "n": 1},
-        "all": {"mean": 0.5, "n": 2},
-    }
-    assert "| dgrag | 100.0% (n=1) | 0.0% (n=1) | 50.0% (n=2) |" in render_markdown(report)
+def test_reading_by_shape_and_halves(report: dict[str, Any]) -> None:
+    reading = report["modes"]["dgrag"]["reading"]
+    # q4 ('Paris', an open-shaped question) is right within (answer 'Paris'), wrong out of domain
+    assert reading["within"]["by_shape"]["open"] == {"n": 1, "accuracy": 1.0, "baseline": 1.0, "evidence_recall": 1.0}
+    assert reading["out"]["by_shape"]["open"]["accuracy"] == 0.0
+    halves = report["halves"]
+    assert set(halves) == {"fit", "report"}
+    n = sum(halves[h]["dgrag"]["all"]["n"] for h in halves if halves[h]["dgrag"]["all"])
+    assert n == 10, "each ask sits in exactly one half"
+    text = render_markdown(report)
+    assert "### By question shape" in text and "### Fit half and report half" in text
 
 
 def test_latency_splits_and_bytes(report: dict[str, Any]) -> None:
@@ -145,7 +152,7 @@ def test_markdown_has_every_table(report: dict[str, Any]) -> None:
     md = render_markdown(report)
     for heading in ("## Accuracy", "## Routing", "## Evidence recall", "## Latency", "## Bytes", "## Construction"):
         assert heading in md
-    assert "| dgrag | 75.0% (n=4) | 50.0% 'yes' | 50.0% (n=4) | 50.0% 'yes' | 50.0% (n=2) |" in md
+    assert "| dgrag | 75.0% (n=4) | 75.0% | 50.0% (n=4) | 75.0% | 50.0% (n=2) | 100.0% |" in md
     assert "| naive | — (n=0) | — |" in md
     assert "modes naive, dgrag, central; 18 answer rows; limit 6" in md
     assert "| paper | 26.4% | 87.9% | 95.8% |" in md

@@ -31,7 +31,7 @@ def test_rebuild_restores_a_missing_metric_and_keeps_run_facts_and_judge(tmp_pat
     fresh = _finished_run(tmp_path, gzipped)
     older = json.loads((tmp_path / REPORT_FILE).read_text())
     for data in older["modes"].values():
-        del data["gold_word_recall"]  # a report written before the metric existed
+        del data["reading"]  # a report written before the metric existed
     older["judge"] = {"model": "judge-x", "pairs": {}}
     (tmp_path / REPORT_FILE).write_text(json.dumps(older))
 
@@ -44,14 +44,14 @@ def test_rebuild_restores_a_missing_metric_and_keeps_run_facts_and_judge(tmp_pat
     assert rebuilt["run"]["wall_seconds"] == 600.0 and rebuilt["config"] == {"gate": {"threshold": 0.5}}
     assert rebuilt["judge"] == {"model": "judge-x", "pairs": {}}
     assert json.loads((tmp_path / REPORT_FILE).read_text()) == json.loads(json.dumps(rebuilt))
-    assert "Open answers: gold-word recall" in (tmp_path / MARKDOWN_FILE).read_text()
+    assert "### By question shape" in (tmp_path / MARKDOWN_FILE).read_text()
 
 
 def test_rebuild_judges_rows_again_with_todays_metric(tmp_path: Path) -> None:
     _finished_run(tmp_path)
     rows = [json.loads(x) for x in (tmp_path / "answers.jsonl").read_text().splitlines()]
     q4 = next(r for r in rows if r["qid"] == "q4" and r["kind"] == "within" and r["mode"] == "dgrag")
-    q4.update(answer="It is not Paris.", correct=False)  # a verdict recorded by an older metric
+    q4.update(answer="Paris [1: paris]", short="Paris", correct=False)  # a verdict recorded by an older metric
     (tmp_path / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     report = rebuild_report(tmp_path)

@@ -64,6 +64,7 @@ FULL_TRACE = AnswerTrace.from_dict(
         "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
         "cloud": {
             "answer": "Yes. The cloud says so.",
+            "short": "Yes",
             "edges_asked": ["a"],
             "edges_replied": ["a"],
             "edges_failed": [],

@@ -1,0 +1,32 @@
+"""The dev questions split once into a fit half and a report half, by a hash of their id.
+
+Every default fitted to benchmark questions (the gate, readers, thresholds) is fitted on the fit half only, and
+every published figure comes from the report half, so a figure never scores the questions its defaults were
+chosen on. The split depends on the id alone: the same in every bundle, run and benchmark.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import IntEnum
+
+
+class Half(IntEnum):
+    FIT = 0
+    REPORT = 1
+
+
+def half_of(qid: str) -> Half:
+    """The half ``qid`` belongs to."""
+    return Half(hashlib.sha256(qid.encode()).digest()[0] % 2)
+
+
+def parse_half(text: str) -> Half | None:
+    """``fit`` / ``report`` -> the half; ``all`` or "" -> None (every question)."""
+    value = text.strip().lower()
+    if value in ("", "all"):
+        return None
+    try:
+        return Half[value.upper()]
+    except KeyError:
+        raise ValueError(f"half {text!r} is not one of fit, report, all") from None
