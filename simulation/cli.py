@@ -43,6 +43,9 @@ def _run_parser(commands: Any) -> None:
     p.add_argument("--limit", type=int, default=0, help="a deterministic sample of N questions (0 = all)")
     p.add_argument("--edges", default="", help="comma-separated subset of the bundle's edges (default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the --limit sample")
+    p.add_argument(
+        "--half", default="all", help="ask only the fit or the report half of the questions (simulation/halves.py)"
+    )
     p.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"), help="where indexes are cached")
     p.add_argument("--config", type=Path, help="edge config TOML (models, construction, retrieval, gate)")
     p.add_argument("--cloud-config", type=Path, help="cloud config TOML (cloud LLM, top-m, top-k, deadline)")
@@ -163,6 +166,16 @@ def cmd_scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def _half(text: str) -> Any:
+    from shared.core.errors import DgragError
+    from simulation.halves import parse_half
+
+    try:
+        return parse_half(text)
+    except ValueError as exc:
+        raise DgragError(f"--half: {exc}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from shared.core.errors import DgragError
     from simulation.asking import ablation_mode
@@ -188,6 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         cloud_config=args.cloud_config,
         edges_per_host=args.edges_per_host,
         liars=_split(args.liar),
+        half=_half(args.half),
         **_backend_options(args),
     )
     try:

@@ -11,6 +11,7 @@ from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
+from simulation.provenance import provenance_markdown
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
 from simulation.report_markdown_reading import halves_section, shapes_section
 
@@ -75,7 +76,7 @@ def _header(report: Mapping[str, Any]) -> str:
     run = report.get("run", {})
     modes = report.get("modes", {})
     facts = [f"modes {', '.join(modes) or DASH}", f"{sum(m['n']['all'] for m in modes.values())} answer rows"]
-    facts += [f"{key} {run[key]}" for key in ("limit", "seed", "top_m", "top_k") if run.get(key) is not None]
+    facts += [f"{key} {run[key]}" for key in ("limit", "half", "seed", "top_m", "top_k") if run.get(key) is not None]
     if hosts := report.get("hosts"):
         backend = report.get("backend") or {}
         nodes = f" on {backend['nodes']} Ray node(s)" if backend.get("backend") == "ray" else ""
@@ -84,7 +85,9 @@ def _header(report: Mapping[str, Any]) -> str:
         facts.append(f"wall time {run['wall_seconds'] / 60:.1f} min")
     if run.get("resumed_asks"):
         facts.append(f"{run['resumed_asks']} asks taken from an interrupted earlier sitting (not in the wall time)")
-    return f"# Simulation report: {run.get('bench') or 'unnamed bench'}\n\n" + "; ".join(facts) + "."
+    made = provenance_markdown(report.get("provenance"))
+    head = f"# Simulation report: {run.get('bench') or 'unnamed bench'}\n\n" + "; ".join(facts) + "."
+    return head + (f"\n\n{made}" if made else "")
 
 
 def _accuracy(modes: Mapping[str, Mapping[str, Any]]) -> str:

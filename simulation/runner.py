@@ -34,6 +34,7 @@ from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.credentials import write_api_tokens
+from simulation.halves import Half, half_of
 from simulation.hosts import start_hosts
 from simulation.index_cache import CENTRAL
 from simulation.indexing import (
@@ -45,6 +46,7 @@ from simulation.indexing import (
 from simulation.machine import machine_facts
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
+from simulation.provenance import provenance
 from simulation.ray_backend import RayOptions
 from simulation.report import ORACLE_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
@@ -73,13 +75,17 @@ class SimOptions:
     liars: tuple[str, ...] = ()
     """Edges run as dishonest participants (simulation.liar_host: every claim 1.0), each in a host of its own."""
     ray: RayOptions = dataclasses.field(default_factory=RayOptions)
+    half: Half | None = None
+    """Ask only the questions of this half (simulation.halves; None: every question), before --limit samples."""
 
 
 LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
 
 
-def sample_questions(bench: Path, limit: int, seed: int) -> list[Any]:
+def sample_questions(bench: Path, limit: int, seed: int, half: Half | None = None) -> list[Any]:
     questions = load_questions(bench)
+    if half is not None:
+        questions = [q for q in questions if half_of(q.qid) == half]
     if limit and limit < len(questions):
         picked = set(random.Random(seed).sample(range(len(questions)), limit))
         questions = [q for i, q in enumerate(questions) if i in picked]
@@ -209,7 +215,9 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
 
 def _usable_questions(opts: SimOptions, all_edges: list[str], edges: list[str]) -> list[Question]:
     """The sampled questions this run can score; says which are left out and why."""
-    questions, inconsistent = consistent_questions(sample_questions(opts.bench, opts.limit, opts.seed), all_edges)
+    questions, inconsistent = consistent_questions(
+        sample_questions(opts.bench, opts.limit, opts.seed, opts.half), all_edges
+    )
     if inconsistent:
         print(
             f"dgrag sim: leaving out {len(inconsistent)} question(s) with an answer but no home edge, which no "
@@ -236,6 +244,7 @@ def _setup(
         "modes": list(opts.modes),
         "ablations": list(opts.ablations),
         "limit": opts.limit,
+        "half": opts.half.name.lower() if opts.half is not None else "all",
         "seed": opts.seed,
         "edges": edges,
         "indexes": sorted(index.data_dir.name for index in indexes),
@@ -328,6 +337,7 @@ def _run_info(
         "bench": str(opts.bench),
         "modes": list(opts.modes) + [ablation_mode(a) for a in opts.ablations],
         "limit": opts.limit,
+        "half": opts.half.name.lower() if opts.half is not None else "all",
         "seed": opts.seed,
         "top_m": cloud_config.query.top_m,
         "top_k": cloud_config.query.top_k,
@@ -340,6 +350,7 @@ def _run_info(
             if k.startswith("host:")
         },
         "edges_per_host": opts.edges_per_host,
+        "provenance": provenance(),
         "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},
         "machine": machine_facts({"slm_threads": str(edge_config.slm.n_threads or "all cores")}).as_dict(),
     }
