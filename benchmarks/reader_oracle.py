@@ -1,6 +1,6 @@
 """How well the answer is read when retrieval is perfect: every question answered from its gold evidence documents.
 
-    python -m benchmarks.reader_oracle --bench simulation/bundles/multihop4 [--slm] [--limit N] [--json OUT]
+    python -m benchmarks.reader_oracle --bench DIR [--bench DIR ...] [--slm] [--half fit] [--profile] [--json OUT]
 
 Each answerable question's gold documents become numbered passages (excerpted to the question's sentences as the
 edge's retrieval does) and the answer is composed as the edge composes it (shared.core.reading). Without ``--slm`` only
@@ -10,7 +10,9 @@ and both compositions are scored: ``extractive`` (the model-free reader where it
 (the samples' vote or chosen sample). The settings come from ``--config`` and ``DGRAG__...`` variables as for
 ``dgrag edge``. Scored strictly (simulation.scoring: the short answer alone). Printed per question shape: strict
 accuracy, the shape-aware baseline of the same questions and the count, on the fit half (where a reader may be
-chosen), the report half and both (simulation/halves.py).
+chosen), the report half and both (simulation/halves.py). ``--profile`` prints the reader profile (TOML for
+``[answer.readers]``, or the cloud's ``[query.readers]``) that the fit half's rows choose: per shape the reader with
+the higher strict accuracy, and the shapes where neither beat the shape's baseline listed as unreliable.
 """
 
 from __future__ import annotations
@@ -18,64 +20,89 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
+from benchmarks.reader_choice import profile_toml
 from shared.config import EdgeConfig, load_config
 from shared.core.question_shape import shape_of
-from shared.core.reading import compose, plan_reading
+from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
+from shared.core.reading import Reading, compose, plan_reading
 from shared.models.factory import build_generator
-from simulation.bundle import load_questions
-from simulation.halves import Half, half_of
+from simulation.bundle import Question, load_questions
+from simulation.halves import Half, half_of, parse_half
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers
 from simulation.scoring import shape_baseline, strictly_correct
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bench", type=Path, required=True)
+    p.add_argument("--bench", type=Path, action="append", required=True, help="a bundle (repeat for several)")
     p.add_argument("--slm", action="store_true", help="sample the configured SLM too (slow)")
-    p.add_argument("--limit", type=int, default=0, help="the first N answerable questions (0 = all)")
-    p.add_argument("--json", type=Path, help="write every row here")
+    p.add_argument("--limit", type=int, default=0, help="the first N answerable questions of each bundle (0 = all)")
+    p.add_argument("--json", type=Path, help="write every row here (with the samples, for --samples)")
+    p.add_argument("--samples", type=Path, help="reuse the samples of an earlier --json instead of the SLM")
     p.add_argument("--config", type=Path, help="an edge.toml (the SLM, answer settings); DGRAG__ variables apply too")
     p.add_argument("--shapes", default="", help="only questions of these shapes, e.g. yes_no (default: all)")
+    p.add_argument("--half", default="all", help="only the fit or the report half of the questions (default: all)")
+    p.add_argument("--profile", action="store_true", help="print the reader profile the fit half chooses (TOML)")
     args = p.parse_args(argv)
-    docs = load_docs(args.bench)
-    questions = [q for q in load_questions(args.bench) if q.answerable]
+    config = load_config(EdgeConfig, args.config)
+    generator = build_generator(config.slm) if args.slm and args.samples is None else None
+    earlier = _earlier_samples(args.samples)
+    rows: list[dict[str, object]] = []
+    for bench in args.bench:
+        docs = load_docs(bench)
+        for q in _questions(bench, args):
+            reading = plan_reading(q.question, gold_passages(q, docs))
+            if earlier is not None:
+                answers = earlier.get(q.qid, [])
+            else:
+                answers = sample_answers(generator, reading, config) if generator is not None else []
+            rows.append(_row(q, reading, answers, modelled=generator is not None or earlier is not None))
+            print(f"\r{len(rows)} questions", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    if args.json:
+        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _print(rows, [m for m in ("extractive", "model") if m in rows[0]])
+    if args.profile:
+        print(profile_toml(rows))
+    return 0
+
+
+def _questions(bench: Path, args: argparse.Namespace) -> list[Question]:
+    questions = [q for q in load_questions(bench) if q.answerable]
     if args.shapes:
         wanted = set(args.shapes.split(","))
         questions = [q for q in questions if shape_of(q.question).shape.value in wanted]
-    if args.limit:
-        questions = questions[: args.limit]
-    config = load_config(EdgeConfig, args.config)
-    generator = build_generator(config.slm) if args.slm else None
-    rows: list[dict[str, object]] = []
-    started = time.perf_counter()
-    for i, q in enumerate(questions, 1):
-        reading = plan_reading(q.question, gold_passages(q, docs))
-        answers = sample_answers(generator, reading, config) if generator is not None else []
-        row: dict[str, object] = {
-            "qid": q.qid,
-            "question": q.question,
-            "shape": reading.shape.shape.value,
-            "gold": q.answer,
-            "half": half_of(q.qid),
-            "samples": answers,
-        }
-        for name, extractive in (("extractive", True), ("model", False)):
-            if generator is None and not extractive:
-                continue
-            shown = compose(reading, answers, first_usable(answers), extractive=extractive)
-            row[name] = shown.text
-            row[f"{name}_short"] = shown.short
-        rows.append(row)
-        print(f"\r{i}/{len(questions)} questions, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr)
-    print(file=sys.stderr)
-    _print(rows, [m for m in ("extractive", "model") if m in rows[0]])
-    if args.json:
-        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return 0
+    if (half := parse_half(args.half)) is not None:
+        questions = [q for q in questions if half_of(q.qid) == half]
+    return questions[: args.limit] if args.limit else questions
+
+
+def _earlier_samples(path: Path | None) -> dict[str, list[str]] | None:
+    if path is None:
+        return None
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {str(r["qid"]): list(r["samples"]) for r in rows}
+
+
+def _row(q: Question, reading: Reading, answers: list[str], modelled: bool) -> dict[str, object]:
+    row: dict[str, object] = {
+        "qid": q.qid,
+        "question": q.question,
+        "shape": reading.shape.shape.value,
+        "gold": q.answer,
+        "half": half_of(q.qid),
+        "samples": answers,
+    }
+    for name, profile in (("extractive", ALL_EXTRACTIVE), ("model", ALL_MODEL)):
+        if not modelled and profile is ALL_MODEL:
+            continue
+        shown = compose(reading, answers, first_usable(answers), profile)
+        row[name] = shown.text
+        row[f"{name}_short"] = shown.short
+    return row
 
 
 def _halves(rows: list[dict[str, object]]) -> list[tuple[str, list[dict[str, object]]]]:
@@ -89,6 +116,8 @@ def _halves(rows: list[dict[str, object]]) -> list[tuple[str, list[dict[str, obj
 
 def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
     for label, chosen in _halves(rows):
+        if not chosen:
+            continue
         groups: dict[str, list[dict[str, object]]] = defaultdict(list)
         for r in chosen:
             groups[str(r["shape"])].append(r)

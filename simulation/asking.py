@@ -216,9 +216,9 @@ def shown_short(trace: AnswerTrace) -> str:
 
 def shown_reader(trace: AnswerTrace) -> str:
     """Which reader made the answer shown: the local reader's name (vote, extractive, generated, declined), or
-    ``cloud`` (the cloud does not report its reader yet)."""
+    ``cloud:<reader>`` for the cloud's."""
     if trace.cloud is not None and trace.decision == Decision.CLOUD:
-        return "cloud"
+        return f"cloud:{trace.cloud.reader or 'unrecorded'}"
     return trace.reading.get("reader", "") if trace.decision == Decision.LOCAL else ""
 
 

@@ -81,9 +81,7 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
     reading = plan_reading(question.question, gold_passages(question, docs))
     answers = sample_answers(generator, reading, config) if reading.passages else []
     a = config.answer
-    composed: ComposedAnswer = compose(
-        reading, answers, first_usable(answers), extractive=a.extractive_reader, no_share=a.no_share
-    )
+    composed: ComposedAnswer = compose(reading, answers, first_usable(answers), a.readers)
     return AnswerTrace(
         question=question.question,
         answer=composed.text,

@@ -8,7 +8,8 @@ The rules (docs/benchmarks.md, "How we measure"):
   ("Yes or no", "Yes. No." are wrong).
 - **Unanswerable** golds ("Insufficient information"): the answer shown declines in its first sentence.
 - **Closed** golds (at most :data:`CLOSED_WORDS` content words: a name, a date, a number, a short phrase): the
-  gold, normalised, appears as whole words in the short answer, the short answer has at most
+  gold's content words appear in the short answer as consecutive content words (articles and other function words
+  aside: "the cozy café downtown" is answered by "cozy café downtown"), the short answer has at most
   ``max(MIN_SHORT_WORDS, 2 * gold words)`` words, and it is not a list of candidates (two or more parts
   separated by ``,`` ``;`` ``/`` "or" "and" that each carry a name or number, unless the gold itself is such a
   list).
@@ -62,10 +63,16 @@ def strictly_correct(short: str, gold: str, answer: str = "") -> bool:
         return False
     wanted = content_words(gold) or g.split()
     if len(wanted) <= CLOSED_WORDS:
-        return f" {g} " in f" {s} " and not lists_candidates(short, gold)
+        said = content_words(short) if content_words(gold) else s.split()
+        return _contains_run(said, wanted) and not lists_candidates(short, gold)
     have = Counter(s.split())
     covered = sum(min(n, have[w]) for w, n in Counter(wanted).items())
     return covered >= OPEN_COVERAGE * len(wanted)
+
+
+def _contains_run(words: list[str], run: list[str]) -> bool:
+    """Whether ``run`` occurs in ``words`` as consecutive words."""
+    return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
 
 
 def lists_candidates(short: str, gold: str) -> bool:

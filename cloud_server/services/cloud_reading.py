@@ -17,6 +17,7 @@ from shared.core.reading import compose, plan_reading
 from shared.core.span_reader import Passage
 from shared.models.base import TextGenerator
 
+FALLBACK = "fallback"
 SEED = 7
 """Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""
 NO_USABLE_ANSWER = (
@@ -30,6 +31,8 @@ class CloudReading:
     """The answer shown."""
     short: str
     """The answer alone ("" when the shown answer is an extract)."""
+    reader: str = FALLBACK
+    """The reader that made it (shared.core.reading.ComposedAnswer.reader), or ``fallback`` for an extract."""
 
 
 def read_context(
@@ -62,8 +65,8 @@ def read_context(
     usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]
     if not usable:
         return CloudReading(_fallback(question, merged, readers), "")
-    composed = compose(reading, usable, 0, quote=readers.all_quotable(merged), no_share=config.no_share)
-    return CloudReading(composed.text, composed.short)
+    composed = compose(reading, usable, 0, config.readers, quote=readers.all_quotable(merged))
+    return CloudReading(composed.text, composed.short, composed.reader)
 
 
 def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:

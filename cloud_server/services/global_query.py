@@ -203,6 +203,7 @@ class GlobalQueryService:
                 question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
             )
             out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
+            out.reader = reading.reader
             out.context = shown_context(merged, cited, readers)
             generation.set_attribute("withheld_words", guarded.removed_words)
         out.timings["total"] = time.perf_counter() - started

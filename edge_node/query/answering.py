@@ -183,7 +183,7 @@ class QueryService:
             result = self._gate(reading, retrieval, answers, flags, ablations)
         best = answers[result.best_index]
         a = self._config.answer
-        composed = compose(reading, answers, result.best_index, a.extractive_reader, no_share=a.no_share)
+        composed = compose(reading, answers, result.best_index, a.readers)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
@@ -252,7 +252,13 @@ def passages(retrieval: Retrieval) -> list[Passage]:
 
 
 def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]:
-    return {"shape": reading.shape.shape.value, "reader": composed.reader, "short": composed.short}
+    reliable = "yes" if composed.reliable else "no"
+    return {
+        "shape": reading.shape.shape.value,
+        "reader": composed.reader,
+        "short": composed.short,
+        "reliable": reliable,
+    }
 
 
 def extract_answer(question: str, retrieval: Retrieval) -> str:

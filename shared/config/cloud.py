@@ -8,6 +8,7 @@ from shared.config.models import EmbedderConfig, ModelConfig
 from shared.config.tracing import TracingConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
+from shared.core.reader_profile import ReaderProfile
 from shared.core.verbatim import MIN_RUN_WORDS
 
 
@@ -42,9 +43,9 @@ class CloudQueryConfig:
     out of domain (majority 63.0%), the edges' 4-sample vote 67.9% of the same questions asked at home."""
     choice_temperature: float = 0.7
     """Sampling temperature of those answers (the edges' answer.temperature)."""
-    no_share: float = 1.0
-    """As the edges' answer.no_share: a yes/no question is answered 'no' only when at least this share of the
-    yes/no votes say no."""
+    readers: ReaderProfile = field(default_factory=ReaderProfile)
+    """Which reader answers each question shape for the cloud's model, as the edges' answer.readers (measure it
+    for the model you set in [llm] with benchmarks.reader_oracle)."""
     copy_words: int = 6
     """Words in a row an answer may not share with the text of an edge whose privacy.answers is paraphrase
     (nor that run with one word swapped); the answer's copied words are removed, or the whole answer when more

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
+from shared.core.reader_profile import ReaderProfile
 
 
 @dataclass(frozen=True)
@@ -116,17 +117,9 @@ class AnswerConfig:
     """Longest answer."""
     seed: int = 7
     """Sampling seed, so a re-run gives the same answers."""
-    extractive_reader: bool = True
-    """Entity, date, number and open questions are answered by the model-free reader (the evidence's name, date,
-    number or sentence that best matches the question) where it finds one, instead of the samples' vote or the
-    chosen sample; yes/no and choice questions are always the samples' vote (benchmarks/reader_oracle.py)."""
-    no_share: float = 1.0
-    """A yes/no question is answered 'no' only when at least this share of the samples that chose yes or no chose
-    no (and more chose no than yes); otherwise 'yes'. 0.5 is the plain vote (ties: yes). On multihop4's 157
-    yes/no questions read from their gold evidence by the bundled SmolLM2-135M, the plain vote scored 51.0% and
-    'no' only when all four samples say no 59.2% (each half of the questions: 53.2/48.8% against 59.7/58.8%),
-    against 60.5% for always 'yes': the small model's 'no' carries almost no information, its 'yes' some
-    (benchmarks/reader_oracle.py --slm --shapes yes_no). Refit for another model."""
+    readers: ReaderProfile = field(default_factory=ReaderProfile)
+    """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
+    (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,9 @@ class CloudAnswer:
     """The answer alone (a name, yes/no, a date), without its supporting quote or sources ("" when none)."""
     withheld_words: int = 0
     """Words removed from the answer because they copied text whose owner does not let answers quote it."""
+    reader: str = ""
+    """How the answer was read (vote, extractive, generated, declined; fallback: an extract for lack of a usable
+    generation); "" from a cloud older than this field."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ sample whose content words and numbers are mostly not in the evidence is not sup
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from shared.core.answer_format import MISSING, declares_missing
 from shared.core.degeneracy import content_words
 from shared.core.question_shape import QuestionShape, Shape, shape_of
+from shared.core.reader_profile import ReaderProfile
+from shared.core.short_phrase import agreed_phrase
 from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
 from shared.core.text import truncate_chars
 
@@ -26,6 +29,8 @@ ENTITY_OPTIONS = 5
 SHORT_WORDS = 30
 """A shown short answer (generated or extracted) is cut to this many words: a long extract must not win by
 containing everything."""
+DEFAULT_READERS = ReaderProfile()
+UNRELIABLE_NOTE = "{shape} questions are not read reliably by this model: treat this answer as a guess"
 SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
@@ -56,6 +61,8 @@ class ComposedAnswer:
     reader: str
     """vote (the samples' choice), extractive (the model-free reader), generated (a sample), declined."""
     support: Found | None = None
+    reliable: bool = True
+    """False where the reader profile says this shape is not read reliably (the text then says so)."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -81,25 +88,31 @@ def compose(
     reading: Reading,
     answers: Sequence[str],
     best: int = 0,
-    extractive: bool = True,
+    readers: ReaderProfile = DEFAULT_READERS,
     quote: bool = True,
-    no_share: float = 0.5,
 ) -> ComposedAnswer:
-    """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose).
-    ``extractive``: entity, date, number and open questions take the model-free reader's answer where it has
-    one; otherwise the samples' vote (entity) or the chosen sample (open). ``quote`` False (the reader may not
-    receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source,
-    and open questions get the generated answer or none. ``no_share``: a yes/no question is answered 'no' only
-    when at least this share of its yes/no votes say no (0.5: the plain vote, ties to 'yes')."""
+    """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
+    by the reader ``readers`` names for it (see shared.core.reader_profile). ``quote`` False (the reader may not
+    receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source, and
+    open questions get the samples' short phrase or none. A shape the profile lists as unreliable says so."""
+    shown = _read(reading, answers, best, readers, quote)
+    if readers.reliable(reading.shape.shape) or shown.reader == "declined":
+        return shown
+    note = f" ({UNRELIABLE_NOTE.format(shape=reading.shape.shape.value.replace('_', '/'))})"
+    return dataclasses.replace(shown, text=shown.text + note, reliable=False)
+
+
+def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> ComposedAnswer:
     if not quote:
-        shown = compose(reading, answers, best, extractive and reading.shape.shape != Shape.OPEN, no_share=no_share)
-        if shown.reader == "extractive" and reading.shape.shape == Shape.OPEN:
-            return ComposedAnswer(MISSING, MISSING, "declined")
+        shown = _read(reading, answers, best, dataclasses.replace(readers, open="model"), True)
+        if shown.reader == "declined":
+            return shown
         cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
         return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
     shape = reading.shape.shape
+    extractive = readers.reader(shape) == "extractive"
     if reading.options and shape in (Shape.YES_NO, Shape.CHOICE):
-        return _voted(reading, answers, no_share if shape == Shape.YES_NO else 0.5)
+        return _voted(reading, answers)
     if shape == Shape.ENTITY and reading.entities:
         if extractive:
             top = reading.entities[0]
@@ -109,28 +122,38 @@ def compose(
         finder = find_date if shape == Shape.DATE else find_number
         if (found := finder(reading.question, reading.passages)) is not None:
             return _shown(found.short, found, "extractive")
+    if shape == Shape.OPEN and not extractive:
+        return _phrase(reading, answers)
     return _open(reading, answers, best, extractive)
 
 
-def _voted(reading: Reading, answers: Sequence[str], no_share: float = 0.5) -> ComposedAnswer:
-    """The option most samples chose (ties: the evidence's order, then the order the question names them); a
-    'no' needs at least ``no_share`` of the yes/no votes, else 'yes' wins."""
+def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
+    """The option most samples chose (ties: the one an earlier sample chose); no prior for any option."""
     votes: Counter[str] = Counter()
+    first: dict[str, int] = {}
     declined = 0
-    for answer in answers:
+    for i, answer in enumerate(answers):
         chosen = _chosen(answer, reading.options)
         if chosen is None:
             declined += declares_missing(answer)
             continue
         votes[chosen] += 1
+        first.setdefault(chosen, i)
     if not votes or declined * 2 > len(answers):
         return ComposedAnswer(MISSING, MISSING, "declined")
-    order = {o: i for i, o in enumerate(reading.options)}
-    winner = max(votes, key=lambda o: (votes[o], -order[o]))
-    if winner == "no" and "yes" in reading.options and votes["no"] < no_share * (votes["no"] + votes["yes"]):
-        winner = "yes"
+    winner = max(votes, key=lambda o: (votes[o], -first[o]))
     support = _support(reading, winner)
     return _shown(winner[:1].upper() + winner[1:], support, "vote")
+
+
+def _phrase(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
+    """An open question's short phrase, agreed by the samples that the evidence supports."""
+    grounded = [a for a in answers if not declares_missing(a) and not unsupported(a, reading.passages)]
+    phrase = agreed_phrase(reading.question, grounded)
+    if not phrase:
+        return ComposedAnswer(MISSING, MISSING, "declined")
+    found = best_sentences(f"{reading.question} {phrase}", reading.passages, limit=1)
+    return _shown(phrase, found[0] if found else None, "generated")
 
 
 def _chosen(answer: str, options: Sequence[str]) -> str | None:

@@ -124,6 +124,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         probe_bytes=a.probe_bytes,
         short_answer=a.short,
         withheld_words=a.withheld_words,
+        reader=a.reader,
     )
 
 
@@ -186,6 +187,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         probe_bytes=msg.probe_bytes,
         short=msg.short_answer,
         withheld_words=msg.withheld_words,
+        reader=msg.reader,
     )
 
 

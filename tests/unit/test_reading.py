@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shared.core.answer_format import MISSING
+from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL, ReaderProfile
 from shared.core.reading import compose, plan_reading, unsupported
 from shared.core.span_reader import Passage, find_date, rank_entities
 
@@ -34,7 +35,7 @@ def test_an_entity_answer_leads_with_the_name_then_its_sentence_and_source() -> 
     shown = compose(reading, ["Sam Bankman-Fried. He founded it."] * 4)
     assert shown.text.startswith("Sam Bankman-Fried. ") and "[1: tech:ftx-1]" in shown.text
     assert shown.sources == ("tech:ftx-1",) and shown.reader == "extractive"
-    voted = compose(reading, ["Alameda Research."] * 3 + ["Sam Bankman-Fried."], extractive=False)
+    voted = compose(reading, ["Alameda Research."] * 3 + ["Sam Bankman-Fried."], readers=ALL_MODEL)
     assert voted.short == "Alameda Research" and voted.reader == "vote"
 
 
@@ -47,18 +48,34 @@ def test_yes_no_is_the_samples_vote_and_a_majority_of_declines_declines() -> Non
     reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
     assert reading.options == ("yes", "no")
     assert compose(reading, ["Yes. He was.", "No.", "Yes.", MISSING]).short == "Yes"
-    assert compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."]).short == "Yes", "ties: the first option"
+    assert compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."]).short == "No", "ties: an earlier sample's"
+    assert compose(reading, ["Yes.", "No.", "No.", "Yes."]).short == "Yes", "no prior for either verdict"
+    assert compose(reading, ["No.", "No.", "Yes.", "No."]).short == "No", "the plain vote"
     assert compose(reading, [MISSING, MISSING, MISSING, "Yes."]).text == MISSING
-
-
-def test_a_no_needs_the_configured_share_of_the_yes_no_votes() -> None:
-    reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
-    three_noes = ["No.", "No.", "Yes.", "No."]
-    assert compose(reading, three_noes).short == "No", "the plain vote"
-    assert compose(reading, three_noes, no_share=1.0).short == "Yes", "unanimity asked: one yes keeps it yes"
-    assert compose(reading, ["No.", "No.", MISSING, "No."], no_share=1.0).short == "No", "declines do not vote"
     choice = plan_reading("Is the report consistent or inconsistent with the other?", PASSAGES)
-    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."], no_share=1.0).short == "Inconsistent"
+    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."]).short == "Inconsistent"
+
+
+def test_a_shape_the_profile_calls_unreliable_says_so_and_a_reliable_one_does_not() -> None:
+    reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
+    guessed = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"))
+    assert not guessed.reliable and "not read reliably" in guessed.text and guessed.short == "Yes"
+    trusted = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable=""))
+    assert trusted.reliable and "not read reliably" not in trusted.text
+
+
+def test_an_open_question_gets_the_phrase_the_samples_agree_on() -> None:
+    passages = [Passage(1, "AdamSmith: just a reminder about the building's recycling policy, thanks!", "q2:chat")]
+    reading = plan_reading("What is the building's policy that Adam reminds Li Hua about?", passages)
+    samples = [
+        "The building's policy that Adam reminds Li Hua about is recycling.",
+        "The building's policy that Adam reminds Li Hua about is a recycling policy.",
+        "Adam reminds Li Hua about the recycling policy.",
+        MISSING,
+    ]
+    shown = compose(reading, samples)
+    assert shown.short == "recycling policy" and shown.reader == "generated"
+    assert compose(reading, samples, readers=ALL_EXTRACTIVE).reader == "extractive"
 
 
 def test_dates_come_from_the_best_sentence_or_its_passage() -> None:
@@ -79,3 +96,5 @@ def test_without_quoting_only_the_short_answer_and_its_source_are_shown() -> Non
     assert shown.text == "Sam Bankman-Fried. [1: tech:ftx-1]"
     opened = plan_reading("What did prosecutors say about customer funds?", PASSAGES)
     assert compose(opened, [MISSING] * 4, quote=False).text == MISSING, "no extract of another edge's sentence"
+    said = compose(opened, ["Prosecutors said that he misused them."] * 4, quote=False)
+    assert said.short == "said that he misused them" and '"' not in said.text, "a short phrase, no quoted sentence"

@@ -27,6 +27,8 @@ from simulation.scoring import rescored, shape_baseline, shape_of_ask, strictly_
         ("Inconsistent", "Consistent", False),  # whole words only
         ("Homemade pasta salad", "Homemade pasta salad", True),
         ("pasta salad", "Homemade pasta salad", False),  # a closed gold appears whole
+        ("cozy café downtown", "the cozy café downtown", True),  # function words aside
+        ("the cozy downtown café", "the cozy café downtown", False),  # in the gold's order
         (
             "Time: 20260622_13:30 HaileyJohnson: Hey Li Hua! We went to Central Perk and had a great time",
             "Central Perk",

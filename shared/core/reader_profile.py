@@ -1,0 +1,63 @@
+"""Which reader answers each question shape for one model, as measured on the fit half of the dev questions.
+
+A **model** reader takes the model's sampled answers (a vote over the options for yes/no, choice and entity
+questions; the short phrase the samples agree on for open ones). An **extractive** reader is model-free: the
+evidence's name, date or number that best matches the question, or (open questions) its best sentence. Which is
+better depends on the model, so each model's settings carry a profile measured for it
+(``python -m benchmarks.reader_oracle --slm --half fit --profile``). A shape where neither reader beat the shape's
+baseline (always its most frequent gold) is listed in ``unreliable``: its answers say so instead of passing for
+readings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from shared.core.errors import ConfigError
+from shared.core.question_shape import Shape
+
+Reader = Literal["model", "extractive"]
+SHAPES = tuple(s.value for s in Shape)
+
+
+@dataclass(frozen=True)
+class ReaderProfile:
+    """The reader of each question shape. The defaults are SmolLM2-135M-Instruct's, measured from the gold evidence
+    of the fit half of multihop4 and lihua4 (docs/results/reader-profile)."""
+
+    yes_no: Reader = "model"
+    """A yes/no verdict: the model's samples vote (no prior: ties go to the first sample's verdict)."""
+    choice: Reader = "model"
+    """One of two options the question names: the samples vote."""
+    entity: Reader = "extractive"
+    """A named entity: the candidate backed by evidence for each part of the question, or the samples' vote."""
+    date: Reader = "extractive"
+    number: Reader = "extractive"
+    open: Reader = "model"
+    """Free text: the short phrase the samples agree on (their restatement of the question cut away), or the
+    evidence's best sentence."""
+    unreliable: str = "yes_no,choice"
+    """Comma-separated shapes no reader read above the shape's baseline: their answers carry a note saying so."""
+
+    def __post_init__(self) -> None:
+        for name in self.unreliable_shapes:
+            if name not in SHAPES:
+                raise ConfigError(f"readers.unreliable names {name!r}, not one of {list(SHAPES)}")
+
+    def reader(self, shape: Shape) -> Reader:
+        value: Reader = getattr(self, shape.value)
+        return value
+
+    @property
+    def unreliable_shapes(self) -> frozenset[str]:
+        return frozenset(s.strip() for s in self.unreliable.split(",") if s.strip())
+
+    def reliable(self, shape: Shape) -> bool:
+        return shape.value not in self.unreliable_shapes
+
+
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model")
+"""The model's samples for every shape."""
+ALL_EXTRACTIVE = ReaderProfile(entity="extractive", date="extractive", number="extractive", open="extractive")
+"""The model-free reader wherever it has an answer (yes/no and choice questions are always voted)."""
