@@ -1,6 +1,6 @@
 """Fit the gate's threshold and weights on labelled questions and print the operating point.
 
-    python -m benchmarks.fit_gate ROWS.jsonl [--max-escalation-within 0.15]
+    python -m benchmarks.fit_gate ROWS.jsonl [ROWS.jsonl ...] [--max-escalation-within 0.15]
 
 ROWS come from benchmarks.local_query or are a simulation's answers.jsonl (its ``local`` rows): each has the
 gate's signals and a kind (within = should stay local; out and unanswerable = should escalate). The fit uses the
@@ -117,12 +117,15 @@ def gate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "rows", type=Path, help="JSONL rows (.gz too) from benchmarks.local_query, or a simulation's answers.jsonl"
+        "rows",
+        type=Path,
+        nargs="+",
+        help="JSONL rows (.gz too) from benchmarks.local_query, or simulations' answers.jsonl (several are pooled)",
     )
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")
     args = parser.parse_args(argv)
-    rows = gate_rows(read_rows(args.rows))
+    rows = [r for path in args.rows for r in gate_rows(read_rows(path))]
     train, held_out = split(rows)
     point = fit(train, args.max_escalation_within, step=args.step)
     print(

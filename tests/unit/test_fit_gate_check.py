@@ -21,7 +21,7 @@ def _probes(**scores: tuple[float, float, float]) -> dict[str, ProbeScores]:
     return {e: ProbeScores(e, ev, term_coverage=t, lexical=x) for e, (ev, t, x) in scores.items()}
 
 
-# gate score = 0.7 × evidence + 0.3 × jaccard (cosine and claims weigh 0 by default); gate.threshold 0.375
+# gate score = 0.8 × evidence + 0.1 × jaccard + 0.1 × claims (cosine weighs 0 by default); gate.threshold 0.343
 PROBES = {"q1": _probes(a=(0.9, 0, 0), b=(0.3, 0, 0)), "q2": _probes(a=(0.4, 0, 0), b=(0.8, 0, 0))}
 
 
@@ -31,10 +31,10 @@ def _row(qid: str, asked_at: str, kind: str, evidence: float, jaccard: float = 1
 
 
 ROWS = [
-    _row("q1", "a", "within", 0.9),  # score 0.93: trusted; nobody beats 0.9
-    _row("q1", "b", "out", 0.3),  # score 0.51: trusted by the gate; a (0.9) beats 0.3 by 0.6
-    _row("q2", "b", "within", 0.8),  # score 0.86: trusted; a (0.4) does not beat 0.8
-    _row("q2", "a", "out", 0.4, jaccard=0.0),  # score 0.28: doubtful at check_threshold 0.2, untrusted at 0.3
+    _row("q1", "a", "within", 0.9),  # score 0.92: trusted; nobody beats 0.9
+    _row("q1", "b", "out", 0.3),  # score 0.44: trusted by the gate; a (0.9) beats 0.3 by 0.6
+    _row("q2", "b", "within", 0.8),  # score 0.84: trusted; a (0.4) does not beat 0.8
+    _row("q2", "a", "out", 0.2, jaccard=0.0),  # score 0.26: doubtful at check_threshold 0.2, untrusted at 0.3
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from edge_node.query.gate import (
     DECISION_ESCALATE,
@@ -68,7 +69,7 @@ def test_without_similarity_only_evidence_counts() -> None:
     answers = ["Paris.", "Berlin.", "Rome.", "Oslo."]
     result = evaluate(answers, EMBED.embed(answers), evidence=0.7, config=GateConfig(similarity_evaluation=False))
     assert result.cosine is None and result.weights == {"evidence": 1.0}
-    assert result.score == 0.7
+    assert result.score == pytest.approx(0.7)
 
 
 def test_best_answer_is_the_medoid_and_skips_refusals() -> None:

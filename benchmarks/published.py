@@ -1,0 +1,127 @@
+"""Every figure README.md's results table publishes, recomputed from the committed rows under docs/results.
+
+    python -m benchmarks.published          # prints the table's rows as README.md must show them
+
+tests/unit/test_published_figures.py compares README.md's table with these rows cell by cell, so a figure that
+does not follow from its committed rows (a changed digit, a figure without rows) fails the tests. Answer figures
+come from the report half of the dev questions only (simulation/halves.py), scored strictly
+(simulation/scoring.py) beside the shape-aware baseline of the same asks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simulation.answer_rows import find_answers, read_rows
+from simulation.halves import Half, half_of
+from simulation.scoring import rescored, shape_baseline
+
+ROOT = Path(__file__).resolve().parents[1]
+Row = dict[str, Any]
+DGRAG = "dgrag"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row of the results table: what it shows, the committed report it comes from, and how."""
+
+    what: str
+    report: str
+    compute: Callable[[Path], str]
+
+    def row(self) -> str:
+        return f"| {self.what} | {self.compute(ROOT / self.report)} | `{self.report}` |"
+
+
+def report_half(run: Path, mode: str = DGRAG) -> list[Row]:
+    """The run's rows of ``mode`` for questions of the report half, judged strictly."""
+    rows = rescored(read_rows(find_answers(run)))
+    return [r for r in rows if r["mode"] == mode and half_of(str(r["qid"])) == Half.REPORT]
+
+
+def _pct(value: float) -> str:
+    return f"{value:.1%}"
+
+
+def _accuracy(rows: Sequence[Row]) -> float:
+    return sum(1 for r in rows if r["correct"]) / len(rows) if rows else 0.0
+
+
+def accuracy_within_out(run: Path) -> str:
+    """``within / out (baseline b_within / b_out; n=N)``: strict accuracy beside the shape-aware baseline."""
+    rows = report_half(run)
+    kinds = [[r for r in rows if r["kind"] == k] for k in ("within", "out")]
+    accuracy = " / ".join(_pct(_accuracy(k)) for k in kinds)
+    baseline = " / ".join(_pct(shape_baseline(k).accuracy) for k in kinds)
+    return f"{accuracy} (baseline {baseline}; n={len(kinds[0])} questions)"
+
+
+def escalation_within_out(run: Path) -> str:
+    rows = report_half(run)
+    shares = []
+    for kind in ("within", "out"):
+        chosen = [r for r in rows if r["kind"] == kind]
+        shares.append(_pct(sum(1 for r in chosen if r["escalated"]) / len(chosen) if chosen else 0.0))
+    return " / ".join(shares)
+
+
+def by_shape(run: Path, shapes: Sequence[str] = ("entity", "yes_no")) -> str:
+    """``shape a% vs b%`` per shape over both kinds of answerable asks."""
+    rows = [r for r in report_half(run) if r["kind"] in ("within", "out")]
+    cells = []
+    for shape in shapes:
+        chosen = [r for r in rows if r["shape"] == shape]
+        if chosen:
+            base = shape_baseline(chosen).accuracy
+            cells.append(f"{shape.replace('_', '/')} {_pct(_accuracy(chosen))} vs {_pct(base)} (n={len(chosen)})")
+    return "; ".join(cells)
+
+
+def evidence_recall_within_out(run: Path) -> str:
+    rows = report_half(run)
+    cells = []
+    for kind in ("within", "out"):
+        values = [float(r["evidence_recall"]) for r in rows if r["kind"] == kind and r["evidence_recall"] is not None]
+        cells.append(_pct(sum(values) / len(values) if values else 0.0))
+    return " / ".join(cells)
+
+
+def extraction_leaks(report: Path) -> str:
+    """Answers to extraction prompts carrying a run of a non-consenting edge's words, from the committed rows."""
+    data = json.loads((report / "extraction-chunks-paraphrase.json").read_text(encoding="utf-8"))
+    rows = [row for table in data["results"].values() for row in table]
+    leaks = sum(1 for row in rows if row["leak"])
+    return f"{leaks} of {len(rows)} ({data['leak_words']}-word runs)"
+
+
+MULTIHOP = "docs/results/report-multihop4"
+LIHUA = "docs/results/report-lihua4"
+FIGURES = (
+    Figure("multihop4 (news by domain): strict accuracy within / out", MULTIHOP, accuracy_within_out),
+    Figure("multihop4: by question shape, beside its baseline", MULTIHOP, by_shape),
+    Figure("multihop4: escalation within / out", MULTIHOP, escalation_within_out),
+    Figure("multihop4: evidence recall within / out", MULTIHOP, evidence_recall_within_out),
+    Figure("lihua4 (chats by quarter): strict accuracy within / out", LIHUA, accuracy_within_out),
+    Figure("lihua4: by question shape, beside its baseline", LIHUA, lambda r: by_shape(r, ("open", "entity", "date"))),
+    Figure("lihua4: escalation within / out", LIHUA, escalation_within_out),
+    Figure(
+        "extraction prompts whose answer carries a run of a paraphrase-only edge's words",
+        "docs/results/extraction",
+        extraction_leaks,
+    ),
+)
+
+
+def main() -> int:
+    print("| what | figure | report |\n|---|---|---|")
+    for figure in FIGURES:
+        print(figure.row())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
