@@ -37,7 +37,7 @@ class ReaderProfile:
     open: Reader = "model"
     """Free text: the short phrase the samples agree on (their restatement of the question cut away), or the
     evidence's best sentence."""
-    unreliable: str = "yes_no,choice"
+    unreliable: str = "yes_no,number"
     """Comma-separated shapes no reader read above the shape's baseline: their answers carry a note saying so."""
 
     def __post_init__(self) -> None:
