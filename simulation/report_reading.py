@@ -25,8 +25,8 @@ def accuracy_cell(rows: Sequence[Row]) -> dict[str, Any] | None:
     right = sum(1 for r in rows if r["correct"])
     return {
         "n": len(rows),
-        "accuracy": round(right / len(rows), 4),
-        "baseline": round(shape_baseline(rows).accuracy, 4),
+        "accuracy": right / len(rows),
+        "baseline": shape_baseline(rows).accuracy,
     }
 
 

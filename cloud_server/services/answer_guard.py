@@ -27,6 +27,9 @@ SHORT_ONLY = (
     "{short} (the cloud's fuller answer would repeat text its sources' owners do not let it pass on; its sources are"
     " listed by id)"
 )
+LEFT_OUT = " (Parts of this answer are left out: they would repeat text its sources' owners do not let it pass on.)"
+"""The one fixed note an answer with copied words removed carries: neither where nor how many (the count and the
+places would tell an asker which of its guesses a document holds)."""
 MOSTLY = 0.5
 """An answer with more than this share of its words removed is replaced: by its short answer when that copies
 nothing (:data:`SHORT_ONLY`), else by :data:`WITHHELD`."""
@@ -88,7 +91,7 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
     index = CopyIndex(protected, n, sentence)
     if index.empty:
         return Guarded(text, short)
-    shown, removed = redact(text, index.copies(text, given=question))
+    shown, removed = redact(text, index.copies(text, given=question), mark="")
     kept_short, short_removed = redact(short, index.copies(short, given=question))
     if removed == 0 and short_removed == 0:
         return Guarded(text, short)
@@ -98,7 +101,7 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
         if short.strip():  # the answer itself copies nothing: the asker still gets it
             return Guarded(SHORT_ONLY.format(short=short.strip()), short, removed, replaced=True)
         return Guarded(WITHHELD, "", removed, replaced=True)
-    return Guarded(shown, kept_short, removed)
+    return Guarded(" ".join(shown.split()) + LEFT_OUT, kept_short, removed)
 
 
 def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers: Readers) -> list[ContextChunk]:
@@ -109,9 +112,10 @@ def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers
 
 
 def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
-    """``answer`` as an asker other than an operator receives it: the probed edges in their shortlist order
-    without their scores (a score tells how well an edge's documents match the asker's words), and no mention of
-    an ``unnamed`` edge (one whose policy lets its summaries alone leave it: that it matched says it knows)."""
+    """``answer`` as an asker other than an operator receives it: no count of withheld words, the probed edges
+    in their shortlist order without their scores (a score tells how well an edge's documents match the asker's
+    words), and no mention of an ``unnamed`` edge (one whose policy lets its summaries alone leave it: that it
+    matched says it knows)."""
 
     def named(edges: list[str]) -> list[str]:
         return [e for e in edges if e not in unnamed]
@@ -121,6 +125,7 @@ def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
     ]
     return dataclasses.replace(
         answer,
+        withheld_words=0,
         probes=probes,
         summaries=[s for s in answer.summaries if s.edge_id not in unnamed],
         edges_asked=named(answer.edges_asked),

@@ -176,6 +176,8 @@ def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
         probes=[ProbeScores(**p) for p in raw.get("probes", [])],
         probe_bytes=int(raw.get("probe_bytes", 0)),
         short=str(raw.get("short", "")),
+        withheld_words=int(raw.get("withheld_words", 0)),
+        reader=str(raw.get("reader", "")),
     )
 
 

@@ -1,32 +1,42 @@
-"""Finding copied text: the runs of words a text shares with protected texts, after normalisation.
+"""Finding copied text: the runs of words a text shares with protected texts, in the form an attacker's transforms
+leave them.
 
 Both privacy checks use it: the edge's leak guard (an outbound summary, description or question against the
 edge's own documents) and the cloud's answer guard (an answer against the other edges' texts that built it).
 
-A text copies a protected text where, after normalisation (Unicode NFKC, case folded, punctuation and
-invisible format characters such as zero-width spaces dropped, digit groupings such as ``1,000`` written as
-``1000``), it holds
+Texts are compared as their skeletons (shared.core.skeleton: accents, combining marks and invisible characters
+dropped, look-alike letters of other scripts mapped to Latin ones, case folded, words split at ``_``, case changes
+and digits, digit groupings such as ``1,000`` written as ``1000``). A text copies a protected text where it holds
 
-- a run of ``n`` words of a protected text, or such a run with one of its inner words swapped; or
-- a whole protected sentence of ``min_sentence_words`` up to ``n - 1`` words (short sentences).
+- a run of ``n`` words of a protected text, or such a run with one of its inner words swapped;
+- a whole protected sentence of ``min_sentence_words`` up to ``n - 1`` words (short sentences);
+- ``LETTERS_PER_WORD * n`` letters in a row of a protected text, whatever the spacing, joining, spelling out
+  or digits between them ("t h e q u i c k", "1.the 2.quick", "thequick");
+- any of the above once a filler word repeated between the words is left out, or once the text is decoded
+  (ROT13, a base64 run, every word reversed): then the whole text counts as the copy.
 
-Not caught: paraphrase, reordering, a word inserted or dropped inside a run, translation, homoglyphs of
-another script. Memory: ``n - 1`` 8-byte hashes per protected word (a 100,000-word edge: about 7 MB).
+Not caught: paraphrase, reordering, translation, a word dropped inside a run, encodings other than those.
+Memory: ``n - 1`` 8-byte hashes per protected word and one per protected letter (a 100,000-word edge: about
+12 MB).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-_FORMAT = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-_TOKEN = re.compile(rf"\d+(?:[.,'\u00a0\u202f]\d{{3}})+|[\w{_FORMAT}]+")
+from shared.core.skeleton import letters, skeleton_words, variants
+
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 MIN_RUN_WORDS = 3
+LETTERS_PER_WORD = 5
+"""A letters-only match must be this many letters per word of the word run (``n``) long."""
+FILLER_MIN = 3
+"""A word repeated at least this often (and in at least a quarter of the text's words) may be a filler."""
 
 
 @dataclass(frozen=True)
@@ -39,24 +49,12 @@ class Token:
 
 
 def tokens(text: str) -> list[Token]:
-    """The normalised words of ``text`` with their places (words of format characters alone are dropped)."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        word = _normal(m.group())
-        if word:
-            out.append(Token(word, m.start(), m.end()))
-    return out
+    """The skeleton words of ``text`` with their places."""
+    return [Token(w.word, w.start, w.end) for w in skeleton_words(text)]
 
 
 def words(text: str) -> list[str]:
     return [t.word for t in tokens(text)]
-
-
-def _normal(raw: str) -> str:
-    kept = "".join(ch for ch in raw if unicodedata.category(ch) != "Cf")
-    if kept[:1].isdigit():
-        kept = re.sub(r"[.,'\u00a0\u202f]", "", kept)
-    return unicodedata.normalize("NFKC", kept).casefold()
 
 
 @dataclass(frozen=True)
@@ -66,19 +64,22 @@ class Copy:
     first: int
     last: int
     kind: str
-    """run, near_run (one word swapped) or sentence."""
+    """run, near_run (one word swapped), sentence, letters (letters in a row), filler (a run once a repeated
+    word is left out) or encoded (a run in a decoding of the text)."""
 
 
 class CopyIndex:
-    """The protected texts' runs and short sentences, hashed; :meth:`copies` finds them in a text."""
+    """The protected texts' runs, short sentences and letter runs, hashed; :meth:`copies` finds them."""
 
     def __init__(self, texts: Iterable[str], n: int = 8, min_sentence_words: int = 4) -> None:
         if n < MIN_RUN_WORDS:
             raise ValueError(f"a run of {n} words would flag ordinary phrases; use {MIN_RUN_WORDS} or more")
         self.n = n
+        self.letters = LETTERS_PER_WORD * n
         self.min_sentence_words = min(max(min_sentence_words, MIN_RUN_WORDS), n)
         runs: list[int] = []
         near: list[int] = []
+        spelled: list[int] = []
         sentences: set[int] = set()
         for text in texts:
             w = words(text)
@@ -86,30 +87,48 @@ class CopyIndex:
                 window = tuple(w[i : i + n])
                 runs.append(hash(window))
                 near.extend(_masked(window))
+            chars = letters(text)
+            spelled.extend(hash(chars[i : i + self.letters]) for i in range(len(chars) - self.letters + 1))
             for sentence in _SENTENCE_END.split(text):
                 s = tuple(words(sentence))
                 if self.min_sentence_words <= len(s) < n:
                     sentences.add(hash(s))
         self._runs = np.unique(np.asarray(runs, dtype=np.int64))
         self._near = np.unique(np.asarray(near, dtype=np.int64))
+        self._letters = np.unique(np.asarray(spelled, dtype=np.int64))
         self._sentences = sentences
 
     @property
     def empty(self) -> bool:
-        return not (self._runs.size or self._sentences)
+        return not (self._runs.size or self._sentences or self._letters.size)
 
     def copies(self, text: str, given: str = "") -> list[Copy]:
         """Where ``text`` copies the protected texts, in order; a copy that ``given`` (e.g. the question the
-        asker wrote) holds word for word is not counted: the asker supplied those words. (Not to one word: a
-        question may hold a run with one word changed to draw out the original.)"""
+        asker wrote) holds word for word (or letter for letter) is not counted: the asker supplied those words.
+        (Not to one word: a question may hold a run with one word changed to draw out the original.)"""
         w = words(text)
-        supplied = words(given)
-        return [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
+        supplied, supplied_letters = words(given), letters(given)
+        found = [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
+        found += self._spelled(tokens(text), supplied_letters)
+        if found or not w:
+            return sorted(found, key=lambda c: (c.first, c.last))
+        whole = Copy(0, len(w) - 1, "filler")
+        for filler in _fillers(w):
+            kept = [x for x in w if x != filler]
+            if any(not _within(kept[c.first : c.last + 1], supplied) for c in self._find(kept)):
+                return [whole]
+        for decoded in variants(text):
+            hidden = [
+                c for c in self._find(words(decoded)) if not _within(words(decoded)[c.first : c.last + 1], supplied)
+            ]
+            if hidden or self._spelled(tokens(decoded), supplied_letters):
+                return [Copy(0, len(w) - 1, "encoded")]
+        return []
 
     def first_copy(self, text: str) -> str | None:
         """The words of the first copy in ``text``, or None."""
         w = words(text)
-        for c in self._find(w):
+        for c in self.copies(text):
             return " ".join(w[c.first : c.last + 1])
         return None
 
@@ -129,7 +148,34 @@ class CopyIndex:
             for i in range(len(w) - length + 1):
                 if hash(tuple(w[i : i + length])) in self._sentences:
                     found.append(Copy(i, i + length - 1, "sentence"))
-        return sorted(found, key=lambda c: (c.first, c.last))
+        return found
+
+    def _spelled(self, toks: Sequence[Token], supplied: str) -> list[Copy]:
+        """Runs of ``self.letters`` protected letters in a row, whatever stands between them (not those the
+        asker's own text holds)."""
+        chars, owner = [], []
+        for i, t in enumerate(toks):
+            for ch in t.word:
+                if ch.isalpha():
+                    chars.append(ch)
+                    owner.append(i)
+        text = "".join(chars)
+        size = self.letters
+        if len(text) < size or not self._letters.size:
+            return []
+        windows = [text[i : i + size] for i in range(len(text) - size + 1)]
+        hits = _member(self._letters, [hash(x) for x in windows])
+        return [
+            Copy(owner[i], owner[i + size - 1], "letters")
+            for i, hit in enumerate(hits)
+            if hit and windows[i] not in supplied
+        ]
+
+
+def _fillers(w: Sequence[str]) -> list[str]:
+    """Words repeated often enough to be a filler put between the words of a copy."""
+    counts = Counter(w)
+    return [x for x, k in counts.items() if k >= FILLER_MIN and k * 4 >= len(w)]
 
 
 def _within(run: Sequence[str], text: Sequence[str]) -> bool:
