@@ -14,7 +14,8 @@ query.probe_lexical_weight); the asking edge's own scores are its probe's.
 Printed per bundle: escalation within, out and unanswerable (the check is not replayed for
 unanswerable questions: they have no probes) and how many asks paid for a check. The chosen point has the
 highest mean out-of-domain escalation over the bundles whose within-domain escalation stays at or below the
-bound on every bundle; it is also fitted on one half of the questions and judged on the other.
+bound on every bundle, on the fit half of the questions only (simulation/halves.py); it is then judged on the
+report half.
 """
 
 from __future__ import annotations
@@ -238,18 +239,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |"
             )
     halves = [split(b.rows) for b in bundles]
-    for fit_on, judge_on in ((0, 1), (1, 0)):
-        half = choose(bundles, [h[fit_on] for h in halves], grid, args.max_escalation_within, scoring, refusals)
-        if half is not None:
-            judged = [rates(b, h[judge_on], half, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
-            pairs = zip(bundles, judged, strict=True)
-            text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in pairs)
-            print(f"\nfitted on half {fit_on} ({half.label()}), judged on half {judge_on}: {text}")
-    chosen = choose(bundles, [b.rows for b in bundles], grid, args.max_escalation_within, scoring, refusals)
+    chosen = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring, refusals)
     if chosen is None:
-        print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on every bundle")
+        print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on the fit half")
         return 1
-    print(f"\nchosen on all questions: [gate] {chosen.label()}")
+    judged = [rates(b, h[1], chosen, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
+    text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in zip(bundles, judged, strict=True))
+    print(f"\nchosen on the fit half only: [gate] {chosen.label()}")
+    print(f"judged on the report half (never fitted on): {text}")
     return 0
 
 
