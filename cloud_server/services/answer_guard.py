@@ -106,9 +106,15 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
 
 def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers: Readers) -> list[ContextChunk]:
     """The context as the asker receives it: for an app, the texts it may be quoted; every other source (and
-    every source for an edge, which holds its own texts already) by id and score only."""
-    shown = [c if not readers.owner and readers.may_quote(c.edge_id) else _id_only(c) for c in merged.chunks]
-    return shown + [_id_only(ContextChunk(k.edge_id, c)) for k in cited for c in k.chunks]
+    every source for an edge, which holds its own texts already) by id only, with its score and size where the
+    asker may be quoted its text. A source that may not be quoted carries no number: a chunk's score against
+    questions an asker chooses would let it test guesses about the text (attribute inference) or rebuild its
+    embedding."""
+    shown = [
+        c if not readers.owner and readers.may_quote(c.edge_id) else _id_only(c, readers.may_quote(c.edge_id))
+        for c in merged.chunks
+    ]
+    return shown + [_id_only(ContextChunk(k.edge_id, c), False) for k in cited for c in k.chunks]
 
 
 def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
@@ -135,5 +141,8 @@ def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
     )
 
 
-def _id_only(c: ContextChunk) -> ContextChunk:
-    return ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text=""))
+def _id_only(c: ContextChunk, measured: bool) -> ContextChunk:
+    """``c`` without its text, and without its score and size unless ``measured``."""
+    if measured:
+        return ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text=""))
+    return ContextChunk(c.edge_id, dataclasses.replace(c.chunk, text="", score=0.0, tokens=0))

@@ -309,11 +309,13 @@ class GlobalQueryService:
     async def _question_vectors(
         self, question: str, given: QueryVectors | None
     ) -> tuple[FloatMatrix, QueryVectors | None]:
-        """The question's vector for matching summaries, and the vectors to send the edges: the asker's when they
-        hold this question and come from this cloud's model, else the question and its names embedded here (once,
-        instead of once per edge probed)."""
-        if given is not None and given.usable_by(self._embedder) and (row := given.row(question)) is not None:
-            return row, given
+        """The question's vector for matching summaries and judging the edges' claims, and the vectors to send the
+        edges: the question and its names embedded here (once, instead of once per edge probed). An asker's own
+        vectors are taken only where ``query.accept_asker_vectors`` says every asker is trusted: they decide
+        routing and the claim check, so a wrong one could steer a question or make an honest edge look a liar."""
+        trusted = given if self._config.accept_asker_vectors else None
+        if trusted is not None and trusted.usable_by(self._embedder) and (row := trusted.row(question)) is not None:
+            return row, trusted
         texts = [question, *question_terms(question)[0]][:MAX_TEXTS]
         matrix = await asyncio.to_thread(self._embedder.embed, texts)
         return matrix[0], to_send(self._embedder, texts, matrix)

@@ -46,6 +46,11 @@ class CloudQueryConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for the cloud's model, as the edges' answer.readers (measure it
     for the model you set in [llm] with benchmarks.reader_oracle)."""
+    accept_asker_vectors: bool = False
+    """Use the question vectors an asker attaches (it saves the cloud one embedding per question). They decide
+    which edges are asked and what the cloud measures an edge's claims against, so a credential sending wrong
+    ones could steer questions or discredit an honest edge: leave it off unless every credential that may ask is
+    trusted. Off, the cloud embeds each question itself and sends the edges its own vectors."""
     copy_words: int = 6
     """Words in a row an answer may not share with the text of an edge whose privacy.answers is paraphrase
     (nor that run with one word swapped); the answer's copied words are removed, or the whole answer when more

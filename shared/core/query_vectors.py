@@ -90,6 +90,8 @@ def check_vectors(vectors: QueryVectors) -> None:
         raise QueryVectorsError(f"query vectors carry {len(vectors.texts)} texts; send 1..{MAX_TEXTS}")
     if any(not t or len(t) > MAX_QUESTION_CHARS for t in vectors.texts):
         raise QueryVectorsError(f"every text of query vectors must have 1..{MAX_QUESTION_CHARS} characters")
+    if len(set(vectors.texts)) != len(vectors.texts):
+        raise QueryVectorsError("query vectors list a text twice; send each text once, with its one vector")
     if matrix.ndim != 2 or matrix.shape[0] != len(vectors.texts) or not 1 <= matrix.shape[1] <= MAX_DIM:
         raise QueryVectorsError(
             f"query vectors must hold one row of 1..{MAX_DIM} floats per text: got shape {matrix.shape} "

@@ -8,9 +8,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services.answer_guard import LEFT_OUT, WITHHELD, guard_answer
+from cloud_server.services.answer_guard import LEFT_OUT, WITHHELD, Readers, guard_answer, shown_context
+from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudConfig, load_config
 from shared.core.errors import ConfigError
+from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.verbatim import longest_shared_run
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
@@ -130,3 +132,16 @@ def test_a_summaries_only_edge_is_named_to_no_asker_but_operators(tmp_path: Path
             await net.close()
 
     run(main())
+
+
+def test_an_asker_gets_no_number_about_a_source_it_may_not_be_quoted() -> None:
+    chunks = [
+        ContextChunk("open", KnowledgeChunk("d1", 0, "quotable text", 0.83, 12)),
+        ContextChunk("closed", KnowledgeChunk("d2", 1, "paraphrase-only text", 0.91, 17)),
+    ]
+    merged = MergedContext(text="", chunks=chunks, tokens=29, edges=frozenset({"open", "closed"}))
+    app = shown_context(merged, [], Readers("", {"open": "quote", "closed": "paraphrase"}))
+    assert (app[0].chunk.text, app[0].chunk.score) == ("quotable text", 0.83)
+    assert (app[1].chunk.text, app[1].chunk.score, app[1].chunk.tokens) == ("", 0.0, 0)
+    edge = shown_context(merged, [], Readers("closed", {"open": "quote", "closed": "paraphrase"}))
+    assert edge[1].chunk.score == 0.91, "an edge's own chunks are its own"

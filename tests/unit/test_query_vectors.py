@@ -10,6 +10,7 @@ import grpc
 import numpy as np
 import pytest
 
+from shared.config import CloudQueryConfig
 from shared.core.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
 from shared.models.base import FloatMatrix
 from shared.models.fakes import HashEmbedder
@@ -85,20 +86,22 @@ def _texts_embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def test_an_escalated_question_is_embedded_once_for_the_check_the_cloud_and_the_edges_it_asks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("trusted", "embeddings"), [(False, 2), (True, 1)])
+def test_the_cloud_measures_with_its_own_embedding_unless_askers_are_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool, embeddings: int
 ) -> None:
     async def main() -> None:
-        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR})
+        query = CloudQueryConfig(deadline_s=2.0, accept_asker_vectors=trusted)
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query)
         try:
             await connected(net, "edge-a", "edge-b")
             seen = _texts_embedded(monkeypatch)
             reply = await ask(net, "edge-a", QUESTION)
             assert reply.decision == "cloud" and "Omar Haddad" in reply.answer
-            # edge-a embeds it for its own retrieval; the cloud and edge-b (probed, then asked) reuse those rows
-            assert seen.count(QUESTION) == 1
-            assert seen.count("Zephyr Medical") <= 1
-            # edge-b's audit says that the requester's vectors chose what it retrieved
+            # edge-a embeds it for its own retrieval; the cloud embeds it again for its own measurement (or, trusting
+            # askers, reuses edge-a's rows); edge-b (probed, then asked) reuses the rows the cloud sends
+            assert seen.count(QUESTION) == embeddings
+            assert seen.count("Zephyr Medical") <= embeddings
             audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
             replies = [e for e in audit if e["what"] in ("retrieval_reply", "probe_reply")]
             assert replies and all(e.get("requester_vectors", 0) >= 1 for e in replies)
@@ -106,6 +109,13 @@ def test_an_escalated_question_is_embedded_once_for_the_check_the_cloud_and_the_
             await net.close()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_vectors_listing_a_text_twice_are_refused() -> None:
+    row = np.zeros((2, 4), dtype=np.float32)
+    row[1, 0] = 1.0
+    with pytest.raises(QueryVectorsError, match="list a text twice"):
+        QueryVectors("hash", ("the question", "the question"), row)
 
 
 async def _global_query(net: Network, vectors: cloud_pb2.QueryVectors) -> cloud_pb2.GlobalQueryReply:
