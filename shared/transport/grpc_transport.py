@@ -14,6 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from shared.core.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import BoundedHealth
+from shared.transport.secret_file import read_secret
 
 KEEPALIVE_MS = 20_000
 """Ping an idle connection this often, so NAT boxes keep the edge's stream open."""
@@ -92,7 +93,7 @@ def open_channel(
         raise ConfigError("a client certificate needs both tls_cert and tls_key (or neither)")
     credentials = grpc.ssl_channel_credentials(
         root_certificates=_read(tls.ca, "tls_ca"),
-        private_key=_read(tls.key, "tls_key") if tls.key else None,
+        private_key=read_secret(Path(tls.key), "tls_key").encode() if tls.key else None,
         certificate_chain=_read(tls.cert, "tls_cert") if tls.cert else None,
     )
     if tls.server_name:
@@ -127,7 +128,7 @@ def bind(
 
 
 def _server_credentials(tls_cert: str, tls_key: str, client_ca: str) -> grpc.ServerCredentials:
-    pair = [(_read(tls_key, "tls_key"), _read(tls_cert, "tls_cert"))]
+    pair = [(read_secret(Path(tls_key), "tls_key").encode(), _read(tls_cert, "tls_cert"))]
     if client_ca:
         return grpc.ssl_server_credentials(
             pair, root_certificates=_read(client_ca, "tls_client_ca"), require_client_auth=True

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from shared.core.errors import ConfigError
 
 
 def write_secret(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` with mode 0600 (an existing file is tightened first, then overwritten)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        os.fchmod(f.fileno(), 0o600)
-        f.write(text)
+    """Write ``text`` to ``path`` with mode 0600: into a new file beside it (created exclusively, so a planted
+    symlink is never followed), then renamed over ``path`` (a symlink there is replaced, not written through)."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o600)
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def read_secret(path: Path, what: str) -> str:

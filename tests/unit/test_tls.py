@@ -14,6 +14,7 @@ from cloud_server.api import CloudClient
 from shared.core.errors import ConfigError, DgragError
 from shared.transport.certs import make_certs
 from shared.transport.grpc_transport import ClientTls, is_loopback, open_channel
+from shared.transport.secret_file import write_secret
 from tests.unit.grpc_harness import ACME, ADMIN_ID, connected, run, start_edge, start_network, token_of
 
 
@@ -121,3 +122,20 @@ def test_certs_are_made_once_per_directory_with_private_keys_for_the_owner(tmp_p
         make_certs(tmp_path / "c", ["x"], [])
     with pytest.raises(ConfigError, match="may hold only"):
         make_certs(tmp_path / "d", ["x"], ["../escape"])
+
+
+def test_a_private_key_others_may_read_is_refused(tmp_path: Path) -> None:
+    issued = make_certs(tmp_path / "tls", ["localhost"], ["edge-1"])
+    cert, key = issued.clients["edge-1"]
+    key.chmod(0o644)
+    with pytest.raises(ConfigError, match="mode 0644: others may read it"):
+        open_channel("localhost:1", 1 << 20, ClientTls(ca=str(issued.ca), cert=str(cert), key=str(key)))
+
+
+def test_secrets_are_never_written_through_a_planted_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "victim"
+    target.write_text("precious")
+    (tmp_path / "token").symlink_to(target)
+    write_secret(tmp_path / "token", "secret")
+    assert target.read_text() == "precious", "the symlink's target is untouched"
+    assert (tmp_path / "token").read_text() == "secret" and not (tmp_path / "token").is_symlink()
