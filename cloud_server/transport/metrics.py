@@ -74,9 +74,15 @@ class _StateCollector(Collector):
         connected.add_metric([], sum(s.connected for s in statuses))
         summaries = GaugeMetricFamily("dgrag_cloud_summaries", "Summaries held per edge", labels=["edge"])
         trusted = GaugeMetricFamily("dgrag_cloud_edge_trust", "How far the edge's claims are believed", labels=["edge"])
+        # the metrics page needs no credential: an edge whose policy keeps it unnamed (summaries_only) is counted,
+        # never named there (its id beside its summaries would say what it knows)
+        unnamed = self._parts.registry.unnamed
         for s in statuses:
-            summaries.add_metric([s.edge_id], s.summaries)
-            trusted.add_metric([s.edge_id], s.trust)
+            if s.edge_id not in unnamed:
+                summaries.add_metric([s.edge_id], s.summaries)
+                trusted.add_metric([s.edge_id], s.trust)
+        hidden = GaugeMetricFamily("dgrag_cloud_edges_unnamed", "Edges whose policy keeps them out of these metrics")
+        hidden.add_metric([], sum(1 for s in statuses if s.edge_id in unnamed))
         in_flight = GaugeMetricFamily("dgrag_cloud_queries_in_flight", "Questions and checks being answered")
         in_flight.add_metric([], self._parts.queries.in_flight)
-        yield from (connected, summaries, trusted, in_flight, model_queue("dgrag_cloud"))
+        yield from (connected, summaries, trusted, hidden, in_flight, model_queue("dgrag_cloud"))

@@ -11,7 +11,7 @@ import grpc
 
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
-from tests.unit.grpc_harness import ACME, APP_ID, ZEPHYR, connected, free_port, run, start_network, token_of
+from tests.unit.grpc_harness import ACME, APP_ID, ZEPHYR, connected, free_port, run, start_edge, start_network, token_of
 
 
 def test_questions_phases_refusals_and_edges_are_counted(tmp_path: Path) -> None:
@@ -85,3 +85,21 @@ def test_the_model_queue_counts_calls_waiting_behind_a_running_one() -> None:
     for t in threads:
         t.join()
     assert calls.snapshot() == {GENERATE: 0, EMBED: 0}
+
+
+def test_an_unnamed_edge_is_counted_but_never_named_on_the_open_metrics_page(tmp_path: Path) -> None:
+    port = free_port()
+
+    async def main() -> str:
+        net = await start_network(tmp_path, {"edge-a": ACME}, extra_edges=["edge-b"], metrics_port=port)
+        await start_edge(net, tmp_path, "edge-b", ZEPHYR, level="summaries_only")
+        try:
+            await connected(net, "edge-a", "edge-b")
+            url = f"http://127.0.0.1:{port}/metrics"
+            return await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read().decode())
+        finally:
+            await net.close()
+
+    text = run(main())
+    assert 'dgrag_cloud_edge_trust{edge="edge-a"}' in text and "edge-b" not in text
+    assert "dgrag_cloud_edges_unnamed 1.0" in text and "dgrag_cloud_edges_connected 2.0" in text
