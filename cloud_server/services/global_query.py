@@ -91,6 +91,8 @@ class GlobalQueryService:
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
         self._in_flight = 0
+        self._held: dict[str, int] = {}
+        """Places each caller holds now."""
         self._probing = ProbeRouting.from_config(config)
         self._memory = open_memory(config, embedder.dim)
         self.claims = ClaimLedger()
@@ -115,7 +117,7 @@ class GlobalQueryService:
         deadline = query.deadline_s or cfg.deadline_s
         _check_match(query.question, m, cfg)
         _check_fan_out(k, deadline, cfg)
-        with self._slot():
+        with self._slot(query.caller or query.asked_at):
             return await self._answer(
                 query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors
             )
@@ -141,17 +143,29 @@ class GlobalQueryService:
         )
 
     @contextmanager
-    def _slot(self) -> Iterator[None]:
-        """One of ``query.max_concurrent_queries`` places (answers and evidence checks alike)."""
+    def _slot(self, caller: str) -> Iterator[None]:
+        """One of ``query.max_concurrent_queries`` places (answers and evidence checks alike), of which one
+        credential (``caller``) may hold at most ``query.max_queries_per_caller``: one asker cannot take every
+        place and leave an edge's escalation RESOURCE_EXHAUSTED."""
         if self._in_flight >= self._config.max_concurrent_queries:
             raise ResourceExhaustedError(
                 f"the cloud is answering {self._in_flight} questions already (query.max_concurrent_queries); retry"
             )
+        held = self._held.get(caller, 0)
+        if held >= self._config.max_queries_per_caller:
+            raise ResourceExhaustedError(
+                f"{caller or 'this caller'} has {held} questions being answered already "
+                "(query.max_queries_per_caller); retry when one returns"
+            )
         self._in_flight += 1
+        self._held[caller] = held + 1
         try:
             yield
         finally:
             self._in_flight -= 1
+            self._held[caller] -= 1
+            if not self._held[caller]:
+                del self._held[caller]
 
     async def _answer(
         self,
@@ -271,7 +285,7 @@ class GlobalQueryService:
         cfg = self._config
         _check_match(question, cfg.top_m, cfg)
         route = self._route(routing_off)
-        with self._slot():
+        with self._slot(asked_at):
             started = time.perf_counter()
             vector, forwarded = await self._question_vectors(question, vectors)
             size = self._probing.shortlist or CHECK_SHORTLIST

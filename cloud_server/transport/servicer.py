@@ -168,7 +168,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
         # its sources, never the other edges' raw text; apps and operators get the merged context
         try:
-            query = serde.cloud_query_from_proto(request)
+            query = dataclasses.replace(serde.cloud_query_from_proto(request), caller=caller)
             if as_edge:  # an edge asks for itself: it cannot claim another edge's question, nor read their texts
                 query = dataclasses.replace(query, asked_at=caller, share_context=False)
             with continued("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:

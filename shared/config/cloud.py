@@ -65,6 +65,9 @@ class CloudQueryConfig:
     """Longest fan-out deadline a caller may ask for."""
     max_concurrent_queries: int = 32
     """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
+    max_queries_per_caller: int = 8
+    """Of those, the most one credential may hold at once (more get RESOURCE_EXHAUSTED), so that one asker
+    cannot take every place and leave the edges' escalations refused."""
     probe_shortlist: int = 4
     """Two-stage routing: stage 1 shortlists this many edges by their summaries, stage 2 probes them (in
     parallel, scores only, no text) and asks the edges the probes favour (0 = off: ask the top-k edges by
@@ -106,6 +109,10 @@ class CloudQueryConfig:
     """A memory's weight halves every this many answered cross-edge queries."""
 
     def __post_init__(self) -> None:
+        if self.max_queries_per_caller < 1:
+            raise ConfigError(
+                "query.max_queries_per_caller must be 1 or more (the questions one credential may have open)"
+            )
         if self.copy_words < MIN_RUN_WORDS:
             raise ConfigError(
                 f"query.copy_words = {self.copy_words} would remove ordinary phrases from answers; use {MIN_RUN_WORDS}"

@@ -178,6 +178,8 @@ class CloudQuery:
     """Parts of the cloud's routing switched off for this question (``sp``, ``pr``, ``rm``)."""
     vectors: QueryVectors | None = None
     """The asker's embeddings of the question (and its names), used when they come from the cloud's model."""
+    caller: str = ""
+    """The credential asking, set by the server from the authenticated call (never read from the request)."""
 
 
 @dataclass(frozen=True)
