@@ -51,8 +51,23 @@ def read_paths(
     A file's id is its path relative to ``root`` with ``/`` separators, so it stays the same when the folder
     moves to another place or machine. Without ``root``, each path given is taken relative to the folder it
     lies in: a directory ``notes/`` yields ``notes/a.txt``, ``notes/2024/b.md``; a file alone is known by its
-    name. ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it.
+    name. ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it. A second document
+    with an id another one of the same call already has is refused (it would silently replace the first).
     """
+    seen: dict[str, str] = {}
+    for result in _read_all(paths, max_bytes, bundle_edge, root):
+        first = seen.setdefault(result.doc_id, result.source) if isinstance(result, RawDocument) else None
+        if isinstance(result, RawDocument) and first != result.source:
+            yield InputDocumentError(
+                result.source,
+                f"would have the id {result.doc_id!r}, which {first} already has in this ingest (one would "
+                "replace the other); give --root a folder holding both, so that their ids differ",
+            )
+            continue
+        yield result
+
+
+def _read_all(paths: list[Path], max_bytes: int, bundle_edge: str | None, root: Path | None) -> Iterator[ReadResult]:
     for path in paths:
         base = _absolute(root) if root is not None else _absolute(path).parent
         if path.is_dir():

@@ -307,3 +307,16 @@ def test_bundle_edge_with_no_rows(tmp_path: Path) -> None:
     assert err.path == str(bundle)
     assert "e9" in err.reason
     assert isinstance(doc, RawDocument) and doc.text == "still read"
+
+
+def test_two_files_that_would_get_one_id_are_not_both_taken(tmp_path: Path) -> None:
+    for side in ("x", "y"):
+        (tmp_path / side / "notes").mkdir(parents=True)
+        (tmp_path / side / "notes" / "a.txt").write_text(f"The {side} notes.")
+    results = list(read_paths([tmp_path / "x" / "notes", tmp_path / "y" / "notes"], 1 << 20))
+    docs = [r for r in results if isinstance(r, RawDocument)]
+    errors = [r for r in results if isinstance(r, InputDocumentError)]
+    assert [d.doc_id for d in docs] == ["notes/a.txt"] and docs[0].text == "The x notes."
+    assert len(errors) == 1 and "would have the id 'notes/a.txt'" in str(errors[0]) and "--root" in str(errors[0])
+    rooted = [r for r in read_paths([tmp_path / "x", tmp_path / "y"], 1 << 20, root=tmp_path)]
+    assert sorted(r.doc_id for r in rooted if isinstance(r, RawDocument)) == ["x/notes/a.txt", "y/notes/a.txt"]
