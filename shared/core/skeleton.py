@@ -11,8 +11,8 @@ checks (shared.core.verbatim) compare texts in their *skeleton*:
   data, UTS #39, from the maintained ``confusable-homoglyphs`` package), then case folded;
 - words split at ``_``, at a lower-to-upper case change and between letters and digits.
 
-:func:`letters` keeps only the letters of the skeleton (spacing, joining, spelling out and inserted digits gone)
-and :func:`variants` the decodings an answer may hide a copy in (ROT13, base64 runs, every word reversed).
+:func:`variants` gives the decodings an answer may hide a copy in (ROT13, base64 runs, every word reversed); the
+checks also compare the skeleton's letters alone (spacing, joining, spelling out and inserted digits gone).
 """
 
 from __future__ import annotations
@@ -118,11 +118,6 @@ def skeleton_words(text: str) -> Iterator[Word]:
         if word[:1].isdigit():
             word = _DIGIT_GROUPING.sub("", word)
         yield Word(word.casefold(), cleaned.origin[m.start()], cleaned.origin[m.end() - 1] + 1)
-
-
-def letters(text: str) -> str:
-    """Only the skeleton's letters: what is left when spacing, joining, spelling out and digits are ignored."""
-    return "".join(ch for ch in clean(text).text.casefold() if ch.isalpha())
 
 
 def variants(text: str) -> list[str]:

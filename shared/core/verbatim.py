@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shared.core.skeleton import letters, skeleton_words, variants
+from shared.core.skeleton import Word, skeleton_words, variants
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 MIN_RUN_WORDS = 3
@@ -39,22 +39,26 @@ FILLER_MIN = 3
 """A word repeated at least this often (and in at least a quarter of the text's words) may be a filler."""
 
 
-@dataclass(frozen=True)
-class Token:
-    word: str
-    """The normalised word."""
-    start: int
-    end: int
-    """Where it stands in the text it came from (characters)."""
-
-
-def tokens(text: str) -> list[Token]:
+def tokens(text: str) -> list[Word]:
     """The skeleton words of ``text`` with their places."""
-    return [Token(w.word, w.start, w.end) for w in skeleton_words(text)]
+    return list(skeleton_words(text))
 
 
 def words(text: str) -> list[str]:
     return [t.word for t in tokens(text)]
+
+
+def _letters(toks: Sequence[Word]) -> tuple[str, list[int]]:
+    """Only the letters of ``toks`` (spacing, joining, spelling out and digits ignored), and the index of the word
+    each letter came from."""
+    chars: list[str] = []
+    owner: list[int] = []
+    for i, t in enumerate(toks):
+        for ch in t.word:
+            if ch.isalpha():
+                chars.append(ch)
+                owner.append(i)
+    return "".join(chars), owner
 
 
 @dataclass(frozen=True)
@@ -82,12 +86,13 @@ class CopyIndex:
         spelled: list[int] = []
         sentences: set[int] = set()
         for text in texts:
-            w = words(text)
+            toks = tokens(text)
+            w = [t.word for t in toks]
             for i in range(len(w) - n + 1):
                 window = tuple(w[i : i + n])
                 runs.append(hash(window))
                 near.extend(_masked(window))
-            chars = letters(text)
+            chars, _ = _letters(toks)
             spelled.extend(hash(chars[i : i + self.letters]) for i in range(len(chars) - self.letters + 1))
             for sentence in _SENTENCE_END.split(text):
                 s = tuple(words(sentence))
@@ -106,10 +111,12 @@ class CopyIndex:
         """Where ``text`` copies the protected texts, in order; a copy that ``given`` (e.g. the question the
         asker wrote) holds word for word (or letter for letter) is not counted: the asker supplied those words.
         (Not to one word: a question may hold a run with one word changed to draw out the original.)"""
-        w = words(text)
-        supplied, supplied_letters = words(given), letters(given)
+        toks = tokens(text)
+        w = [t.word for t in toks]
+        given_toks = tokens(given)
+        supplied, supplied_letters = [t.word for t in given_toks], _letters(given_toks)[0]
         found = [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
-        found += self._spelled(tokens(text), supplied_letters)
+        found += self._spelled(toks, supplied_letters)
         if found or not w:
             return sorted(found, key=lambda c: (c.first, c.last))
         whole = Copy(0, len(w) - 1, "filler")
@@ -118,10 +125,10 @@ class CopyIndex:
             if any(not _within(kept[c.first : c.last + 1], supplied) for c in self._find(kept)):
                 return [whole]
         for decoded in variants(text):
-            hidden = [
-                c for c in self._find(words(decoded)) if not _within(words(decoded)[c.first : c.last + 1], supplied)
-            ]
-            if hidden or self._spelled(tokens(decoded), supplied_letters):
+            decoded_toks = tokens(decoded)
+            dw = [t.word for t in decoded_toks]
+            hidden = [c for c in self._find(dw) if not _within(dw[c.first : c.last + 1], supplied)]
+            if hidden or self._spelled(decoded_toks, supplied_letters):
                 return [Copy(0, len(w) - 1, "encoded")]
         return []
 
@@ -150,16 +157,10 @@ class CopyIndex:
                     found.append(Copy(i, i + length - 1, "sentence"))
         return found
 
-    def _spelled(self, toks: Sequence[Token], supplied: str) -> list[Copy]:
+    def _spelled(self, toks: Sequence[Word], supplied: str) -> list[Copy]:
         """Runs of ``self.letters`` protected letters in a row, whatever stands between them (not those the
         asker's own text holds)."""
-        chars, owner = [], []
-        for i, t in enumerate(toks):
-            for ch in t.word:
-                if ch.isalpha():
-                    chars.append(ch)
-                    owner.append(i)
-        text = "".join(chars)
+        text, owner = _letters(toks)
         size = self.letters
         if len(text) < size or not self._letters.size:
             return []
