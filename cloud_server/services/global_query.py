@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -90,9 +91,8 @@ class GlobalQueryService:
         self._tokenizer = tokenizer
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
-        self._in_flight = 0
-        self._held: dict[str, int] = {}
-        """Places each caller holds now."""
+        self._held: Counter[str] = Counter()
+        """Places each caller holds now (their sum: the questions in flight)."""
         self._probing = ProbeRouting.from_config(config)
         self._memory = open_memory(config, embedder.dim)
         self.claims = ClaimLedger()
@@ -125,7 +125,7 @@ class GlobalQueryService:
     @property
     def in_flight(self) -> int:
         """Questions and evidence checks being answered now."""
-        return self._in_flight
+        return self._held.total()
 
     def _default_k(self, route: _Route) -> int:
         """The fan-out when the caller sets none: with probes, up to the adaptive k."""
@@ -147,22 +147,20 @@ class GlobalQueryService:
         """One of ``query.max_concurrent_queries`` places (answers and evidence checks alike), of which one
         credential (``caller``) may hold at most ``query.max_queries_per_caller``: one asker cannot take every
         place and leave an edge's escalation RESOURCE_EXHAUSTED."""
-        if self._in_flight >= self._config.max_concurrent_queries:
+        if self.in_flight >= self._config.max_concurrent_queries:
             raise ResourceExhaustedError(
-                f"the cloud is answering {self._in_flight} questions already (query.max_concurrent_queries); retry"
+                f"the cloud is answering {self.in_flight} questions already (query.max_concurrent_queries); retry"
             )
-        held = self._held.get(caller, 0)
+        held = self._held[caller]
         if held >= self._config.max_queries_per_caller:
             raise ResourceExhaustedError(
                 f"{caller or 'this caller'} has {held} questions being answered already "
                 "(query.max_queries_per_caller); retry when one returns"
             )
-        self._in_flight += 1
-        self._held[caller] = held + 1
+        self._held[caller] += 1
         try:
             yield
         finally:
-            self._in_flight -= 1
             self._held[caller] -= 1
             if not self._held[caller]:
                 del self._held[caller]
