@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS
+from simulation.markdown_table import DASH, pct, table
 from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.provenance import provenance_markdown
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
 from simulation.report_markdown_reading import halves_section, shapes_section
 
-DASH = "—"
 ROUTING = ("escalation_within", "escalation_out", *(f"summary_hit@{m}" for m in REPORTED_HITS), "route_recall@k")
 FIGURE_CAPTIONS = {
     SUMMARY_HIT_PNG: "Summary hit rate vs top-m (star: the paper's 95.8% at m=1)",
@@ -48,10 +48,6 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"
 
 
-def pct(value: float | None) -> str:
-    return DASH if value is None else f"{value:.1%}"
-
-
 def secs(value: float | None) -> str:
     return DASH if value is None else f"{value:.3f}"
 
@@ -64,12 +60,6 @@ def size(value: float | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.2f} GiB"
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def _header(report: Mapping[str, Any]) -> str:
@@ -101,7 +91,7 @@ def _accuracy(modes: Mapping[str, Mapping[str, Any]]) -> str:
     head = ["mode"] + [name for g in GROUPS for name in (g, "baseline")]
     return (
         "## Accuracy\n\n"
-        + _table(head, rows)
+        + table(head, rows)
         + "\n\nStrict: the short answer alone is judged (no credit from a quote, an extract or a cited id); yes/no "
         "by its first word, with the other verdict absent; names and short golds whole, not in a list of "
         "candidates; open golds by two thirds of their content words within a short answer; unanswerable ones "
@@ -123,7 +113,7 @@ def _routing(report: Mapping[str, Any]) -> str:
     ]
     return (
         "## Routing\n\n"
-        + _table(head, rows)
+        + table(head, rows)
         + "\n\nescalation: share of within-/out-of-domain questions sent to the cloud (by the gate, or by the evidence "
         "check when gate.check_other_edges is on). summary_hit@m: share "
         "of answerable questions whose top-m cloud summaries include one from a home edge (each answerable "
@@ -132,7 +122,7 @@ def _routing(report: Mapping[str, Any]) -> str:
         "share of escalated answerable questions whose chosen edges include a home edge.\n\n"
         + _probing(modes)
         + f"### Standing of mode {DGRAG_MODE} against the goals\n\n"
-        + _table(["target", DGRAG_MODE, "paper", "goal", "met"], standing_rows)
+        + table(["target", DGRAG_MODE, "paper", "goal", "met"], standing_rows)
     )
 
 
@@ -158,7 +148,7 @@ def _probing(modes: Mapping[str, Mapping[str, Any]]) -> str:
     head = ["mode", "probed queries", "stage 1 hit", "stage 2 hit@1", "edges asked (mean)", "probe bytes"]
     return (
         "Two-stage routing (escalated answerable questions that were probed): stage 1 hit = a home edge was on "
-        "the summary shortlist; stage 2 hit@1 = the first edge asked is a home edge.\n\n" + _table(head, rows) + "\n\n"
+        "the summary shortlist; stage 2 hit@1 = the first edge asked is a home edge.\n\n" + table(head, rows) + "\n\n"
     )
 
 
@@ -168,7 +158,7 @@ def _evidence(modes: Mapping[str, Mapping[str, Any]]) -> str:
     ]
     return (
         "## Evidence recall\n\n"
-        + _table(["mode", "within", "out", "all answerable"], rows)
+        + table(["mode", "within", "out", "all answerable"], rows)
         + "\n\nMean share of gold evidence documents present in the context the final answer was made from."
     )
 
@@ -201,7 +191,7 @@ def _generation(modes: Mapping[str, Mapping[str, Any]]) -> str:
     ]
     return (
         "## Generations\n\n"
-        + _table(head, rows)
+        + table(head, rows)
         + "\n\nA degenerate text (a repetition loop, a list explosion, an echo of the prompt, or words the context "
         "never mentions) counts as a refusal for the gate and is never shown; where no trusted answer remains the "
         "answer is an extract of the context. Tokens/s are llama.cpp's own timings of the edge's answer calls."
@@ -236,7 +226,7 @@ def _latency(modes: Mapping[str, Mapping[str, Any]]) -> str:
     ]
     out = [
         "## Latency (seconds)\n\nEnd-to-end ('total') per mode; 'local' = answered at the asking edge, 'escalated' = "
-        "answered by the cloud; 'all' also counts escalations that got no cloud answer.\n\n" + _table(head, totals)
+        "answered by the cloud; 'all' also counts escalations that got no cloud answer.\n\n" + table(head, totals)
     ]
     detail = DGRAG_MODE if DGRAG_MODE in modes else next(iter(modes), None)
     if detail is not None:
@@ -245,7 +235,7 @@ def _latency(modes: Mapping[str, Mapping[str, Any]]) -> str:
         rows = [[phase] + [c for split in splits for c in cell(latency[split], phase)] for phase in phases]
         out.append(
             f"### Per phase, mode {detail}\n\n"
-            + _table(["phase", *head[1:]], rows)
+            + table(["phase", *head[1:]], rows)
             + "\n\n'escalation' contains 'cloud.total', which contains the other cloud phases; percentiles of "
             "phases do not add up to the percentile of the total."
         )
@@ -260,7 +250,7 @@ def _bytes(modes: Mapping[str, Mapping[str, Any]]) -> str:
     ]
     return (
         "## Bytes that left the edges per query\n\n"
-        + _table(["mode", "mean", "p95", "mean when answered by the cloud"], rows)
+        + table(["mode", "mean", "p95", "mean when answered by the cloud"], rows)
         + "\n\nSummed over edges: the question sent to the cloud plus the retrieval replies of the edges asked."
     )
 
@@ -285,7 +275,7 @@ def _edges(report: Mapping[str, Any]) -> str:
     cloud_rss = (report.get("cloud") or {}).get("peak_rss_bytes")
     return (
         "## Construction per edge\n\n"
-        + _table(head, rows)
+        + table(head, rows)
         + "\n\n'bytes left (construction)' is what the edge sent while building (summaries published); raw chunks "
         "never leave in this phase. 'bytes left (queries)', where measured, is what it sent over the whole run "
         "(questions escalated, retrieval replies). '(cached)': the index came from the on-disk cache; its seconds and "
@@ -309,7 +299,7 @@ def _judge(report: Mapping[str, Any]) -> str:
     head = ["pair", "asks judged", "identical", "blank", "invalid verdicts", "order-consistent", *criteria]
     return (
         f"## LLM-judge win rates (judge: {judge.get('model', DASH)})\n\n"
-        + _table([*head, "overall within", "overall out"], rows)
+        + table([*head, "overall within", "overall out"], rows)
         + "\n\nWin rate of the first mode of the pair over the asks (an answerable question asked at one edge), "
         "each judged in both answer orders. Not judged: identical answers (e.g. dgrag and local when dgrag "
         "answered locally) and blank ones. 'order-consistent': both orders named the same overall winner."

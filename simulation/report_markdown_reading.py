@@ -3,21 +3,12 @@ fit and report halves (data from simulation.report_reading)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-DASH = "—"
+from simulation.markdown_table import DASH, pct, table
+
 SHAPE_KINDS = ("within", "out")
-
-
-def pct(value: float | None) -> str:
-    return DASH if value is None else f"{value:.1%}"
-
-
-def table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def cell(data: Mapping[str, Any] | None) -> str:
