@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from simulation.answer_rows import find_answers, read_rows
-from simulation.halves import Half, half_of
+from simulation.halves import split
 from simulation.metrics import evidence_recall
 from simulation.scoring import rescored, shape_baseline
 
@@ -142,11 +142,8 @@ def _share(rows: Sequence[Row], predicate: Any) -> float:
 
 def halves(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
     """The report half (published figures), the fit half (defaults fitted there) and both."""
-    return [
-        ("report half", [r for r in rows if half_of(str(r["qid"])) == Half.REPORT]),
-        ("fit half", [r for r in rows if half_of(str(r["qid"])) == Half.FIT]),
-        ("both halves", list(rows)),
-    ]
+    fit, report = split(rows)
+    return [("report half", report), ("fit half", fit), ("both halves", list(rows))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 from edge_node.experiments import gate_score
 from shared.config import GateConfig
 from simulation.answer_rows import read_rows
-from simulation.halves import Half, half_of
+from simulation.halves import split
 
 SIGNALS = ("evidence", "cosine", "jaccard", "claims")
 
@@ -97,13 +97,6 @@ def rates(
 
 def _rates_text(shares: dict[str, float | None]) -> str:
     return ", ".join(f"escalation_{k} {'—' if v is None else f'{v:.3f}'}" for k, v in shares.items())
-
-
-def split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Deterministic halves by question id, so a question never sits in both."""
-    first = [r for r in rows if half_of(r["qid"]) == Half.FIT]
-    second = [r for r in rows if half_of(r["qid"]) == Half.REPORT]
-    return first, second
 
 
 def gate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

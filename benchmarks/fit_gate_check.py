@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.fit_gate import _score, gate_rows, split
+from benchmarks.fit_gate import _score, gate_rows
 from cloud_server.experiments import ProbeRouting
 from shared.config import CloudQueryConfig, GateConfig
 from shared.core.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
+from simulation.halves import split
 
 OFF = None
 """A margin of None: the check is off (the gate alone decides)."""

@@ -23,16 +23,16 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarks.reader_choice import profile_toml
+from benchmarks.reader_choice import accuracy, profile_toml
 from shared.config import EdgeConfig, load_config
 from shared.core.question_shape import shape_of
 from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
 from shared.core.reading import Reading, compose, plan_reading
 from shared.models.factory import build_generator
 from simulation.bundle import Question, load_questions
-from simulation.halves import Half, half_of, parse_half
+from simulation.halves import half_of, parse_half, split
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers
-from simulation.scoring import shape_baseline, strictly_correct
+from simulation.scoring import shape_baseline
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,11 +107,8 @@ def _row(q: Question, reading: Reading, answers: list[str], modelled: bool) -> d
 
 def _halves(rows: list[dict[str, object]]) -> list[tuple[str, list[dict[str, object]]]]:
     """The fit half (where a reader may be chosen), the report half, and all the rows."""
-    return [
-        ("fit half", [r for r in rows if r["half"] == Half.FIT]),
-        ("report half", [r for r in rows if r["half"] == Half.REPORT]),
-        ("both halves", rows),
-    ]
+    fit, report = split(rows)
+    return [("fit half", fit), ("report half", report), ("both halves", rows)]
 
 
 def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
@@ -125,10 +122,7 @@ def _print(rows: list[dict[str, object]], modes: list[str]) -> None:
         print(f"== {label}")
         for shape, group in sorted(groups.items()):
             base = shape_baseline(group).accuracy
-            cells = []
-            for m in modes:
-                right = sum(strictly_correct(str(r[f"{m}_short"]), str(r["gold"]), str(r[m])) for r in group)
-                cells.append(f"{m} {right / len(group):6.1%}")
+            cells = [f"{m} {accuracy(group, m):6.1%}" for m in modes]
             print(f"  {shape:10s} n={len(group):3d}  " + "  ".join(cells) + f"  shape baseline {base:6.1%}")
 
 

@@ -8,7 +8,11 @@ chosen on. The split depends on the id alone: the same in every bundle, run and 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from enum import IntEnum
+from typing import Any, TypeVar
+
+R = TypeVar("R", bound=Mapping[str, Any])
 
 
 class Half(IntEnum):
@@ -30,3 +34,12 @@ def parse_half(text: str) -> Half | None:
         return Half[value.upper()]
     except KeyError:
         raise ValueError(f"half {text!r} is not one of fit, report, all") from None
+
+
+def split(rows: Iterable[R]) -> tuple[list[R], list[R]]:
+    """``rows`` (each with a ``qid``) as (fit half, report half); a question never sits in both."""
+    fit: list[R] = []
+    report: list[R] = []
+    for row in rows:
+        (fit if half_of(str(row["qid"])) == Half.FIT else report).append(row)
+    return fit, report
