@@ -13,19 +13,21 @@ from edge_node.cli import register as register_edge
 from shared.cli.certs_cli import register as register_certs
 from shared.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shared.cli.health_cli import register as register_health
+from shared.cli.models_cli import register as register_models
 from shared.core.errors import DgragError
 from simulation.cli import register as register_sim
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
-    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs,init}")
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs,init,models}")
     register_edge(roles)
     register_cloud(roles)
     register_sim(roles)
     register_health(roles)
     register_certs(roles)
     register_init(roles)
+    register_models(roles)
     return parser
 
 

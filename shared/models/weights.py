@@ -35,10 +35,14 @@ def model_cache() -> Path:
 
 
 def slm_path(config: ModelConfig) -> Path:
-    """The GGUF file the llama_cpp backend loads for ``config``: ``model_path``, else the bundled model in the
-    format ``weights`` names (converted on first use)."""
+    """The GGUF file the llama_cpp backend loads for ``config``: ``model_path``, else the fetched packaged model,
+    else the bundled model in the format ``weights`` names (converted on first use)."""
     if config.model_path:
         return Path(config.model_path)
+    if config.packaged:
+        from shared.models.packaged import packaged_path
+
+        return packaged_path(config.packaged)
     source = bundled_slm_path()
     if config.weights == "bundled":
         return source
