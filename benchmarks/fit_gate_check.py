@@ -180,19 +180,29 @@ def choose(
     max_within: float,
     scoring: ProbeRouting = EVIDENCE_ONLY,
     check_refusals: float = CHECK_REFUSALS,
+    objective: str = "out",
 ) -> Point | None:
-    """The point with the highest mean out-of-domain escalation, within-domain at or below the bound everywhere
-    (ties: the fewer checks)."""
+    """The best point among those whose within-domain escalation is at or below the bound on every bundle (ties:
+    the fewer checks). ``out``: the highest mean out-of-domain escalation. ``youden``: the highest worst-bundle
+    out - within (Youden's J, escalation out of domain as the hit rate and within as the false alarms), which
+    does not buy out-of-domain escalation by spending the whole within-domain budget."""
     best: tuple[float, float, Point] | None = None
     for point in grid:
         found = [rates(b, r, point, scoring, check_refusals) for b, r in zip(bundles, rows, strict=True)]
         if any(f.within > max_within for f in found):
             continue
-        mean_out = sum(f.out for f in found) / len(found)
+        if objective == "youden":
+            value = min(f.out - f.within for f in found)
+        else:
+            value = sum(f.out for f in found) / len(found)
         mean_checks = sum(f.checks for f in found) / len(found)
-        if best is None or (mean_out, -mean_checks) > (best[0], -best[1]):
-            best = (mean_out, mean_checks, point)
+        if best is None or (value, -mean_checks) > (best[0], -best[1]):
+            best = (value, mean_checks, point)
     return best[2] if best else None
+
+
+def _described(bundles: list[Bundle], found: list[Rates]) -> str:
+    return "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in zip(bundles, found, strict=True))
 
 
 def _margin(text: str) -> float | None:
@@ -215,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lexical", type=float, default=cloud.probe_lexical_weight, help="query.probe_lexical_weight")
     parser.add_argument("--check-refusal-share", type=float, default=CHECK_REFUSALS, help="gate.check_refusal_share")
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
+    parser.add_argument("--objective", choices=("out", "youden"), default="youden", help="see choose()")
     args = parser.parse_args(argv)
     bundles = [load_bundle(rows, probes) for rows, probes in args.bundle]
     scoring = ProbeRouting(0, 0.0, 1, 1.0, args.terms, args.lexical)
@@ -240,13 +251,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r.within:.1%} | {r.out:.1%} | {unans} | {r.checks:.1%} |"
             )
     halves = [split(b.rows) for b in bundles]
-    chosen = choose(bundles, [h[0] for h in halves], grid, args.max_escalation_within, scoring, refusals)
+    fit = [h[0] for h in halves]
+    chosen = choose(bundles, fit, grid, args.max_escalation_within, scoring, refusals, args.objective)
     if chosen is None:
         print(f"\nno point keeps within-domain escalation <= {args.max_escalation_within:g} on the fit half")
         return 1
     judged = [rates(b, h[1], chosen, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
-    text = "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in zip(bundles, judged, strict=True))
-    print(f"\nchosen on the fit half only: [gate] {chosen.label()}")
+    fitted = [rates(b, h[0], chosen, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
+    text, text_fit = _described(bundles, judged), _described(bundles, fitted)
+    print(f"\nchosen on the fit half only ({args.objective}): [gate] {chosen.label()}; there: {text_fit}")
     print(f"judged on the report half (never fitted on): {text}")
     return 0
 

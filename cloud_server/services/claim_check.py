@@ -3,14 +3,20 @@ how well they held before.
 
 A probe reply is a claim (how well an edge's knowledge matches a question); so are the chunk scores of a
 retrieval reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the
-question itself: those scores order the context, never the edge's. Where the edge was probed, its claimed best
-chunk similarity is compared with the best the cloud measured on the chunks it returned: an edge that claims
-more than it delivers builds up disagreement (a moving average that rises fast and falls slowly), and its probe
+question itself, with the words they copy from the question taken out (cloud_server.services.echo): those scores
+order the context, never the edge's. Where the edge was probed, the claims the cloud can measure again are
+compared with what it measured on the chunks the edge returned: the best chunk similarity; the term coverage
+(the largest share of the question's keywords one returned chunk holds); and the evidence score, which an honest
+edge computes as its best chunk similarity or the mean of that and its name coverage (edge_node.query.retrieval),
+so never above (1 + best chunk) / 2. An edge that claims more than it delivers builds up
+disagreement (a moving average of its largest over-claim, rising fast and falling slowly), and all its probe
 scores are discounted by its trust (1 while the average stays within the tolerance, falling to 0 beyond).
 Trust is held in memory: a cloud restart gives every edge a fresh start.
 
 Not checked: the evidence score of an edge that returns no chunks (a level that keeps them home: its probes
 carry that score alone) is believed within [0, 1]; one that claims a best chunk and returns none is caught.
+The lexical coverage (over an edge's whole store) and named extra signals cannot be measured on what an edge
+returns: they count only as much as the edge's trust, earned on the claims that can.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cloud_server.services.echo import without_echo
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.question_terms import question_terms, term_share
 from shared.models.base import Embedder, FloatMatrix
 
 log = logging.getLogger("dgrag.cloud")
@@ -71,12 +79,12 @@ class ClaimLedger:
             return 1.0
         return float(min(max(1.0 - (record.disagreement - TOLERANCE) / SPAN, 0.0), 1.0))
 
-    def observe(self, edge_id: str, claimed: float, measured: float) -> None:
-        """One comparison: the edge claimed ``claimed`` (its best chunk similarity), the cloud measured
-        ``measured`` on what it returned."""
+    def observe(self, edge_id: str, over: float) -> None:
+        """One comparison: the edge's claims exceeded what the cloud measured on what it returned by ``over`` (the
+        largest over-claim; 0 when none exceeded)."""
         record = self._records.setdefault(edge_id, _Record())
         was_flagged = self.trust(edge_id) < FLAGGED
-        over = max(min(claimed, 1.0) - measured, 0.0)
+        over = max(over, 0.0)
         weight = RISE if over > record.disagreement else FALL
         record.disagreement = over if not record.observations else (1 - weight) * record.disagreement + weight * over
         record.observations += 1
@@ -110,16 +118,18 @@ class ClaimLedger:
         return [EdgeTrust(e, self.trust(e), r.disagreement, r.observations) for e, r in sorted(self._records.items())]
 
 
-def rescored(question: FloatMatrix, replies: Sequence[EdgeKnowledge], embedder: Embedder) -> list[EdgeKnowledge]:
-    """``replies`` with every chunk's score replaced by the cloud's own similarity of it to ``question`` (blocking:
-    it runs the embedder)."""
-    texts = [c.text for k in replies for c in k.chunks]
+def rescored(
+    question: str, vector: FloatMatrix, replies: Sequence[EdgeKnowledge], embedder: Embedder
+) -> list[EdgeKnowledge]:
+    """``replies`` with every chunk's score replaced by the cloud's own similarity of it (without the words it
+    copies from ``question``) to the question's ``vector`` (blocking: it runs the embedder)."""
+    texts = [without_echo(question, c.text) for k in replies for c in k.chunks]
     if not texts:
         return list(replies)
-    sims = np.asarray(embedder.embed(texts), dtype=np.float32) @ np.asarray(question, dtype=np.float32)
+    sims = np.asarray(embedder.embed([t or "-" for t in texts]), dtype=np.float32) @ np.asarray(vector, np.float32)
     out, at = [], 0
     for k in replies:
-        chunks = tuple(_scored(c, float(sims[at + i])) for i, c in enumerate(k.chunks))
+        chunks = tuple(_scored(c, float(sims[at + i]) if texts[at + i] else 0.0) for i, c in enumerate(k.chunks))
         at += len(k.chunks)
         out.append(dataclasses.replace(k, chunks=chunks))
     return out
@@ -129,12 +139,26 @@ def _scored(chunk: KnowledgeChunk, similarity: float) -> KnowledgeChunk:
     return dataclasses.replace(chunk, score=min(max(similarity, 0.0), 1.0))
 
 
-def observe_claims(ledger: ClaimLedger, claims: Sequence[ProbeScores], measured: Sequence[EdgeKnowledge]) -> None:
-    """Compare each probed edge's claimed best chunk with the best of the chunks it returned, rescored. An edge
-    that claims a best chunk and returns none is measured at 0: an honest edge that keeps its chunks home claims
-    none (its probe carries its evidence score alone)."""
+def observe_claims(
+    ledger: ClaimLedger, question: str, claims: Sequence[ProbeScores], measured: Sequence[EdgeKnowledge]
+) -> None:
+    """Compare each probed edge's measurable claims with the chunks it returned, rescored: its best chunk with the
+    best of them, its evidence score with (1 + that best) / 2, its term coverage with the share of ``question``'s
+    keywords the best of them holds; the largest over-claim counts. An edge that claims a best chunk and returns
+    none is measured at 0: an honest edge that keeps its chunks home claims none (its probe carries its evidence
+    score alone)."""
     by_edge = {p.edge_id: p for p in claims if not p.error}
+    keywords = question_terms(question)[1]
     for k in measured:
         claim = by_edge.get(k.edge_id)
-        if claim is not None and (k.chunks or claim.best_chunk > 0):
-            ledger.observe(k.edge_id, claim.best_chunk, max((c.score for c in k.chunks), default=0.0))
+        if claim is None or not (k.chunks or claim.best_chunk > 0 or claim.term_coverage > 0):
+            continue
+        best = max((c.score for c in k.chunks), default=0.0)
+        terms = term_share(keywords, [c.text for c in k.chunks])
+        over = max(
+            min(claim.best_chunk, 1.0) - best,
+            min(claim.score, 1.0) - (1.0 + best) / 2 if k.chunks else 0.0,
+            min(claim.term_coverage, 1.0) - terms,
+            0.0,
+        )
+        ledger.observe(k.edge_id, over)

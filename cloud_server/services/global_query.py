@@ -196,8 +196,8 @@ class GlobalQueryService:
         replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
         with phase(out.timings, "rescore"):
             # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
-            replies = await asyncio.to_thread(rescored, vector, replies, self._embedder)
-            observe_claims(self.claims, out.probes, replies)
+            replies = await asyncio.to_thread(rescored, question, vector, replies, self._embedder)
+            observe_claims(self.claims, question, out.probes, replies)
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)
             read, cited = readable(replies, readers)

@@ -21,7 +21,7 @@ from shared.config import RetrievalConfig
 from shared.core import prompts
 from shared.core.lexical import LexicalIndex
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
-from shared.core.question_terms import question_terms
+from shared.core.question_terms import question_terms, term_share
 from shared.core.text import excerpt, normalise_name, occurs_in
 from shared.core.tokenizer import Tokenizer
 from shared.core.trace import Source
@@ -349,7 +349,4 @@ def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str], lexi
 
 def term_coverage(terms: list[str], chunks: list[ScoredChunk]) -> float:
     """The largest share of ``terms`` (whole words, any case) that one of ``chunks`` contains; 0 without terms."""
-    wanted = list(dict.fromkeys(t.casefold() for t in terms if t.strip()))
-    if not wanted:
-        return 0.0
-    return max((sum(occurs_in(t, c.text) for t in wanted) / len(wanted) for c in chunks), default=0.0)
+    return term_share(terms, [c.text for c in chunks])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from shared.core.candidates import find_candidates
-from shared.core.text import normalise_name
+from shared.core.text import normalise_name, occurs_in
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 _QUOTED = re.compile(r"(?<!\w)[\"'‘“]([^\"'’”]{3,60})[\"'’”](?!\w)")
@@ -30,3 +30,12 @@ def question_terms(question: str) -> tuple[list[str], list[str]]:
     names = list(by_key.values())
     words = [w.strip("'’") for w in _WORD.findall(question) if len(w) >= 4 and w.casefold() not in _COMMON]
     return names, list(dict.fromkeys(names + words))
+
+
+def term_share(terms: list[str], texts: list[str]) -> float:
+    """The largest share of ``terms`` (whole words, any case) that one of ``texts`` contains; 0 without terms.
+    An edge's probe reports it as its term coverage; the cloud measures it again on the texts the edge returns."""
+    wanted = list(dict.fromkeys(t.casefold() for t in terms if t.strip()))
+    if not wanted:
+        return 0.0
+    return max((sum(occurs_in(t, text) for t in wanted) / len(wanted) for text in texts), default=0.0)

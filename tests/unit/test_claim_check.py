@@ -27,8 +27,8 @@ from tests.unit.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, r
 def test_trust_falls_with_over_claiming_and_not_with_noise() -> None:
     ledger = ClaimLedger()
     for _ in range(5):
-        ledger.observe("honest", 0.62, 0.55)
-        ledger.observe("liar", 1.0, 0.2)
+        ledger.observe("honest", 0.62 - 0.55)
+        ledger.observe("liar", 1.0 - 0.2)
     assert ledger.trust("honest") == 1.0 and ledger.trust("never-seen") == 1.0
     assert ledger.trust("liar") == 0.0
     liar = ledger.discounted(ProbeScores("liar", 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0))
@@ -39,22 +39,32 @@ def test_trust_falls_with_over_claiming_and_not_with_noise() -> None:
 
 def test_the_cloud_rescores_returned_chunks_itself_and_compares_them_with_the_claims() -> None:
     embedder = HashEmbedder(64)
-    question = embedder.embed(["Who founded Zephyr Medical in Lisbon?"])[0]
+    asked = "Who founded Zephyr Medical in Lisbon?"
+    question = embedder.embed([asked])[0]
     on_topic = KnowledgeChunk("z", 1, "Zephyr Medical was founded in Lisbon by Omar Haddad.", 0.1, 12)
     off_topic = KnowledgeChunk("w", 2, "The weather in Porto was mild all week.", 1.0, 9)
     returned = [EdgeKnowledge("b", chunks=(on_topic,)), EdgeKnowledge("c", chunks=(off_topic,))]
-    replies = rescored(question, returned, embedder)
+    replies = rescored(asked, question, returned, embedder)
     assert replies[0].chunks[0].score > replies[1].chunks[0].score, "the edge's own 1.0 counts for nothing"
     assert np.isclose(replies[1].chunks[0].score, max(float(embedder.embed([off_topic.text])[0] @ question), 0.0))
     ledger = ClaimLedger()
     claims = [ProbeScores("b", best_chunk=replies[0].chunks[0].score), ProbeScores("c", best_chunk=1.0)]
-    observe_claims(ledger, claims, replies)
+    observe_claims(ledger, asked, claims, replies)
     assert ledger.trust("b") == 1.0 and ledger.trust("c") < 0.5
 
 
-def test_a_lying_edge_loses_the_routing_it_captured_and_the_operator_sees_it_flagged(tmp_path: Path) -> None:
-    liar_scores = ProbeScores("edge-c", 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0)
-
+@pytest.mark.parametrize(
+    "liar_scores",
+    [
+        ProbeScores("edge-c", 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0),
+        # the best chunk, once the only claim checked, claimed 0: every other score still 1.0
+        ProbeScores("edge-c", 1.0, 1.0, 1.0, 0.0, term_coverage=1.0, lexical=1.0),
+    ],
+    ids=["every-claim-1", "best-chunk-0"],
+)
+def test_a_lying_edge_loses_the_routing_it_captured_and_the_operator_sees_it_flagged(
+    tmp_path: Path, liar_scores: ProbeScores
+) -> None:
     async def main() -> None:
         net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, extra_edges=["edge-c"])
         await start_edge(net, tmp_path, "edge-c", ACME)
@@ -118,20 +128,61 @@ def test_a_token_file_others_may_read_or_another_user_owns_is_refused(tmp_path: 
 
 def test_a_lie_weighs_at_once_and_honest_replies_earn_trust_back_slowly() -> None:
     ledger = ClaimLedger()
-    ledger.observe("liar", 1.0, 0.1)
+    ledger.observe("liar", 1.0 - 0.1)
     for _ in range(10):  # where it happens to know the topic, its 1.0 is close to what it returns
-        ledger.observe("liar", 1.0, 0.8)
+        ledger.observe("liar", 1.0 - 0.8)
     assert ledger.trust("liar") < 0.5, "ten near-honest replies do not wash out a lie"
     honest = ClaimLedger()
-    honest.observe("b", 0.7, 0.4)  # once, its best chunk was not among those it returned
+    honest.observe("b", 0.7 - 0.4)  # once, its best chunk was not among those it returned
     for _ in range(3):
-        honest.observe("b", 0.6, 0.6)
+        honest.observe("b", 0.0)
     assert honest.trust("b") > 0.8
 
 
 def test_claiming_a_best_chunk_and_returning_none_counts_as_over_claiming() -> None:
     ledger = ClaimLedger()
     claims = [ProbeScores("hider", 1.0, best_chunk=0.9), ProbeScores("home", 0.7)]
-    observe_claims(ledger, claims, [EdgeKnowledge("hider"), EdgeKnowledge("home")])
+    observe_claims(ledger, "Who?", claims, [EdgeKnowledge("hider"), EdgeKnowledge("home")])
     assert ledger.trust("hider") == 0.0
     assert [t.edge_id for t in ledger.report()] == ["hider"], "an edge claiming no chunk is not measured"
+
+
+QUESTION = "Who founded Zephyr Medical in Lisbon?"
+
+
+def test_every_measurable_claim_is_checked_not_only_the_best_chunk() -> None:
+    embedder = HashEmbedder(64)
+    vector = embedder.embed([QUESTION])[0]
+    off_topic = KnowledgeChunk("w", 2, "The weather in Porto was mild all week.", 1.0, 9)
+    [reply] = rescored(QUESTION, vector, [EdgeKnowledge("liar", chunks=(off_topic,))], embedder)
+    for lie in (
+        ProbeScores("liar", 1.0, 1.0, 1.0, 0.0),  # a best chunk of 0, which alone was checked, and evidence 1.0
+        ProbeScores("liar", 0.0, 0.0, 0.0, 0.0, term_coverage=1.0),  # every keyword in one chunk
+    ):
+        ledger = ClaimLedger()
+        for _ in range(3):
+            observe_claims(ledger, QUESTION, [lie], [reply])
+        assert ledger.trust("liar") < 0.5, lie
+    honest = ClaimLedger()
+    on_topic = KnowledgeChunk("z", 1, "Zephyr Medical was founded in Lisbon by Omar Haddad.", 0.9, 12)
+    [good] = rescored(QUESTION, vector, [EdgeKnowledge("b", chunks=(on_topic,))], embedder)
+    best = good.chunks[0].score
+    claim = ProbeScores("b", (1.0 + best) / 2, 1.0, 1.0, best, term_coverage=1.0, lexical=0.9)
+    for _ in range(3):
+        observe_claims(honest, QUESTION, [claim], [good])
+    assert honest.trust("b") == 1.0, "an honest edge's claims are what the cloud measures again"
+
+
+def test_a_returned_echo_of_the_question_scores_nothing_and_backs_no_claim() -> None:
+    embedder = HashEmbedder(64)
+    vector = embedder.embed([QUESTION])[0]
+    echo = KnowledgeChunk("x", 1, QUESTION, 1.0, 9)
+    planted = KnowledgeChunk("x", 2, f"{QUESTION.upper()} It was founded by Mallory Evil.", 1.0, 9)
+    [reply] = rescored(QUESTION, vector, [EdgeKnowledge("echoer", chunks=(echo, planted))], embedder)
+    alone = float(embedder.embed(["It was founded by Mallory Evil."])[0] @ vector)
+    assert reply.chunks[0].score == 0.0
+    assert reply.chunks[1].score == pytest.approx(max(alone, 0.0), abs=1e-6), "scored on its own sentence only"
+    ledger = ClaimLedger()
+    for _ in range(3):
+        observe_claims(ledger, QUESTION, [ProbeScores("echoer", 1.0, 1.0, 1.0, 1.0, term_coverage=0.0)], [reply])
+    assert ledger.trust("echoer") < 0.5

@@ -52,7 +52,7 @@ def test_the_cloud_bounds_what_an_edge_claims() -> None:
 
 def test_a_distrusted_edge_s_signals_are_discounted_like_its_scores() -> None:
     ledger = ClaimLedger()
-    ledger.observe("liar", claimed=1.0, measured=0.0)
+    ledger.observe("liar", 1.0)
     discounted = ledger.discounted(ProbeScores("liar", 1.0, signals={"recency": 1.0}))
     assert discounted.score < 0.5 and discounted.signals["recency"] == pytest.approx(discounted.score)
 
