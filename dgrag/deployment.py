@@ -62,7 +62,8 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Dep
     write_secret(cloud / "tokens", "".join(lines))
     (cloud / "cloud.toml").write_text(
         f'host = "0.0.0.0"\nport = {PORT}\ntokens_file = "tokens"\n'
-        'tls_cert = "cloud.pem"\ntls_key = "cloud.key"\ntls_client_ca = "ca.pem"\n',
+        'tls_cert = "cloud.pem"\ntls_key = "cloud.key"\ntls_client_ca = "ca.pem"\n'
+        '[query]\ntrust_file = "state/trust.json"\n',
         encoding="utf-8",
     )
     edges = {}

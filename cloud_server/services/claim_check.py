@@ -11,7 +11,8 @@ edge computes as its best chunk similarity or the mean of that and its name cove
 so never above (1 + best chunk) / 2. An edge that claims more than it delivers builds up
 disagreement (a moving average of its largest over-claim, rising fast and falling slowly), and all its probe
 scores are discounted by its trust (1 while the average stays within the tolerance, falling to 0 beyond).
-Trust is held in memory: a cloud restart gives every edge a fresh start.
+Trust outlives a cloud restart when ``query.trust_file`` is set (cloud_server.services.trust_file); otherwise a
+restart gives every edge a fresh start.
 
 Not checked: the evidence score of an edge that returns no chunks (a level that keeps them home: its probes
 carry that score alone) is believed within [0, 1]; one that claims a best chunk and returns none is caught.
@@ -23,12 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from cloud_server.services.echo import without_echo
+from cloud_server.services.trust_file import load_trust, save_trust
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.core.question_terms import question_terms, term_share
 from shared.models.base import Embedder, FloatMatrix
@@ -45,6 +48,12 @@ RISE = 0.5
 FALL = 0.15
 """Weight of an observation that lowers it: trust comes back slowly (an edge that lies only where it cannot be
 caught, or between honest replies, stays discounted)."""
+SUMMARY_SLACK = 0.4
+"""How much better an edge's best summary may match a question than the best chunk it then returns before the
+difference counts against it. Summaries describe a whole subgraph and honestly match better than any one chunk:
+over the asked edges of the committed report runs (docs/results/report-*), by 0.23 at the median and 0.44 at
+the 95th percentile on multihop4, 0.08 and 0.41 on lihua4; a summary stuffed with a question's words matches it
+at ~0.9 while the echo-free chunks behind it match far less."""
 FLAGGED = 0.5
 """Trust below which an edge is flagged (logged, and shown by ``dgrag cloud edges``)."""
 
@@ -70,8 +79,10 @@ class EdgeTrust:
 class ClaimLedger:
     """Per edge: how far its claims exceeded what the cloud measured, and the trust that follows."""
 
-    def __init__(self) -> None:
-        self._records: dict[str, _Record] = {}
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        loaded = load_trust(path) if path is not None else {}
+        self._records: dict[str, _Record] = {e: _Record(o, n) for e, (o, n) in loaded.items()}
 
     def trust(self, edge_id: str) -> float:
         record = self._records.get(edge_id)
@@ -88,6 +99,8 @@ class ClaimLedger:
         weight = RISE if over > record.disagreement else FALL
         record.disagreement = over if not record.observations else (1 - weight) * record.disagreement + weight * over
         record.observations += 1
+        if self._path is not None:
+            save_trust(self._path, {e: (r.disagreement, r.observations) for e, r in self._records.items()})
         if not was_flagged and self.trust(edge_id) < FLAGGED:
             log.warning(
                 "edge %s claims more than it returns (average over-claim %.2f over %d replies): its probe scores"
@@ -97,6 +110,9 @@ class ClaimLedger:
                 record.observations,
                 100 * self.trust(edge_id),
             )
+
+    def distrusted(self, edge_id: str) -> bool:
+        return self.trust(edge_id) < FLAGGED
 
     def discounted(self, probe: ProbeScores) -> ProbeScores:
         """``probe`` with every score times the edge's trust."""
@@ -140,20 +156,29 @@ def _scored(chunk: KnowledgeChunk, similarity: float) -> KnowledgeChunk:
 
 
 def observe_claims(
-    ledger: ClaimLedger, question: str, claims: Sequence[ProbeScores], measured: Sequence[EdgeKnowledge]
+    ledger: ClaimLedger,
+    question: str,
+    claims: Sequence[ProbeScores],
+    measured: Sequence[EdgeKnowledge],
+    summary_scores: Mapping[str, float] | None = None,
 ) -> None:
     """Compare each probed edge's measurable claims with the chunks it returned, rescored: its best chunk with the
     best of them, its evidence score with (1 + that best) / 2, its term coverage with the share of ``question``'s
     keywords the best of them holds; the largest over-claim counts. An edge that claims a best chunk and returns
     none is measured at 0: an honest edge that keeps its chunks home claims none (its probe carries its evidence
-    score alone)."""
+    score alone). An edge that refused its probe was asked for its summaries (``summary_scores``: each edge's
+    best summary match): the match beyond SUMMARY_SLACK over its best returned chunk counts as its over-claim."""
     by_edge = {p.edge_id: p for p in claims if not p.error}
+    refusers = {p.edge_id for p in claims if p.refused}
     keywords = question_terms(question)[1]
     for k in measured:
+        best = max((c.score for c in k.chunks), default=0.0)
+        if k.edge_id in refusers and k.chunks and summary_scores and k.edge_id in summary_scores:
+            ledger.observe(k.edge_id, summary_scores[k.edge_id] - SUMMARY_SLACK - best)
+            continue
         claim = by_edge.get(k.edge_id)
         if claim is None or not (k.chunks or claim.best_chunk > 0 or claim.term_coverage > 0):
             continue
-        best = max((c.score for c in k.chunks), default=0.0)
         terms = term_share(keywords, [c.text for c in k.chunks])
         over = max(
             min(claim.best_chunk, 1.0) - best,

@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from cloud_server.services.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
 from cloud_server.services.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.services.cloud_reading import read_context
 from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
-from cloud_server.services.routing import ProbeRouting, choose_edges
+from cloud_server.services.routing import ProbeRouting, choose_edges, edge_summary_scores
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
 from shared.config import CloudQueryConfig
@@ -95,7 +96,7 @@ class GlobalQueryService:
         """Places each caller holds now (their sum: the questions in flight)."""
         self._probing = ProbeRouting.from_config(config)
         self._memory = open_memory(config, embedder.dim)
-        self.claims = ClaimLedger()
+        self.claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -197,7 +198,7 @@ class GlobalQueryService:
         with phase(out.timings, "rescore"):
             # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
             replies = await asyncio.to_thread(rescored, question, vector, replies, self._embedder)
-            observe_claims(self.claims, question, out.probes, replies)
+            observe_claims(self.claims, question, out.probes, replies, edge_summary_scores(out.summaries))
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)
             read, cited = readable(replies, readers)
@@ -246,7 +247,9 @@ class GlobalQueryService:
         bonus = {}
         if self._memory is not None and route.memory and self._config.memory_weight > 0:
             bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
-        trusted = [self.claims.discounted(p) for p in out.probes]
+        # a refuser is routed by its summaries alone, and not at all once they have proved to over-claim
+        kept = [p for p in out.probes if not (p.refused and self.claims.distrusted(p.edge_id))]
+        trusted = [self.claims.discounted(p) for p in kept]
         out.edges_asked = self._probing.choose(trusted, routable, k, bonus)
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
         silent = [p.edge_id for p in out.probes if p.error and not p.refused]

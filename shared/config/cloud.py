@@ -103,6 +103,10 @@ class CloudQueryConfig:
     memory_file: str = ""
     """Where the routing memory persists (.npz: question embeddings, edge ids, scores; never text). Empty with
     memory_weight > 0: kept in memory only. Delete the file to reset it."""
+    trust_file: str = ""
+    """Where what the cloud learned of each edge's claims persists (JSON: per edge id, its average over-claim and
+    the replies checked; never text). Empty: kept in memory only, and a restart trusts every edge afresh (`dgrag
+    init` sets it). Delete the file to forgive every edge."""
     memory_capacity: int = 256
     """Remembered questions per edge (the oldest are replaced first)."""
     memory_half_life: float = 500.0
