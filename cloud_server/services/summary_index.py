@@ -62,7 +62,10 @@ class SummaryIndex:
         return len(fresh)
 
     def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
-        """Apply versioned upserts and tombstones of ``edge_id``."""
+        """Apply versioned upserts and tombstones of ``edge_id``; only upserts newer than what is held are embedded
+        (a replayed delta costs no embedding)."""
+        with self._lock:
+            upserts = [card for card in upserts if self._newer(card)]
         vectors = self._embed(upserts)
         with self._lock:
             for stone in tombstones:
@@ -73,12 +76,7 @@ class SummaryIndex:
                     self._tombstones[stone.id] = version  # re-inserted: the dict keeps the newest last
             while len(self._tombstones) > MAX_TOMBSTONES:  # the oldest go first (a later sync clears them anyway)
                 del self._tombstones[next(iter(self._tombstones))]
-            fresh = [
-                (card, vec)
-                for card, vec in zip(upserts, vectors, strict=True)
-                if card.version > self._tombstones.get(card.id, 0)
-                and (card.id not in self._held or self._held[card.id].card.version < card.version)
-            ]
+            fresh = [(card, vec) for card, vec in zip(upserts, vectors, strict=True) if self._newer(card)]
             self._remove_ids([card.id for card, _ in fresh])
             if fresh:
                 self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
@@ -116,6 +114,21 @@ class SummaryIndex:
             if edge_pool > 1:
                 out = rank_by_edge(out, edge_pool)
             return out[:m]
+
+    def _newer(self, card: SummaryCard) -> bool:
+        """Whether ``card`` is newer than both its tombstone and the card held under its id (lock held)."""
+        held = self._held.get(card.id)
+        return card.version > self._tombstones.get(card.id, 0) and (held is None or held.card.version < card.version)
+
+    def embeddings_needed(self, edge_id: str, cards: Sequence[SummaryCard], full: bool) -> int:
+        """How many of ``cards`` the cloud would embed: in a full sync those not held unchanged for ``edge_id``,
+        in a delta those newer than what is held."""
+        with self._lock:
+            if full:
+                return sum(
+                    1 for c in cards if not ((h := self._held.get(c.id)) and h.edge_id == edge_id and h.card == c)
+                )
+            return sum(1 for c in cards if self._newer(c))
 
     def held_sizes(self, edge_id: str) -> dict[str, int]:
         """Text length of every summary held for ``edge_id``, by id (what the per-edge caps count)."""

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import grpc
 
 from cloud_server.services.parts import CloudParts
+from cloud_server.services.publish_budget import PublishBudget
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
@@ -56,6 +57,7 @@ async def serve_cloud(
             config.hello_timeout_s,
             metrics,
             recent,
+            PublishBudget(config.session_publishes_per_minute, config.session_summaries_per_minute),
         ),
         server,
     )

@@ -20,6 +20,7 @@ from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
 from cloud_server.services.parts import edge_statuses
+from cloud_server.services.publish_budget import PublishBudget
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
@@ -52,8 +53,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         hello_timeout_s: float = 10.0,
         metrics: CloudMetrics | None = None,
         recent: RecentQuestions | None = None,
+        budget: PublishBudget | None = None,
     ) -> None:
         self._role_of = role_of
+        self._budget = budget
         self._metrics = metrics
         self._recent = recent
         self._hello_timeout_s = hello_timeout_s
@@ -138,6 +141,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         finally:
             out.put_nowait(_CLOSE)
 
+    def _spend(self, edge_id: str, embeddings: int) -> None:
+        if self._budget is not None:
+            self._budget.spend(edge_id, embeddings)
+
     async def _publish(self, session: EdgeSession, message: cloud_pb2.EdgeMessage) -> cloud_pb2.CloudMessage:
         edge_id = session.edge_id
         self._registry.heartbeat(session)
@@ -145,6 +152,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             cards = [serde.summary_from_proto(s) for s in message.sync.summaries]
             check_publication(edge_id, cards, [])
             check_capacity(edge_id, {}, cards, full=True)
+            self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=True))
             await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
             seq = message.sync.up_to_seq
         else:
@@ -152,6 +160,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             stones = [serde.tombstone_from_proto(t) for t in message.delta.tombstones]
             check_publication(edge_id, cards, stones)
             check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
+            self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=False))
             await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
             seq = message.delta.up_to_seq
         held = self._index.count(edge_id)

@@ -150,6 +150,12 @@ class CloudConfig:
     RESOURCE_EXHAUSTED with the wait in the message and the grpc-retry-pushback-ms trailer."""
     call_burst: int = 60
     """Calls one credential may make at once before calls_per_minute paces it."""
+    session_publishes_per_minute: float = 60.0
+    """Summary messages (sync or delta) one edge's session may send a minute, 20 at once (0 = no limit); past
+    it the session is closed with RESOURCE_EXHAUSTED and the edge reconnects later with backoff."""
+    session_summaries_per_minute: float = 2000.0
+    """Summaries one edge may have the cloud embed a minute (a full sync of the most the cloud holds for an edge
+    always fits when the edge was quiet; unchanged summaries cost nothing; 0 = no limit)."""
     health_watches: int = 64
     """Health Watch streams open at once (anyone may open one), kept apart from the authenticated calls."""
     health_watches_per_peer: int = 4

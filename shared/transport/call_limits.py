@@ -68,19 +68,22 @@ class CallBuckets:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
-    def take(self, key: str) -> float:
-        """0 when ``key`` may make a call now (and it is counted), else the seconds until it may."""
+    def take(self, key: str, cost: float = 1.0) -> float:
+        """0 when ``key`` may spend ``cost`` now (and it is counted), else the seconds until it may (a cost above
+        the burst never fits: infinity)."""
         if self._rate <= 0:
             return 0.0
+        if cost > self._burst:
+            return math.inf
         now = self._clock()
         with self._lock:
             tokens, at = self._buckets.get(key, (float(self._burst), now))
             tokens = min(self._burst, tokens + (now - at) * self._rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
+            if tokens >= cost:
+                self._buckets[key] = (tokens - cost, now)
                 return 0.0
             self._buckets[key] = (tokens, now)
-            return (1.0 - tokens) / self._rate
+            return (cost - tokens) / self._rate
 
     def refusal_message(self, key: str, wait_s: float) -> str:
         per_minute = self._rate * 60
