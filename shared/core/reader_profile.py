@@ -37,6 +37,9 @@ class ReaderProfile:
     open: Reader = "model"
     """Free text: the short phrase the samples agree on (their restatement of the question cut away), or the
     evidence's best sentence."""
+    dates: bool = True
+    """Yes/no questions about the order of two events or the time between them are answered from the dates of
+    the passages that tell of each (shared.core.temporal) where both are found; otherwise by the yes_no reader."""
     unreliable: str = "yes_no,number"
     """Comma-separated shapes no reader read above the shape's baseline: their answers carry a note saying so."""
 

@@ -22,6 +22,7 @@ from shared.core.question_shape import QuestionShape, Shape, shape_of
 from shared.core.reader_profile import ReaderProfile
 from shared.core.short_phrase import agreed_phrase
 from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
+from shared.core.temporal import read_times
 from shared.core.text import truncate_chars
 
 ENTITY_OPTIONS = 5
@@ -96,7 +97,7 @@ def compose(
     receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source, and
     open questions get the samples' short phrase or none. A shape the profile lists as unreliable says so."""
     shown = _read(reading, answers, best, readers, quote)
-    if readers.reliable(reading.shape.shape) or shown.reader == "declined":
+    if readers.reliable(reading.shape.shape) or shown.reader in ("declined", "dates"):
         return shown
     note = f" ({UNRELIABLE_NOTE.format(shape=reading.shape.shape.value.replace('_', '/'))})"
     return dataclasses.replace(shown, text=shown.text + note, reliable=False)
@@ -111,6 +112,8 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
         return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
     shape = reading.shape.shape
     extractive = readers.reader(shape) == "extractive"
+    if shape == Shape.YES_NO and readers.dates and (dated := read_times(reading.question, reading.passages)):
+        return _shown(dated.short, dated, "dates")
     if reading.options and shape in (Shape.YES_NO, Shape.CHOICE):
         return _voted(reading, answers)
     if shape == Shape.ENTITY and reading.entities:

@@ -1,0 +1,69 @@
+"""Yes/no questions about when things happened, read from the passages' dates without a model."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from shared.core.reading import compose, plan_reading
+from shared.core.span_reader import Passage
+from shared.core.temporal import passage_time, read_times, time_question
+
+CHATS = [
+    Passage(1, "Time: 20260110_21:00\nAdamSmith: Hey Li Hua, the building maintenance schedule is out for March.", "a"),
+    Passage(2, "Time: 20260114_09:00\nAdmin: The construction schedule changes for a while due to weather.", "b"),
+    Passage(
+        3,
+        "Time: 20260301_10:00\nJakeWatson: Want to practice dribbling skills this weekend?\n"
+        "LiHua: Sure! Which classic UCL matches should we watch first?",
+        "c",
+    ),
+]
+
+
+def test_questions_about_order_and_intervals_are_recognised_and_others_are_not() -> None:
+    asked = time_question(
+        "Did Li Hua ask Jennifer for advice on soreness after an intense workout before he told her about his arm?"
+    )
+    assert asked is not None and asked.relation == "before" and asked.second == "he told her about his arm"
+    interval = time_question("Is the time interval more than 3 days between Adam asking A and Adam telling B?")
+    assert interval is not None and (interval.relation, interval.amount) == ("more", timedelta(days=3))
+    took = time_question("Did it take more than a week from Adam asking the date to Adam reminding LiHua?")
+    assert took is not None and took.amount == timedelta(weeks=1)
+    for other in (
+        "Does the article from The Verge suggest X is unnecessary, while TechCrunch reports Y after Z happened?",
+        "Was there a change in the narrative after the TechCrunch report on OpenAI's launch?",
+        "Who founded Acme before 2020?",
+    ):
+        assert time_question(other) is None, other
+
+
+def test_a_passage_is_dated_by_its_first_date_else_by_its_source() -> None:
+    assert passage_time(CHATS[0]).isoformat() == "2026-01-10T21:00:00"
+    article = Passage(1, "Source: The Verge, published 2023-11-24\n\nPrices fell.", "x")
+    assert passage_time(article).isoformat() == "2023-11-24T00:00:00"
+    assert passage_time(Passage(1, "no date here", "20260213_12:45")).isoformat() == "2026-02-13T12:45:00"
+    assert passage_time(Passage(1, "no date", "notes.txt")) is None
+
+
+def test_order_and_intervals_are_read_from_the_dates_and_an_unfound_event_gives_no_verdict() -> None:
+    q = (
+        "Did Adam Smith send Li Hua the building maintenance schedule before the administrators announced a change "
+        "in the construction schedule due to weather?"
+    )
+    assert read_times(q, CHATS).short == "Yes"
+    assert read_times(q.replace(" before ", " after "), CHATS).short == "No"
+    same_chat = "Did Jake ask about practicing dribbling skills before Li Hua asked which classic UCL matches to watch?"
+    assert read_times(same_chat, CHATS).short == "Yes", "two events of one chat are ordered by where they are told"
+    gap = "Is the time interval more than 7 days between Adam sending the maintenance schedule and Jake on dribbling?"
+    assert read_times(gap, CHATS).short == "Yes"
+    assert read_times(gap.replace("7 days", "2 weeks").replace("more", "less"), CHATS).short == "No"
+    unknown = "Did Wolfgang arrive in Hong Kong before he booked the violin lessons for his daughter?"
+    assert read_times(unknown, CHATS) is None
+
+
+def test_a_dated_verdict_is_shown_without_the_guess_note_and_others_keep_it() -> None:
+    q = "Did Adam Smith send Li Hua the maintenance schedule before the administrators changed the construction plan?"
+    dated = compose(plan_reading(q, CHATS), ["No", "No"])
+    assert (dated.short, dated.reader, dated.reliable) == ("Yes", "dates", True)
+    voted = compose(plan_reading("Is the maintenance schedule out?", CHATS), ["Yes", "Yes"])
+    assert voted.reader == "vote" and not voted.reliable and "guess" in voted.text
