@@ -24,6 +24,7 @@ from shared.core.short_phrase import agreed_phrase
 from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
 from shared.core.temporal import read_times
 from shared.core.text import truncate_chars
+from shared.core.utterance import read_utterance
 
 ENTITY_OPTIONS = 5
 """Entity names of the evidence the model chooses among."""
@@ -125,6 +126,8 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
         finder = find_date if shape == Shape.DATE else find_number
         if (found := finder(reading.question, reading.passages)) is not None:
             return _shown(found.short, found, "extractive")
+    if shape == Shape.OPEN and readers.speakers and (said := read_utterance(reading.question, reading.passages)):
+        return _shown(said.short, said, "speaker")
     if shape == Shape.OPEN and not extractive:
         return _phrase(reading, answers)
     return _open(reading, answers, best, extractive)

@@ -20,7 +20,8 @@ PHRASE_WORDS = 10
 _LEAD = frozenset(
     "the a an answer is was are were that to be will would of about for in on he she they it his her its their "
     "has have had did does do this these those so by at with as question according context who what which where "
-    "when how why".split()
+    "when how why i we me my our can could should might may must just really think guess maybe also definitely "
+    "totally probably personally honestly".split()
 )
 """Words skipped before the phrase, besides the question's own."""
 _CLAUSE_END = re.compile(
@@ -34,8 +35,8 @@ def _stem(word: str) -> str:
 
 
 def answer_phrase(question: str, answer: str) -> str:
-    """What ``answer`` adds to ``question``, up to its first clause's end ('' when nothing is added or the answer
-    declines)."""
+    """What ``answer`` adds to ``question``, up to its first clause's end, without the question's words it starts
+    or ends with ('' when nothing is added or the answer declines)."""
     text = answer.strip()
     if not text or declares_missing(text):
         return ""
@@ -49,7 +50,20 @@ def answer_phrase(question: str, answer: str) -> str:
     rest = text[words[i].start() :]
     if end := _CLAUSE_END.search(rest):
         rest = rest[: end.start()]
+    rest = _without_restated_tail(rest, asked)
     return " ".join(rest.split()[:PHRASE_WORDS]).strip(" ,.'\"“”‘’")
+
+
+def _without_restated_tail(phrase: str, asked: set[str]) -> str:
+    """``phrase`` without a trailing restatement of the question that opens with a function word: "string lights
+    to brighten the area" -> "string lights" ("recycling policy" keeps "policy": no function word opens it)."""
+    words = list(_WORD.finditer(phrase))
+    j = len(words)
+    while j > 1 and (_stem(words[j - 1].group()) in asked or words[j - 1].group().casefold() in _LEAD):
+        j -= 1
+    tail = [w.group().casefold() for w in words[j:]]
+    cut = next((j + k for k, w in enumerate(tail) if w in _LEAD), len(words))
+    return phrase[: words[cut - 1].end()] if 0 < cut < len(words) else phrase
 
 
 def agreed_phrase(question: str, answers: Sequence[str]) -> str:

@@ -1,0 +1,84 @@
+"""What a named person said: open questions about a speaker of a chat, a transcript or an interview.
+
+"What does GromHellscream suggest to brighten the area in the evening?" is answered by one of GromHellscream's
+own lines. Lines are attributed by their "Name:" prefix (a line without one continues the last speaker's turn);
+names match ignoring spaces and case ("Li Hua" is "LiHua:"), and a first name matches a full one ("Wolfgang" is
+"WolfgangSchulz:"). Among the speaker's sentences the one sharing most words with the rest of the question is
+taken, and the answer is what that sentence adds to the question (shared.core.short_phrase): "some lanterns or
+string lights", not the whole line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from shared.core.degeneracy import content_words
+from shared.core.short_phrase import answer_phrase
+from shared.core.span_reader import Found, Passage
+from shared.core.text import sentences
+
+_ASKED = re.compile(
+    r"\b(?:does|did|do)\s+(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?P<verb>say|think|suggest|recommend|propose|"
+    r"want|plan|mention|find|feel|like|prefer|share|believe|appreciate|hope|emphasi[sz]e|describe|advise|offer)\b"
+)
+_OTHERS = re.compile(r"\b(?:you|your|yours|anyone|anybody|everyone|everybody|guys|folks)\b", re.I)
+_SPEAKER = re.compile(r"(?:^|\s)(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?):\s+(?P<said>\S.*)$", re.S)
+
+
+def asked_speaker(question: str) -> str | None:
+    """The person an open question asks about ("What does X think about ..."), or None."""
+    m = _ASKED.search(question)
+    return m.group("who") if m else None
+
+
+def read_utterance(question: str, passages: Sequence[Passage]) -> Found | None:
+    """The short phrase of the asked speaker's best matching line (its sentence as support), or None."""
+    who = asked_speaker(question)
+    if who is None:
+        return None
+    verb = _ASKED.search(question).group("verb")  # type: ignore[union-attr]
+    topic = _stems(question) - _stems(who) - _stems(verb)
+    best: tuple[int, int, str, str, Passage] | None = None
+    at = 0
+    for passage in passages:
+        for said, sentence in _turns(passage.text, who):
+            at += 1
+            shared = len(_stems(said) & topic)
+            if shared and not _asks_others(said) and (best is None or shared > best[0]):
+                best = (shared, at, said, sentence, passage)
+    if best is None:
+        return None
+    phrase = answer_phrase(question, best[2])
+    return Found(phrase, best[3], best[4], best[0], best[1]) if content_words(phrase) else None
+
+
+def _asks_others(said: str) -> bool:
+    """A question put to the others ("What do you think ...?") is not what the speaker thinks; a suggestion put as
+    a question ("How about some lanterns?") is."""
+    return said.rstrip(" )\"'”’").endswith("?") and _OTHERS.search(said) is not None
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in content_words(text)}
+
+
+def _turns(text: str, who: str) -> Iterator[tuple[str, str]]:
+    """(what was said, the sentence) for each sentence of ``text`` spoken by ``who``."""
+    speaker = ""
+    for sentence in sentences(text):
+        m = _SPEAKER.search(sentence)
+        said = sentence
+        if m:
+            speaker, said = m.group("name"), m.group("said")
+        if speaker and _same_person(speaker, who):
+            yield said, sentence
+
+
+def _same_person(speaker: str, who: str) -> bool:
+    a, b = _key(speaker), _key(who)
+    return a == b or (len(b) >= 4 and a.startswith(b))
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.casefold())
