@@ -24,7 +24,7 @@ from shared.core.short_phrase import agreed_phrase
 from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
 from shared.core.temporal import read_times
 from shared.core.text import truncate_chars
-from shared.core.utterance import read_utterance
+from shared.core.utterance import read_utterance, who_said
 
 ENTITY_OPTIONS = 5
 """Entity names of the evidence the model chooses among."""
@@ -111,10 +111,10 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
             return shown
         cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
         return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
+    if (special := _special(reading, readers)) is not None:
+        return special
     shape = reading.shape.shape
     extractive = readers.reader(shape) == "extractive"
-    if shape == Shape.YES_NO and readers.dates and (dated := read_times(reading.question, reading.passages)):
-        return _shown(dated.short, dated, "dates")
     if reading.options and shape in (Shape.YES_NO, Shape.CHOICE):
         return _voted(reading, answers)
     if shape == Shape.ENTITY and reading.entities:
@@ -126,11 +126,24 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
         finder = find_date if shape == Shape.DATE else find_number
         if (found := finder(reading.question, reading.passages)) is not None:
             return _shown(found.short, found, "extractive")
-    if shape == Shape.OPEN and readers.speakers and (said := read_utterance(reading.question, reading.passages)):
-        return _shown(said.short, said, "speaker")
     if shape == Shape.OPEN and not extractive:
         return _phrase(reading, answers)
     return _open(reading, answers, best, extractive)
+
+
+def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
+    """The model-free readers of particular questions, which answer before the shape's reader where they can: the
+    order of two dated events (shared.core.temporal), a speaker's own line or who said a line
+    (shared.core.utterance)."""
+    shape, question, passages = reading.shape, reading.question, reading.passages
+    found: Found | None = None
+    if shape.shape == Shape.YES_NO and readers.dates:
+        found, reader = read_times(question, passages), "dates"
+    elif shape.shape == Shape.ENTITY and shape.wants_person and readers.speakers:
+        found, reader = who_said(question, passages), "speaker"
+    elif shape.shape == Shape.OPEN and readers.speakers:
+        found, reader = read_utterance(question, passages), "speaker"
+    return _shown(found.short, found, reader) if found is not None else None
 
 
 def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:

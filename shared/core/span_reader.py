@@ -98,7 +98,7 @@ def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool
                     where[key] = (name, sentence, passage, covered)
     _fold_short_names(score, where)
     for key in score:
-        if wants_person and " " in key and not any(ch.isdigit() for ch in key):
+        if wants_person and key in where and _person_like(where[key][0]):
             score[key] *= PERSON_BONUS
     ranked = sorted(score, key=lambda k: (-score[k], k))
     # a name only found in passages sharing no word with the question is no answer to it
@@ -108,6 +108,15 @@ def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool
         for k in ranked
         if score[k] > 0 and where[k][2].number in related
     ]
+
+
+def _person_like(name: str) -> bool:
+    """Two to four capitalised words, each with lower-case letters and no digits ("Sam Bankman-Fried", not "CEO of
+    FTX" or "Vikings DIDN'T")."""
+    words = name.split()
+    return 2 <= len(words) <= 4 and all(
+        w[:1].isupper() and any(c.islower() for c in w) and not any(c.isdigit() for c in w) for w in words
+    )
 
 
 def term_weights(terms: set[str], passages: Sequence[Passage]) -> dict[str, float]:

@@ -47,3 +47,22 @@ def test_a_restated_tail_is_cut_only_where_a_function_word_opens_it() -> None:
     assert answer_phrase("Why does Adam want the window measured?", "To get some curtains made for the window.") == (
         "get some curtains made"
     )
+
+
+def test_who_said_names_the_speaker_of_the_matching_line_never_one_the_question_names() -> None:
+    from shared.core.utterance import who_said
+
+    found = who_said("Who suggests bringing blankets for seating?", [CHAT])
+    assert found is not None and found.short == "MalfurionStormrage"
+    assert who_said("Who tells GromHellscream about adding lanterns and string lights?", [CHAT]) is None
+    assert who_said("Who won the 2010 World Cup?", [CHAT]) is None
+
+
+def test_a_who_question_reads_speakers_before_names_and_a_person_is_a_name_not_a_title() -> None:
+    from shared.core.span_reader import rank_entities
+
+    shown = compose(plan_reading("Who offers to bring speakers for music?", [CHAT]), [])
+    assert (shown.short, shown.reader) == ("Li Hua", "speaker")
+    article = Passage(1, "The CEO of FTX spoke. Sam Bankman-Fried, the CEO of FTX, faces a fraud trial.", "a")
+    ranked = rank_entities("Who is the individual facing a fraud trial?", [article], wants_person=True)
+    assert ranked[0].short == "Sam Bankman-Fried"
