@@ -29,6 +29,7 @@ from shared.core.tokenizer import Tokenizer
 from shared.models.base import Embedder, TextGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
+from shared.transport.connection_hints import explained
 from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel
 
 __all__ = [
@@ -72,6 +73,7 @@ class CloudClient:
         self.address = address
         self.timeout_s = timeout_s
         self._metadata = auth_metadata(user, token)
+        self._tls = tls or ClientTls()
         self._channel = open_channel(address, max_message_bytes, tls)
         self._stub = cloud_pb2_grpc.CloudStub(self._channel)
 
@@ -116,7 +118,9 @@ class CloudClient:
         try:
             return await method(request, metadata=self._metadata, timeout=self.timeout_s)
         except grpc.aio.AioRpcError as exc:
-            raise DgragError(f"the cloud at {self.address} answered {exc.code().name}: {exc.details()}") from exc
+            said = explained(exc.code().name, exc.details() or "", self._tls, "the cloud")
+            verb = "did not answer" if exc.code() == grpc.StatusCode.UNAVAILABLE else "answered"
+            raise DgragError(f"the cloud at {self.address} {verb}: {said}") from exc
 
     async def aclose(self) -> None:
         await self._channel.close()

@@ -38,8 +38,8 @@ class CloudLink:
         self._audit = audit
         self._audit_content = audit_content
         self.metadata = auth_metadata(edge_id, token)
-        tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
-        self._channel = open_channel(link.address, max_message_bytes, tls)
+        self.tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
+        self._channel = open_channel(link.address, max_message_bytes, self.tls)
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(

@@ -26,6 +26,7 @@ from shared.core.errors import PermissionDeniedError
 from shared.core.query_vectors import QueryVectors, QueryVectorsError
 from shared.proto.dgrag.v1 import cloud_pb2
 from shared.transport import serde
+from shared.transport.connection_hints import explained
 from shared.transport.grpc_transport import admitted
 from shared.transport.tracing import continued
 
@@ -59,9 +60,9 @@ class CloudSession:
             try:
                 await self._session(stop)
             except grpc.aio.AioRpcError as exc:
-                self.last_error = f"{exc.code().name}: {exc.details()}"
+                self.last_error = explained(exc.code().name, exc.details() or "", self._client.tls, "the cloud")
                 if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
-                    log.error("the cloud refused this edge (%s); check cloud.token_env / tokens_file", self.last_error)
+                    log.error("the cloud refused this edge: %s", self.last_error)
                 else:
                     log.warning("cloud session ended: %s", self.last_error)
             finally:

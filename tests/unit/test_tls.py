@@ -139,3 +139,31 @@ def test_secrets_are_never_written_through_a_planted_symlink(tmp_path: Path) -> 
     write_secret(tmp_path / "token", "secret")
     assert target.read_text() == "precious", "the symlink's target is untouched"
     assert (tmp_path / "token").read_text() == "secret" and not (tmp_path / "token").is_symlink()
+
+
+def test_a_failed_tls_connection_says_what_to_change(tmp_path: Path) -> None:
+    from shared.cli.health_cli import check
+    from shared.transport.connection_hints import hint
+
+    certs = make_certs(tmp_path / "certs", ["localhost"], ["edge-a"])
+    tls = {"tls_cert": str(certs.cloud_cert), "tls_key": str(certs.cloud_key), "tls_client_ca": str(certs.ca)}
+    cert, key = (str(p) for p in certs.clients["edge-a"])
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, **tls)
+        by_name, by_number = f"localhost:{net.cloud_port}", f"127.0.0.1:{net.cloud_port}"
+        try:
+            assert await check(by_name, "", 5.0, ClientTls(str(certs.ca), cert=cert, key=key)) == "SERVING"
+            refused = await check(by_name, "", 5.0, ClientTls(str(certs.ca)))
+            assert refused.startswith("UNAVAILABLE") and "--tls-cert and --tls-key" in refused, refused
+            misnamed = await check(by_number, "", 5.0, ClientTls(str(certs.ca), cert=cert, key=key))
+            assert "--tls-server-name" in misnamed, misnamed
+            named = ClientTls(str(certs.ca), server_name="localhost", cert=cert, key=key)
+            assert await check(by_number, "", 5.0, named) == "SERVING"
+            assert "--tls-ca" in await check(by_name, "", 5.0, ClientTls())
+        finally:
+            await net.close()
+
+    run(main())
+    assert "token" in hint("UNAUTHENTICATED", "unauthenticated: the token is not valid", ClientTls())
+    assert hint("DEADLINE_EXCEEDED", "Deadline Exceeded", ClientTls()) == ""
