@@ -6,6 +6,8 @@ PERMISSION_DENIED (an edge cannot list edges or match summaries; an app cannot o
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import grpc
@@ -23,6 +25,11 @@ CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/CheckEvidence": frozenset({"edge"}),
 }
 """Which roles may call each method; a method not listed is refused to everybody."""
+
+
+LOG_EVERY_S = 60.0
+MAX_LOGGED_IDS = 10_000
+log = logging.getLogger("dgrag.cloud")
 
 
 def caller_identity(metadata: Any) -> tuple[str, str]:
@@ -45,6 +52,7 @@ class TokenAuthInterceptor(CredentialInterceptor):
         self._methods = CLOUD_METHODS if methods is None else methods
         self._buckets = buckets
         self._certified = certified
+        self._logged: dict[str, float] = {}
         """Mutual TLS: the client certificate's common name must be the id the caller claims."""
 
     def peer_check(self, metadata: Any) -> PeerCheck | None:
@@ -55,7 +63,7 @@ class TokenAuthInterceptor(CredentialInterceptor):
         def certificate_names_caller(context: grpc.aio.ServicerContext) -> Refusal | None:
             names = [n.decode(errors="replace") for n in context.auth_context().get("x509_common_name", [])]
             if caller_id in names:
-                return None
+                return self._spend(caller_id)  # only a call the certificate admits spends the caller's budget
             return Refusal(
                 grpc.StatusCode.UNAUTHENTICATED,
                 f"unauthenticated: the client certificate names {names or 'nobody'}, not {caller_id!r}; each caller"
@@ -73,6 +81,7 @@ class TokenAuthInterceptor(CredentialInterceptor):
             )
         credential = self._tokens.check(caller_id, token)
         if credential is None:
+            self._log_refusal(caller_id)
             return Refusal(
                 grpc.StatusCode.UNAUTHENTICATED,
                 f"unauthenticated: the token is not valid for {caller_id!r}; check the tokens file",
@@ -84,6 +93,24 @@ class TokenAuthInterceptor(CredentialInterceptor):
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"permission denied: {caller_id!r} is an {credential.role} credential; {method} is for: {who}",
             )
+        return None if self._certified else self._spend(caller_id)
+
+    def _log_refusal(self, caller_id: str) -> None:
+        """Say in the cloud's log that ``caller_id`` was refused, once a minute per id (a flood of guesses does not
+        flood the log)."""
+        now = time.monotonic()
+        if now - self._logged.get(caller_id[:64], -LOG_EVERY_S) >= LOG_EVERY_S:
+            if len(self._logged) > MAX_LOGGED_IDS:
+                self._logged.clear()
+            self._logged[caller_id[:64]] = now
+            known = (
+                "a known id with a wrong token" if self._tokens.role_of(caller_id) else "an id not in the tokens file"
+            )
+            log.warning(
+                "refused a call from %r: %s (the caller's token settings or this tokens file)", caller_id[:64], known
+            )
+
+    def _spend(self, caller_id: str) -> Refusal | None:
         if self._buckets is not None and (wait := self._buckets.take(caller_id)) > 0:
             message = self._buckets.refusal_message(caller_id, wait)
             return Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after_s=wait)

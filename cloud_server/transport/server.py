@@ -22,6 +22,8 @@ from shared.transport.grpc_transport import add_health, bind, is_loopback, mark_
 from shared.transport.lifecycle import stop_on_signals
 from shared.transport.metrics_http import serve_metrics
 
+FAILED_AUTH_BURST = 10
+"""Failed authentications one address may have at once before failed_auth_per_minute paces it."""
 log = logging.getLogger(__name__)
 CLOUD_SERVICE = "dgrag.v1.Cloud"
 GRACE_S = 2.0
@@ -40,6 +42,7 @@ async def serve_cloud(
     auth = TokenAuthInterceptor(
         tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst), certified=bool(config.tls_client_ca)
     )
+    auth.failed_auth = CallBuckets(config.failed_auth_per_minute, FAILED_AUTH_BURST)
     if metrics is not None:
         auth.on_refusal = metrics.refused
     server = grpc.aio.server(

@@ -148,6 +148,10 @@ class CloudConfig:
     calls_per_minute: float = 600.0
     """Calls one credential may make a minute (every kind, sessions included; 0 = no limit); more get
     RESOURCE_EXHAUSTED with the wait in the message and the grpc-retry-pushback-ms trailer."""
+    failed_auth_per_minute: float = 30.0
+    """Failed authentications one peer address may have a minute (10 at once); past them every call from that
+    address is refused with RESOURCE_EXHAUSTED until its budget refills, so guessed tokens are never judged
+    (0 = no limit). Callers behind one NAT share an address: one misconfigured client can delay the others."""
     call_burst: int = 60
     """Calls one credential may make at once before calls_per_minute paces it."""
     session_publishes_per_minute: float = 60.0

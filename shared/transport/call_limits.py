@@ -85,6 +85,15 @@ class CallBuckets:
             self._buckets[key] = (tokens, now)
             return (cost - tokens) / self._rate
 
+    def waiting(self, key: str) -> float:
+        """Seconds until ``key`` may spend one token (0: it may now); nothing is counted."""
+        if self._rate <= 0:
+            return 0.0
+        with self._lock:
+            tokens, at = self._buckets.get(key, (float(self._burst), self._clock()))
+        tokens = min(self._burst, tokens + (self._clock() - at) * self._rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self._rate
+
     def refusal_message(self, key: str, wait_s: float) -> str:
         per_minute = self._rate * 60
         return (

@@ -12,7 +12,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from shared.core.constants import AUTHORIZATION_HEADER
-from shared.transport.call_limits import RETRY_PUSHBACK
+from shared.transport.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/",)
 """Methods anyone may call (health checks tell nothing about the data)."""
@@ -48,6 +48,9 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     ``on_refusal`` (when set) hears the status of every refused call (the metrics count them)."""
 
     on_refusal: Callable[[str], None] | None = None
+    failed_auth: CallBuckets | None = None
+    """Failed authentications each peer address may have a minute; past them every call from that address, with
+    good credentials or not, is refused for a while (a guessed token is never judged). None: no limit."""
 
     def check(self, method: str, metadata: Any) -> Refusal | None:
         """None to admit a call to ``method`` with ``metadata``, else why it is refused."""
@@ -69,10 +72,39 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if refused is not None:
             if self.on_refusal is not None:
                 self.on_refusal(refused.code.name)
+            if refused.code == grpc.StatusCode.UNAUTHENTICATED and self.failed_auth is not None:
+                return checked(handler, self._count_failure(refused))
             return refusal(handler, refused)
         handler = reject_malformed(handler)
+        if self.failed_auth is not None:
+            handler = checked(handler, self._blocked)
         peer = self.peer_check(details.invocation_metadata)
         return handler if peer is None else checked(handler, peer)
+
+    def _count_failure(self, refused: Refusal) -> PeerCheck:
+        def count(context: grpc.aio.ServicerContext) -> Refusal:
+            host = peer_host(context.peer() or "")
+            assert self.failed_auth is not None
+            if (wait := self.failed_auth.take(host)) > 0:
+                return _too_many_failures(host, wait)
+            return refused
+
+        return count
+
+    def _blocked(self, context: grpc.aio.ServicerContext) -> Refusal | None:
+        host = peer_host(context.peer() or "")
+        assert self.failed_auth is not None
+        wait = self.failed_auth.waiting(host)
+        return _too_many_failures(host, wait) if wait > 0 else None
+
+
+def _too_many_failures(host: str, wait: float) -> Refusal:
+    return Refusal(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"too many failed authentications from {host}; every call from it is refused for {math.ceil(wait)} s "
+        "(failed_auth_per_minute)",
+        retry_after_s=wait,
+    )
 
 
 class ApiTokenInterceptor(CredentialInterceptor):
@@ -158,7 +190,9 @@ def checked(handler: grpc.RpcMethodHandler, check: PeerCheck) -> grpc.RpcMethodH
     async def guard(context: grpc.aio.ServicerContext) -> None:
         refused = check(context)
         if refused is not None:
-            await context.abort(refused.code, refused.message)
+            wait = refused.retry_after_s
+            trailer = ((RETRY_PUSHBACK, str(math.ceil(wait * 1000))),) if wait else ()
+            await context.abort(refused.code, refused.message, trailing_metadata=trailer)
 
     kwargs = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
     if handler.request_streaming and handler.response_streaming:

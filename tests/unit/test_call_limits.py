@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -92,3 +93,50 @@ def test_health_watches_are_capped_per_address_and_leave_the_authenticated_calls
             await net.close()
 
     run(main())
+
+
+def test_an_address_past_its_failed_authentications_is_refused_even_with_a_good_token(tmp_path: Path) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME}, failed_auth_per_minute=6.0)
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                request = cloud_pb2.ListEdgesRequest()
+                codes = []
+                for i in range(12):  # guessing the operator's token
+                    guess = auth_metadata(ADMIN_ID, f"guess-{i:02d}-of-twenty-characters")
+                    try:
+                        await stub.ListEdges(request, metadata=guess)
+                    except grpc.aio.AioRpcError as exc:
+                        codes.append(exc.code())
+                assert codes[:10] == [grpc.StatusCode.UNAUTHENTICATED] * 10, "the burst of failures is judged"
+                assert codes[10:] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+                with pytest.raises(grpc.aio.AioRpcError) as err:  # the right token is not judged either now
+                    await stub.ListEdges(request, metadata=auth_metadata(ADMIN_ID, token_of(ADMIN_ID)))
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert "failed_auth_per_minute" in (err.value.details() or "")
+                assert dict(err.value.trailing_metadata() or ())[RETRY_PUSHBACK]
+        finally:
+            await net.close()
+
+    run(main())
+
+
+def test_the_cloud_logs_a_refused_caller_once_a_minute(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME})
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
+                stub = cloud_pb2_grpc.CloudStub(channel)
+                for _ in range(3):
+                    with pytest.raises(grpc.aio.AioRpcError):
+                        await stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=auth_metadata("edge-a", "x" * 24))
+        finally:
+            await net.close()
+
+    with caplog.at_level("WARNING", logger="dgrag.cloud"):
+        run(main())
+    refused = [r.getMessage() for r in caplog.records if "refused a call" in r.getMessage()]
+    assert refused == [
+        "refused a call from 'edge-a': a known id with a wrong token (the caller's token settings or this tokens file)"
+    ]
