@@ -29,6 +29,8 @@ from edge_node.ingest.doc_ids import IdMigration, migrate_ids
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
 from edge_node.ingest.service import IngestReport, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AuditEntry, read_audit
+from edge_node.policy.doc_id_key import doc_id_key
+from edge_node.policy.privacy import outbound_doc_id
 from edge_node.query.edge_answer import EdgeAnswer, Escalator
 from edge_node.runtime import EdgeModels, EdgeRuntime
 from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase, is_edge_dir
@@ -244,6 +246,13 @@ class Edge:
 
     def stats(self, with_document_ids: bool = True) -> EdgeStats:
         return self._kb.stats(with_document_ids)
+
+    def sources(self, cited: str) -> list[str]:
+        """The documents of this edge that an id cited outside it (in a cloud answer, an audit line) stands for,
+        under this edge's ``privacy.doc_ids``: one for an opaque id, maybe several for a file name."""
+        key = doc_id_key(self.data_dir)
+        policy, edge_id = self.config.privacy, self.edge_id
+        return [d for d in self._kb.store.document_ids() if outbound_doc_id(d, policy, edge_id, key) == cited.strip()]
 
     def subgraphs(self) -> list[SubgraphRecord]:
         """The subgraphs and their summaries, as stored."""

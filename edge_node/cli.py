@@ -18,7 +18,7 @@ from edge_node.transport.api_client import ReplySource
 from edge_node.transport.api_token import API_TOKEN_FILE_ENV
 from edge_node.transport.server import edge_token
 from shared.cli.console import one_line
-from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL
+from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
@@ -130,6 +130,11 @@ def _register_reading(commands: Any) -> None:
     common(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_summaries)
+
+    p = commands.add_parser("source", help="the document of this edge an id cited outside it stands for")
+    common(p)
+    p.add_argument("cited", help="a source id as an answer cites it (e.g. doc-3f2a9c1e0b7d4e55)")
+    p.set_defaults(func=cmd_source)
 
     p = commands.add_parser("audit", help="what left this edge: the latest messages of its audit log, and totals")
     common(p)
@@ -294,6 +299,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
             if key not in ("origins", "document_ids"):
                 print(f"{key}: {value}")
     return EXIT_OK
+
+
+def cmd_source(args: argparse.Namespace) -> int:
+    with Edge.open(args.data_dir, _config(args), existing=True) as edge:
+        found = edge.sources(args.cited)
+    for doc_id in found:
+        print(doc_id)
+    if not found:
+        print(
+            f"dgrag: no document of this edge is cited as {args.cited!r} (under its privacy.doc_ids)", file=sys.stderr
+        )
+    return EXIT_OK if found else EXIT_USAGE
 
 
 def cmd_summaries(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from edge_node.ingest.readers import ReadResult
 from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AuditLog
+from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.privacy import (
     Outbound,
@@ -94,6 +95,8 @@ class EdgeRuntime:
         self._query = QueryService(kb, models.generator, models.embedder, models.tokenizer, config)
         self.data_dir = kb.data_dir
         self.audit = AuditLog(kb.data_dir)
+        self.id_key = doc_id_key(kb.data_dir)
+        """Keys this edge's opaque document ids (edge_node.policy.doc_id_key)."""
         store = kb.store
         self._guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
@@ -256,7 +259,7 @@ class EdgeRuntime:
     async def _outbound(self, question: str, given: QueryVectors | None = None) -> Outbound:
         def run() -> Outbound:
             retrieval = self._query.retrieve(question, given=given)
-            return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy, self._guard)
+            return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy, self._guard, self.id_key)
 
         return await self._run(run)
 

@@ -9,11 +9,11 @@ from collections.abc import Callable
 import grpc
 
 from cloud_server.services.parts import CloudParts
-from cloud_server.services.publish_budget import PublishBudget
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions, serve_ops_page
+from cloud_server.transport.publish_budget import PublishBudget
 from cloud_server.transport.servicer import CloudServicer
 from shared.config import CloudConfig
 from shared.proto.dgrag.v1 import cloud_pb2_grpc

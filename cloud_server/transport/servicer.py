@@ -20,7 +20,6 @@ from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.services.global_query import GlobalQueryService
 from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
 from cloud_server.services.parts import edge_statuses
-from cloud_server.services.publish_budget import PublishBudget
 from cloud_server.services.summary_index import SummaryIndex
 from cloud_server.services.summary_intake import check_capacity, check_publication
 from cloud_server.services.tokens import Role
@@ -28,6 +27,7 @@ from cloud_server.transport import api_serde
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
+from cloud_server.transport.publish_budget import PublishBudget
 from shared.core.ablations import Ablations
 from shared.core.constants import SESSION_ADMITTED
 from shared.core.errors import DgragError, InvalidRequestError

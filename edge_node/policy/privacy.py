@@ -10,10 +10,11 @@ edge's data directory, flushed and fsynced per line, so it survives a crash of t
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import secrets
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from edge_node.policy.doc_id_key import opaque_id
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.retrieval import Evidence, Retrieval
 from shared.config import PrivacyConfig
@@ -66,10 +67,12 @@ class Outbound:
 
 
 def knowledge_for_cloud(
-    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, guard: LeakGuard | None = None
+    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, guard: LeakGuard | None = None, id_key: bytes = b""
 ) -> Outbound:
     """The part of ``retrieval`` this edge's policy lets leave; with raw text forbidden, a description that
-    quotes a document (``guard``) goes without its description."""
+    quotes a document (``guard``) goes without its description. ``id_key`` keys opaque document ids (empty: a
+    random key for this call, for callers that never map ids back)."""
+    id_key = id_key or secrets.token_bytes(32)
     base = EdgeKnowledge(
         edge_id=edge_id,
         evidence=retrieval.evidence.score,
@@ -105,7 +108,11 @@ def knowledge_for_cloud(
     )
     chunks = tuple(
         KnowledgeChunk(
-            outbound_doc_id(c.doc_id, policy, edge_id), c.id, c.text[: policy.max_chunk_chars], c.score, c.tokens
+            outbound_doc_id(c.doc_id, policy, edge_id, id_key),
+            c.id,
+            c.text[: policy.max_chunk_chars],
+            c.score,
+            c.tokens,
         )
         for c in retrieval.chunks
     )
@@ -118,13 +125,13 @@ def knowledge_for_cloud(
     return Outbound(knowledge, withheld)
 
 
-def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str) -> str:
-    """The id a document is known by outside the edge: a hash, or its last part (a file's name without the
-    folders above it), or as it is."""
+def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str, key: bytes) -> str:
+    """The id a document is known by outside the edge: a keyed hash (``key``: edge_node.policy.doc_id_key), or its
+    last part (a file's name without the folders above it), or as it is."""
     if policy.doc_ids == "as_is":
         return doc_id
     if policy.doc_ids == "opaque":
-        return "doc-" + hashlib.sha256(f"{edge_id}\0{doc_id}".encode()).hexdigest()[:16]
+        return opaque_id(key, edge_id, doc_id)
     return PurePosixPath(doc_id.replace("\\", "/")).name or doc_id
 
 

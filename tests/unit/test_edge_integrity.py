@@ -137,3 +137,23 @@ def test_the_audit_command_lists_what_left_and_the_totals(tmp_path: Path, capsys
     assert "retrieval_reply" in out and "question 'Who leads Acme?', 2 chunk(s)" in out
     assert "summary_sync to cloud: 1 (1200 bytes)" in out and out.count("\n20") == 1, "one listed, both totalled"
     assert main(["edge", "audit", "--data-dir", str(tmp_path / "nothing")]) == 2
+
+
+def test_the_owner_maps_a_cited_opaque_id_back_to_its_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dgrag.cli import main
+    from edge_node.policy.doc_id_key import KEY_FILE, doc_id_key, opaque_id
+
+    service, _ = make_service(tmp_path / "edge", store=None)
+    service.ingest(DOCS)
+    service._kb.close()
+    key_file = tmp_path / "edge" / KEY_FILE
+    cited = opaque_id(doc_id_key(tmp_path / "edge"), "edge-a", "globex")
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and len(key_file.read_text().strip()) == 64
+    assert doc_id_key(tmp_path / "edge") == doc_id_key(tmp_path / "edge"), "made once, then read"
+    monkeypatch.setenv("DGRAG__EDGE_ID", "edge-a")
+    assert main(["edge", "source", "--data-dir", str(tmp_path / "edge"), cited]) == 0
+    assert capsys.readouterr().out.strip() == "globex"
+    assert main(["edge", "source", "--data-dir", str(tmp_path / "edge"), "doc-0000000000000000"]) == 2
+    assert "no document of this edge is cited as" in capsys.readouterr().err

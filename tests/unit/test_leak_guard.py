@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -121,21 +122,25 @@ def test_nothing_the_cloud_holds_or_says_quotes_an_entities_level_edge(tmp_path:
 def test_document_ids_leave_without_the_devices_paths() -> None:
     from edge_node.policy.privacy import outbound_doc_id
 
+    key = b"k" * 32
     path = "/home/ana/clinic/patients/maria-lopez-hiv.txt"
     names = PrivacyConfig(doc_ids="names")
-    assert outbound_doc_id(path, names, "e") == "maria-lopez-hiv.txt"
-    assert outbound_doc_id("mh-26d70d4fad", names, "e") == "mh-26d70d4fad"  # bundle ids stay
-    assert outbound_doc_id("clinic/patients/maria-lopez-hiv.txt", names, "e") == "maria-lopez-hiv.txt", "no folders"
-    opaque = outbound_doc_id(path, PrivacyConfig(), "e")
+    assert outbound_doc_id(path, names, "e", key) == "maria-lopez-hiv.txt"
+    assert outbound_doc_id("mh-26d70d4fad", names, "e", key) == "mh-26d70d4fad"  # bundle ids stay
+    assert outbound_doc_id("clinic/patients/maria-lopez-hiv.txt", names, "e", key) == "maria-lopez-hiv.txt"
+    opaque = outbound_doc_id(path, PrivacyConfig(), "e", key)
     assert opaque.startswith("doc-") and "maria" not in opaque, "by default a file name does not leave"
-    opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
+    opaque = outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e", key)
     assert opaque.startswith("doc-")
     assert (
         opaque
-        == outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e")
-        != outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "other-edge")
+        == outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e", key)
+        != outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "other-edge", key)
     )
-    assert outbound_doc_id(path, PrivacyConfig(doc_ids="as_is"), "e") == path
+    unkeyed = "doc-" + hashlib.sha256(f"e\0{path}".encode()).hexdigest()[:16]
+    assert opaque != unkeyed, "a guessed path's id cannot be computed without the edge's key"
+    assert opaque != outbound_doc_id(path, PrivacyConfig(doc_ids="opaque"), "e", b"x" * 32)
+    assert outbound_doc_id(path, PrivacyConfig(doc_ids="as_is"), "e", key) == path
 
 
 def test_a_name_that_is_a_documents_headline_does_not_leave_without_raw_text() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services.publish_budget import PublishBudget
+from cloud_server.transport.publish_budget import PublishBudget
 from shared.core.errors import ResourceExhaustedError
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2
 from shared.transport.grpc_transport import auth_metadata
