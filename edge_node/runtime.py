@@ -34,6 +34,7 @@ from edge_node.policy.privacy import (
 from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
 from edge_node.query.edge_answer import (
     CLOUD_DOWN_NOTE,
+    OFFLINE_NOTE,
     QUOTES_DOCUMENTS_NOTE,
     STRONGER_ELSEWHERE_NOTE,
     EdgeAnswer,
@@ -222,6 +223,8 @@ class EdgeRuntime:
         for name, seconds in cloud.timings.items():
             out.timings[f"cloud.{name}"] = seconds
         note = out.note if out.note == STRONGER_ELSEWHERE_NOTE else ""  # not the local path's "no cloud" note
+        if cloud.matched_offline:
+            note = OFFLINE_NOTE
         if cloud.edges_failed:
             note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
         return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, out.timings)
@@ -250,6 +253,8 @@ class EdgeRuntime:
         if verdict.stronger:
             out.note = STRONGER_ELSEWHERE_NOTE
             return Check.STRONGER_ELSEWHERE, verdict.answer
+        if verdict.matched_offline:
+            out.note = OFFLINE_NOTE
         return Check.NOT_STRONGER, None
 
     async def retrieve(self, question: str) -> EdgeKnowledge:

@@ -12,7 +12,7 @@ import dataclasses
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,6 +187,7 @@ class GlobalQueryService:
             )
             # a disconnected or silent edge's summaries stay in the index for when it returns; not asked meanwhile
             routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
+            out.matched_offline = self._offline_among(out.summaries[: max(m, 1)], asked_at)
         if route.probing:
             await self._probe(question, vector, vectors, out, routable, k, route)
         else:
@@ -294,6 +295,7 @@ class GlobalQueryService:
                 vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
             )
             others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
+            offline = self._offline_among([s for s in matches if s.edge_id != asked_at][:size], asked_at)
             with span("probe"):
                 probes = await asyncio.gather(
                     *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
@@ -308,13 +310,20 @@ class GlobalQueryService:
             lead = _bounded(claim.margin, cfg.evidence_margin)
             stronger = best > scoring.probed(mine) + lead
             if not (stronger and answer_if_stronger):
-                return EvidenceVerdict(stronger)
+                return EvidenceVerdict(stronger, matched_offline=offline)
             checked = time.perf_counter() - started
             k = self._default_k(route)
             known = dataclasses.replace(route, known=(*probes, mine))
             answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
             answer.timings["evidence_check"] = checked
             return EvidenceVerdict(True, answer)
+
+    def _offline_among(self, matches: Sequence[SummaryMatch], asked_at: str) -> bool:
+        """Whether an edge of ``matches`` (not the asker, nor one whose policy keeps it unnamed) is not connected."""
+        hidden = self._registry.unnamed
+        return any(
+            not self._registry.live(s.edge_id) for s in matches if s.edge_id != asked_at and s.edge_id not in hidden
+        )
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

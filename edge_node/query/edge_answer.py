@@ -14,6 +14,10 @@ from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.core.query_vectors import QueryVectors
 from shared.core.trace import AnswerTrace, Source
 
+OFFLINE_NOTE = (
+    "a device whose summaries match this question is offline now: its knowledge is not in this answer; ask again "
+    "when it is back"
+)
 STRONGER_ELSEWHERE_NOTE = "escalated: the cloud found another edge whose knowledge matches the question clearly better"
 QUOTES_DOCUMENTS_NOTE = (
     "The gate escalated, but the question quotes this edge's documents ({run!r}), which its privacy policy keeps "

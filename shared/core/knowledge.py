@@ -159,6 +159,8 @@ class CloudAnswer:
     reader: str = ""
     """How the answer was read (vote, extractive, generated, declined; fallback: an extract for lack of a usable
     generation); "" from a cloud older than this field."""
+    matched_offline: bool = False
+    """An edge not connected now was among the best matches of the question: its knowledge is not in the answer."""
 
 
 @dataclass(frozen=True)
@@ -201,3 +203,5 @@ class EvidenceVerdict:
 
     stronger: bool
     answer: CloudAnswer | None = None
+    matched_offline: bool = False
+    """Another edge, not connected now, was among the best matches of the question (its knowledge is missing)."""

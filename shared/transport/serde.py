@@ -125,6 +125,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         short_answer=a.short,
         withheld_words=a.withheld_words,
         reader=a.reader,
+        matched_offline=a.matched_offline,
     )
 
 
@@ -188,6 +189,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         short=msg.short_answer,
         withheld_words=msg.withheld_words,
         reader=msg.reader,
+        matched_offline=msg.matched_offline,
     )
 
 
@@ -219,12 +221,13 @@ def evidence_claim_from_proto(msg: cloud_pb2.CheckEvidenceRequest) -> EvidenceCl
 
 def verdict_to_proto(v: EvidenceVerdict) -> cloud_pb2.CheckEvidenceReply:
     answer = cloud_answer_to_proto(v.answer) if v.answer is not None else None
-    return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=v.stronger, answer=answer)
+    return cloud_pb2.CheckEvidenceReply(stronger_elsewhere=v.stronger, answer=answer, matched_offline=v.matched_offline)
 
 
 def verdict_from_proto(msg: cloud_pb2.CheckEvidenceReply) -> EvidenceVerdict:
     answer = cloud_answer_from_proto(msg.answer) if msg.HasField("answer") else None
-    return EvidenceVerdict(bool(msg.stronger_elsewhere), answer if msg.stronger_elsewhere else None)
+    stronger = bool(msg.stronger_elsewhere)
+    return EvidenceVerdict(stronger, answer if stronger else None, bool(msg.matched_offline))
 
 
 def vectors_to_proto(v: QueryVectors | None) -> cloud_pb2.QueryVectors | None:
