@@ -7,6 +7,7 @@ document, so a batch goes on past bad files.
 from __future__ import annotations
 
 import html
+import io
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from edge_node.ingest.confined_open import open_confined
 from shared.core.constants import SUPPORTED_SUFFIXES
 from shared.core.errors import InputDocumentError
 
@@ -44,7 +46,11 @@ ReadResult = RawDocument | InputDocumentError
 
 
 def read_paths(
-    paths: list[Path], max_bytes: int, bundle_edge: str | None = None, root: Path | None = None
+    paths: list[Path],
+    max_bytes: int,
+    bundle_edge: str | None = None,
+    root: Path | None = None,
+    confine: tuple[Path, ...] = (),
 ) -> Iterator[ReadResult]:
     """Documents from files and directories (recursively, in sorted order), or errors naming the bad ones.
 
@@ -53,9 +59,11 @@ def read_paths(
     lies in: a directory ``notes/`` yields ``notes/a.txt``, ``notes/2024/b.md``; a file alone is known by its
     name. ``bundle_edge`` keeps only rows of .jsonl bundles whose ``edge_id`` matches it. A second document
     with an id another one of the same call already has is refused (it would silently replace the first).
+    Each file is opened once and what was opened is checked: a directory's files must lie in it, and with
+    ``confine`` (resolved folders) every file must lie in one of them (edge_node.ingest.confined_open).
     """
     seen: dict[str, str] = {}
-    for result in _read_all(paths, max_bytes, bundle_edge, root):
+    for result in _read_all(paths, max_bytes, bundle_edge, root, confine):
         first = seen.setdefault(result.doc_id, result.source) if isinstance(result, RawDocument) else None
         if isinstance(result, RawDocument) and first != result.source:
             yield InputDocumentError(
@@ -67,7 +75,9 @@ def read_paths(
         yield result
 
 
-def _read_all(paths: list[Path], max_bytes: int, bundle_edge: str | None, root: Path | None) -> Iterator[ReadResult]:
+def _read_all(
+    paths: list[Path], max_bytes: int, bundle_edge: str | None, root: Path | None, confine: tuple[Path, ...]
+) -> Iterator[ReadResult]:
     for path in paths:
         base = _absolute(root) if root is not None else _absolute(path).parent
         if path.is_dir():
@@ -79,9 +89,10 @@ def _read_all(paths: list[Path], max_bytes: int, bundle_edge: str | None, root: 
                 if not _inside(file, real_root):
                     yield InputDocumentError(str(file), f"is a symlink leading out of {path}; not read")
                     continue
-                yield from _read_file(file, max_bytes, bundle_edge, base)
+                inside = tuple(r for r in confine if real_root.is_relative_to(r)) or (real_root,)
+                yield from _read_file(file, max_bytes, bundle_edge, base, inside)
         else:
-            yield from _read_file(path, max_bytes, bundle_edge, base)
+            yield from _read_file(path, max_bytes, bundle_edge, base, confine)
 
 
 def relative_doc_id(file: Path, base: Path) -> str | None:
@@ -130,24 +141,37 @@ def human_bytes(n: int) -> str:
     return f"{value:.1f} GiB"
 
 
-def _read_file(path: Path, max_bytes: int, bundle_edge: str | None, base: Path) -> Iterator[ReadResult]:
+def _read_file(
+    path: Path, max_bytes: int, bundle_edge: str | None, base: Path, within: tuple[Path, ...] = ()
+) -> Iterator[ReadResult]:
     name = str(path)
-    if not path.exists():
-        yield InputDocumentError(name, "no such file or directory")
-        return
-    if not path.is_file():
-        yield InputDocumentError(name, "not a regular file")
-        return
     suffix = path.suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
+    if suffix not in SUPPORTED_SUFFIXES and not path.is_dir():
         yield InputDocumentError(
             name, f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
         )
         return
-    if suffix == ".jsonl":
-        yield from _read_bundle(path, max_bytes, bundle_edge)
+    try:
+        handle = open_confined(path, within)  # opened once: what is checked is what is read
+    except FileNotFoundError:
+        yield InputDocumentError(name, "no such file or directory")
         return
-    size = path.stat().st_size
+    except InputDocumentError as exc:
+        yield exc
+        return
+    except OSError as exc:
+        yield InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
+        return
+    with handle:
+        if suffix == ".jsonl":
+            yield from _read_bundle(handle, name, max_bytes, bundle_edge)
+            return
+        yield from _read_document(handle, path, max_bytes, base)
+
+
+def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> Iterator[ReadResult]:
+    name = str(path)
+    size = os.fstat(handle.fileno()).st_size
     if size > max_bytes:
         yield InputDocumentError(
             name, f"is {human_bytes(size)}, over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes); split it"
@@ -157,7 +181,8 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None, base: Path) 
         yield InputDocumentError(name, "is empty")
         return
     try:
-        text = _read_pdf(path, max_bytes) if suffix == ".pdf" else _read_text(path)
+        data = handle.read(max_bytes + 1)
+        text = _read_pdf(data, name, max_bytes) if path.suffix.lower() == ".pdf" else _decode_text(data, name)
     except InputDocumentError as exc:
         yield exc
         return
@@ -174,31 +199,30 @@ def _read_file(path: Path, max_bytes: int, bundle_edge: str | None, base: Path) 
     yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name, former_id=str(path.resolve()))
 
 
-def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+def _decode_text(data: bytes, name: str) -> str:
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise InputDocumentError(str(path), "looks binary (contains NUL bytes); only UTF-8 text is accepted")
+        raise InputDocumentError(name, "looks binary (contains NUL bytes); only UTF-8 text is accepted")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputDocumentError(
-            str(path), f"is not valid UTF-8 (byte {exc.start}); convert it, e.g. iconv -t UTF-8"
+            name, f"is not valid UTF-8 (byte {exc.start}); convert it, e.g. iconv -t UTF-8"
         ) from exc
 
 
-def _read_pdf(path: Path, max_chars: int) -> str:
+def _read_pdf(data: bytes, name: str, max_chars: int) -> str:
     try:
         from pypdf import PdfReader
         from pypdf.errors import PyPdfError
     except ImportError as exc:
-        raise InputDocumentError(str(path), "reading PDFs needs pypdf; run: pip install pypdf") from exc
+        raise InputDocumentError(name, "reading PDFs needs pypdf; run: pip install pypdf") from exc
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # a broken PDF is reported once, as an input error
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            raise InputDocumentError(str(path), "is an encrypted PDF; decrypt it first")
+            raise InputDocumentError(name, "is an encrypted PDF; decrypt it first")
         if len(reader.pages) > MAX_PDF_PAGES:
-            raise InputDocumentError(str(path), f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
+            raise InputDocumentError(name, f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
         pages: list[str] = []
         chars = 0
         for number, page in enumerate(reader.pages, start=1):
@@ -206,14 +230,14 @@ def _read_pdf(path: Path, max_chars: int) -> str:
             size = len(contents.get_data()) if contents is not None else 0
             if size > MAX_PDF_PAGE_CONTENT_BYTES:
                 raise InputDocumentError(
-                    str(path),
+                    name,
                     f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
                     f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page",
                 )
             pages.append(page.extract_text() or "")
             chars += len(pages[-1])
             if chars > max_chars:
-                raise InputDocumentError(str(path), f"expands to over {max_chars} characters of text; split it")
+                raise InputDocumentError(name, f"expands to over {max_chars} characters of text; split it")
     except InputDocumentError:
         raise
     except (
@@ -228,64 +252,52 @@ def _read_pdf(path: Path, max_chars: int) -> str:
         MemoryError,
         OSError,
     ) as exc:
-        raise InputDocumentError(str(path), f"cannot be read as a PDF: {type(exc).__name__}: {exc}") from exc
+        raise InputDocumentError(name, f"cannot be read as a PDF: {type(exc).__name__}: {exc}") from exc
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:
-        raise InputDocumentError(str(path), "PDF has no extractable text (scanned images need OCR first)")
+        raise InputDocumentError(name, "PDF has no extractable text (scanned images need OCR first)")
     return text
 
 
-def _read_bundle(path: Path, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        yield InputDocumentError(str(path), f"cannot be read: {exc.strerror or exc}")
-        return
+def _read_bundle(handle: BinaryIO, path: str, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:
     found = False
-    with handle:
-        for number, raw in enumerate(_lines(handle, max_bytes), start=1):
-            where = f"{path}:{number}"
-            if raw is None:
-                yield InputDocumentError(
-                    where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)"
-                )
-                continue
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                yield InputDocumentError(where, "row is not valid UTF-8")
-                continue
-            except json.JSONDecodeError as exc:
-                yield InputDocumentError(where, f"row is not valid JSON: {exc.msg}")
-                continue
-            if (
-                not isinstance(row, dict)
-                or not isinstance(row.get("doc_id"), str)
-                or not isinstance(row.get("text"), str)
-            ):
-                yield InputDocumentError(where, 'row needs string fields "doc_id" and "text"')
-                continue
-            if bundle_edge is not None and row.get("edge_id") != bundle_edge:
-                continue
-            if not _valid_doc_id(row["doc_id"]):
-                yield InputDocumentError(
-                    where, f"doc_id must be 1-{MAX_DOC_ID_CHARS} printable characters, not {row['doc_id'][:40]!r}"
-                )
-                continue
-            found = True
-            if _unpaired_surrogates(row["doc_id"], row["text"], row.get("title")):
-                yield InputDocumentError(where, "row holds an unpaired surrogate escape (\\ud800-\\udfff)")
-                continue
-            if not row["text"].strip():
-                yield InputDocumentError(where, f"document {row['doc_id']} has no text")
-                continue
-            title = row["title"] if isinstance(row.get("title"), str) else row["doc_id"]
-            # Bundles scraped from the web carry HTML entities (&#039;); index the characters they stand for.
-            yield RawDocument(
-                doc_id=row["doc_id"], title=html.unescape(title), text=html.unescape(row["text"]), source=where
+    for number, raw in enumerate(_lines(handle, max_bytes), start=1):
+        where = f"{path}:{number}"
+        if raw is None:
+            yield InputDocumentError(where, f"row is over the {human_bytes(max_bytes)} limit (ingest.max_file_bytes)")
+            continue
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            yield InputDocumentError(where, "row is not valid UTF-8")
+            continue
+        except json.JSONDecodeError as exc:
+            yield InputDocumentError(where, f"row is not valid JSON: {exc.msg}")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("doc_id"), str) or not isinstance(row.get("text"), str):
+            yield InputDocumentError(where, 'row needs string fields "doc_id" and "text"')
+            continue
+        if bundle_edge is not None and row.get("edge_id") != bundle_edge:
+            continue
+        if not _valid_doc_id(row["doc_id"]):
+            yield InputDocumentError(
+                where, f"doc_id must be 1-{MAX_DOC_ID_CHARS} printable characters, not {row['doc_id'][:40]!r}"
             )
+            continue
+        found = True
+        if _unpaired_surrogates(row["doc_id"], row["text"], row.get("title")):
+            yield InputDocumentError(where, "row holds an unpaired surrogate escape (\\ud800-\\udfff)")
+            continue
+        if not row["text"].strip():
+            yield InputDocumentError(where, f"document {row['doc_id']} has no text")
+            continue
+        title = row["title"] if isinstance(row.get("title"), str) else row["doc_id"]
+        # Bundles scraped from the web carry HTML entities (&#039;); index the characters they stand for.
+        yield RawDocument(
+            doc_id=row["doc_id"], title=html.unescape(title), text=html.unescape(row["text"]), source=where
+        )
     if bundle_edge is not None and not found:
         yield InputDocumentError(str(path), f"bundle has no documents for edge {bundle_edge!r}")
 

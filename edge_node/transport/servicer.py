@@ -63,7 +63,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"Ingest may read only under the edge's ingest roots ({where}); refused: {', '.join(outside[:5])}",
             )
-        items: list[ReadResult] = list(read_paths(paths, self._runtime.config.ingest.max_file_bytes))
+        limit = self._runtime.config.ingest.max_file_bytes
+        items: list[ReadResult] = list(read_paths(paths, limit, confine=self._roots))  # checked again once opened
         for d in request.documents:
             if not d.doc_id.strip() or not d.text.strip():
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "every inline document needs a doc_id and text")

@@ -74,3 +74,35 @@ def test_error_lines_escape_control_characters_in_file_names() -> None:
     assert one_line("/in/new\nline.txt") == "/in/new\\nline.txt"
     assert one_line("/in/tab\there\x1b[31m.txt") == "/in/tab\\there\\x1b[31m.txt"
     assert one_line("/in/café.txt") == "/in/café.txt"
+
+
+def test_what_is_opened_is_what_is_checked_a_swapped_symlink_and_a_fifo_are_refused(tmp_path: Path) -> None:
+    import os
+
+    from edge_node.ingest import readers
+    from edge_node.ingest.readers import read_paths
+
+    root, outside = tmp_path / "roots", tmp_path / "private"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("the private key is 1234")
+    note = root / "note.txt"
+    note.write_text("an ordinary note")
+    opened = readers.open_confined
+
+    def swap_then_open(path: Path, within: tuple[Path, ...] = ()):  # type: ignore[no-untyped-def]
+        note.unlink()  # the path was checked as a plain file under the root; now it leads out
+        note.symlink_to(outside / "secret.txt")
+        return opened(path, within)
+
+    readers.open_confined = swap_then_open  # type: ignore[assignment]
+    try:
+        [result] = list(read_paths([note], 1 << 20, confine=(root.resolve(),)))
+    finally:
+        readers.open_confined = opened  # type: ignore[assignment]
+    assert isinstance(result, InputDocumentError) and "leads out of" in str(result), result
+    os.mkfifo(root / "pipe.txt")
+    [fifo] = list(read_paths([root / "pipe.txt"], 1 << 20, confine=(root.resolve(),)))
+    assert isinstance(fifo, InputDocumentError) and "not a regular file" in str(fifo), "refused, never blocked on"
+    [plain] = list(read_paths([root / "ok.txt"], 1 << 20)) if (root / "ok.txt").write_text("fine") else []
+    assert not isinstance(plain, InputDocumentError) and plain.text == "fine"
