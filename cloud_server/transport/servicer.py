@@ -35,7 +35,7 @@ from shared.core.knowledge import EvidenceClaim
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde, serde_session
 from shared.transport.grpc_status import status_for
-from shared.transport.tracing import continued, traceparent_of
+from shared.transport.tracing import linked, traceparent_of
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             query = dataclasses.replace(serde.cloud_query_from_proto(request), caller=caller)
             if as_edge:  # an edge asks for itself: it cannot claim another edge's question, nor read their texts
                 query = dataclasses.replace(query, asked_at=caller, share_context=False)
-            with continued("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
+            with linked("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
                 answer = await self._queries.answer(query)
                 traced.set_attribute("edges_asked", answer.edges_asked)
         except DgragError as exc:
@@ -201,7 +201,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         lexical = None if sent.lexical is None else _claimed(sent.lexical)
         claim = EvidenceClaim(_claimed(sent.evidence), _claimed(sent.terms), lexical, sent.margin)
         try:
-            with continued("cloud.check_evidence", traceparent_of(metadata), caller=caller) as traced:
+            with linked("cloud.check_evidence", traceparent_of(metadata), caller=caller) as traced:
                 verdict = await self._queries.check_evidence(
                     request.question,
                     caller,

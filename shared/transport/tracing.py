@@ -136,6 +136,23 @@ def continued(name: str, traceparent: str, **attributes: Any) -> Iterator[Span]:
         yield current
 
 
+@contextmanager
+def linked(name: str, traceparent: str, **attributes: Any) -> Iterator[Span]:
+    """A server span starting a trace of this process's own, linked to the caller's (for calls from another
+    participant): the caller's trace id goes no further than the link, so it cannot hand an id through this
+    process to the ones it calls, and whether to sample is decided here, not by the caller's sampled flag."""
+    links = []
+    if traceparent and len(traceparent) <= MAX_TRACEPARENT_CHARS:
+        remote = trace.get_current_span(_PROPAGATOR.extract({TRACEPARENT: traceparent})).get_span_context()
+        if remote.is_valid:
+            links.append(trace.Link(remote))
+    root = trace.set_span_in_context(trace.INVALID_SPAN)
+    with tracer().start_as_current_span(
+        name, context=root, kind=SpanKind.SERVER, links=links, attributes=attributes
+    ) as current:
+        yield current
+
+
 def current_traceparent() -> str:
     """The W3C traceparent of the current span ("" when nothing is traced)."""
     carrier: dict[str, str] = {}

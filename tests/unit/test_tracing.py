@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config.tracing import TracingConfig
-from shared.transport.tracing import continued, current_traceparent, span, traced_process
+from shared.transport.tracing import continued, current_traceparent, linked, span, traced_process
 from tests.unit.grpc_harness import ACME, ZEPHYR, ask, connected, run, start_network
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
@@ -36,8 +36,13 @@ def test_an_escalated_question_is_one_trace_with_its_phases_as_spans(tmp_path: P
     by_id = {s["context"]["span_id"]: s for s in spans}
     (root,) = [s for s in spans if s["name"] == "edge.query"]
     assert root["parent_id"] is None and root["attributes"]["decision"] == "cloud"
-    trace_id = root["context"]["trace_id"]
-    question = [s for s in spans if s["context"]["trace_id"] == trace_id]
+    (served,) = [s for s in spans if s["name"] == "cloud.global_query"]
+    (asking,) = [s for s in spans if s["name"] == "edge.ask_cloud"]
+    assert served["parent_id"] is None, "the cloud starts a trace of its own for a participant's call"
+    assert served["context"]["trace_id"] != root["context"]["trace_id"]
+    assert [link["context"]["span_id"] for link in served["links"]] == [asking["context"]["span_id"]], "linked"
+    trace_ids = {root["context"]["trace_id"], served["context"]["trace_id"]}
+    question = [s for s in spans if s["context"]["trace_id"] in trace_ids]
     names = {s["name"] for s in question}
     assert names >= {
         "edge.query",
@@ -58,8 +63,6 @@ def test_an_escalated_question_is_one_trace_with_its_phases_as_spans(tmp_path: P
     def parent(s: dict[str, Any]) -> dict[str, Any]:
         return by_id[s["parent_id"]]
 
-    (served,) = [s for s in question if s["name"] == "cloud.global_query"]
-    assert parent(served)["name"] == "edge.ask_cloud", "the cloud continues the edge's call (gRPC metadata)"
     answered = [s for s in question if s["name"] == "edge.retrieval_request"]
     assert answered and all(parent(s)["name"] == "cloud.ask_edge" for s in answered), "edges continue the request"
     assert {parent(s)["attributes"]["edge"] for s in answered} == {"edge-a", "edge-b"}
@@ -85,6 +88,17 @@ def test_a_traceparent_from_another_process_is_bounded_and_nothing_else_is_taken
     assert carried.startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-") and "tracestate" not in carried
     for name in ("overlong", "malformed"):
         assert spans[name]["parent_id"] is None, f"a {name} traceparent starts a new trace"
+
+
+def test_a_callers_trace_is_linked_not_continued_and_its_sampled_flag_is_not_obeyed(tmp_path: Path) -> None:
+    file = tmp_path / "spans.jsonl"
+    unsampled = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
+    with traced_process(TracingConfig(file=str(file)), "dgrag-test"), linked("served", unsampled):
+        carried = current_traceparent()
+    (served,) = _spans(file)
+    assert served["parent_id"] is None and served["context"]["trace_id"] != "0x4bf92f3577b34da6a3ce929d0e0e4736"
+    assert served["links"][0]["context"]["trace_id"] == "0x4bf92f3577b34da6a3ce929d0e0e4736"
+    assert "4bf92f3577b34da6a3ce929d0e0e4736" not in carried, "the caller's id goes no further"
 
 
 def test_tracing_off_costs_no_file_and_carries_nothing(tmp_path: Path) -> None:
