@@ -4,22 +4,20 @@ what was withheld, how long it took).
 
 Only an ``admin`` credential of the tokens file opens it (HTTP basic authentication: the credential's id and
 token). It listens on ``ops_host`` (loopback by default: reach it through an SSH tunnel; basic authentication
-over plain HTTP on a network sends the token in the clear).
+over plain HTTP on a network sends the token in the clear). This module renders it; cloud_server.transport.
+ops_server serves it.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import logging
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from cloud_server.services.parts import CloudParts
-from cloud_server.services.tokens import TokenBook
 from shared.core.knowledge import CloudAnswer
 
 log = logging.getLogger(__name__)
@@ -107,45 +105,3 @@ th {{ background: #f3f3f3; }} tr.flagged td {{ background: #fde2e1; }}
 {questions}
 </table></body></html>
 """
-
-
-def serve_ops_page(
-    parts: CloudParts, recent: RecentQuestions, tokens: TokenBook, host: str, port: int
-) -> ThreadingHTTPServer:
-    """Serve the page at http://host:port/ in a daemon thread; ``shutdown()`` stops it."""
-    server = ThreadingHTTPServer((host, port), _handler(parts, recent, tokens))
-    threading.Thread(target=server.serve_forever, name="ops-page", daemon=True).start()
-    log.info("operators' page on http://%s:%d/", host, server.server_port)
-    return server
-
-
-def _handler(parts: CloudParts, recent: RecentQuestions, tokens: TokenBook) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if not _admin(self.headers.get("Authorization", ""), tokens):
-                self.send_response(401)
-                self.send_header("WWW-Authenticate", 'Basic realm="dgrag cloud operators"')
-                self.end_headers()
-                return
-            body = render(parts, recent, time.time()).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    return Handler
-
-
-def _admin(header: str, tokens: TokenBook) -> bool:
-    if not header.startswith("Basic "):
-        return False
-    try:
-        user, _, token = base64.b64decode(header[6:], validate=True).decode().partition(":")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    credential = tokens.check(user, token)
-    return credential is not None and credential.role == "admin"

@@ -12,7 +12,8 @@ from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
-from cloud_server.transport.ops_page import RecentQuestions, serve_ops_page
+from cloud_server.transport.ops_page import RecentQuestions
+from cloud_server.transport.ops_server import serve_ops_page
 from cloud_server.transport.publish_budget import PublishBudget
 from cloud_server.transport.servicer import CloudServicer
 from shared.config import CloudConfig
@@ -29,6 +30,17 @@ CLOUD_SERVICE = "dgrag.v1.Cloud"
 GRACE_S = 2.0
 
 
+def _interceptor(config: CloudConfig, tokens: TokenBook, metrics: CloudMetrics | None) -> TokenAuthInterceptor:
+    """The credential check of every call, with the per-credential and failed-authentication budgets."""
+    auth = TokenAuthInterceptor(
+        tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst), certified=bool(config.tls_client_ca)
+    )
+    auth.failed_auth = CallBuckets(config.failed_auth_per_minute, FAILED_AUTH_BURST)
+    if metrics is not None:
+        auth.on_refusal = metrics.refused
+    return auth
+
+
 async def serve_cloud(
     config: CloudConfig,
     parts: CloudParts,
@@ -39,12 +51,7 @@ async def serve_cloud(
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     metrics = CloudMetrics(parts) if config.metrics_port else None
     recent = RecentQuestions() if config.ops_port else None
-    auth = TokenAuthInterceptor(
-        tokens, buckets=CallBuckets(config.calls_per_minute, config.call_burst), certified=bool(config.tls_client_ca)
-    )
-    auth.failed_auth = CallBuckets(config.failed_auth_per_minute, FAILED_AUTH_BURST)
-    if metrics is not None:
-        auth.on_refusal = metrics.refused
+    auth = _interceptor(config, tokens, metrics)
     server = grpc.aio.server(
         interceptors=[auth],
         options=server_options(config.max_message_bytes),
@@ -74,7 +81,9 @@ async def serve_cloud(
         )
     stop = stop or stop_on_signals()
     exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port) if metrics else None
-    page = serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port) if recent else None
+    page = (
+        serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port, config.ops_insecure) if recent else None
+    )
     await server.start()
     try:
         await mark_serving(health, [CLOUD_SERVICE])

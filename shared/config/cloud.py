@@ -173,6 +173,9 @@ class CloudConfig:
     credentials (HTTP basic authentication: id and token); 0 = off."""
     ops_host: str = "127.0.0.1"
     """Address the operators' page listens on (loopback: reach it through an SSH tunnel)."""
+    ops_insecure: bool = False
+    """Let the operators' page listen off loopback although HTTP basic authentication sends the admin token in
+    the clear (a network you trust entirely); without it such an ops_host is refused at start."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     hello_timeout_s: float = 10.0
