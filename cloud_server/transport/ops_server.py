@@ -5,19 +5,15 @@ and a page that would send its token in the clear off this machine is refused un
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import logging
-import threading
 import time
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
@@ -25,24 +21,11 @@ from cloud_server.transport.ops_page import RecentQuestions, render
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_transport import is_loopback
+from shared.transport.http_server import HttpServer
 
 log = logging.getLogger(__name__)
-MAX_CONNECTIONS = 32
-"""Connections served at once; more get 503."""
-IDLE_S = 5
-"""An idle keep-alive connection is closed after this long."""
 FAILED_LOGINS_PER_MINUTE, FAILED_LOGIN_BURST = 10.0, 5
 """Wrong credentials one address may send a minute (5 at once) before it gets 429 for a while."""
-STARTUP_S = 10.0
-
-
-class _IdleClosing(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with its keep-alive timeout started on connect too: a connection that never
-    sends a request is closed after IDLE_S (uvicorn times out only connections that finished a request)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
 
 
 def ops_app(parts: CloudParts, recent: RecentQuestions, tokens: TokenBook) -> Starlette:
@@ -61,44 +44,9 @@ def ops_app(parts: CloudParts, recent: RecentQuestions, tokens: TokenBook) -> St
     return Starlette(routes=[Route("/", page, methods=["GET"])])
 
 
-class OpsServer:
-    """uvicorn serving the page in a daemon thread of its own (the cloud's gRPC loop is not shared)."""
-
-    def __init__(self, app: Starlette, host: str, port: int) -> None:
-        config = uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            server_header=False,
-            timeout_keep_alive=IDLE_S,
-            limit_concurrency=MAX_CONNECTIONS,
-            h11_max_incomplete_event_size=16 * 1024,
-            http=_IdleClosing,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="ops-page", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + STARTUP_S
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise ConfigError(f"the operators' page could not listen on {host}:{port} (ops_host, ops_port)")
-            time.sleep(0.02)
-
-    @property
-    def port(self) -> int:
-        return int(self._server.servers[0].sockets[0].getsockname()[1])
-
-    def shutdown(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=STARTUP_S)
-
-
 def serve_ops_page(
     parts: CloudParts, recent: RecentQuestions, tokens: TokenBook, host: str, port: int, insecure: bool = False
-) -> OpsServer:
+) -> HttpServer:
     """Serve the page at http://host:port/; refused off loopback unless ``insecure`` (basic authentication
     sends the admin token in the clear)."""
     if not insecure and not is_loopback(f"{host}:{port}"):
@@ -107,7 +55,7 @@ def serve_ops_page(
             "the network: keep ops_host on 127.0.0.1 and reach the page through an SSH tunnel, or set "
             "ops_insecure = true on a network you trust entirely"
         )
-    server = OpsServer(ops_app(parts, recent, tokens), host, port)
+    server = HttpServer(ops_app(parts, recent, tokens), host, port, "operators' page")
     log.info("operators' page on http://%s:%d/", host, server.port)
     return server
 

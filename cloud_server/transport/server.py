@@ -21,7 +21,7 @@ from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
 from shared.transport.lifecycle import stop_on_signals
-from shared.transport.metrics_http import serve_metrics
+from shared.transport.metrics_http import metrics_token, serve_metrics
 
 FAILED_AUTH_BURST = 10
 """Failed authentications one address may have at once before failed_auth_per_minute paces it."""
@@ -80,7 +80,10 @@ async def serve_cloud(
             config.host,
         )
     stop = stop or stop_on_signals()
-    exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port) if metrics else None
+    exporter = None
+    if metrics is not None:
+        token = metrics_token(config.metrics_token_file)
+        exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port, token)
     page = (
         serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port, config.ops_insecure) if recent else None
     )

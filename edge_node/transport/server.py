@@ -24,7 +24,7 @@ from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.transport.grpc_auth import ApiTokenInterceptor
 from shared.transport.grpc_transport import add_health, bind, mark_serving, server_options
 from shared.transport.lifecycle import stop_on_signals
-from shared.transport.metrics_http import serve_metrics
+from shared.transport.metrics_http import metrics_token, serve_metrics
 from shared.transport.secret_file import read_secret, refuse_example_token
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,10 @@ async def serve_edge(
     port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
     stop = stop or stop_on_signals()
     served = config.server
-    exporter = serve_metrics(metrics.registry, served.metrics_host, served.metrics_port) if metrics else None
+    exporter = None
+    if metrics is not None:
+        token = metrics_token(served.metrics_token_file)
+        exporter = serve_metrics(metrics.registry, served.metrics_host, served.metrics_port, token)
     await server.start()
     session_task = asyncio.create_task(session.run(stop)) if session else None
     try:

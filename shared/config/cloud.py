@@ -166,6 +166,9 @@ class CloudConfig:
     """Health Watch streams one address may hold open."""
     metrics_port: int = 0
     """Serve Prometheus metrics at http://metrics_host:metrics_port/metrics (0 = off)."""
+    metrics_token_file: str = ""
+    """A file (mode 0600) holding a token /metrics then requires (``Authorization: Bearer <token>``); empty: the
+    metrics are open to whoever reaches metrics_host."""
     metrics_host: str = "127.0.0.1"
     """Address the metrics listen on (they name edges and their trust: keep them off public networks)."""
     ops_port: int = 0

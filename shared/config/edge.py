@@ -45,6 +45,8 @@ class EdgeServerConfig:
     refused; `dgrag edge ingest` on the device reads any path its user can)."""
     metrics_port: int = 0
     """Serve Prometheus metrics at http://metrics_host:metrics_port/metrics (0 = off)."""
+    metrics_token_file: str = ""
+    """A file (mode 0600) holding a token /metrics then requires (``Authorization: Bearer <token>``)."""
     metrics_host: str = "127.0.0.1"
     """Address the metrics listen on."""
 

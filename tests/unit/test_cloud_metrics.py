@@ -103,3 +103,34 @@ def test_an_unnamed_edge_is_counted_but_never_named_on_the_open_metrics_page(tmp
     text = run(main())
     assert 'dgrag_cloud_edge_trust{edge="edge-a"}' in text and "edge-b" not in text
     assert "dgrag_cloud_edges_unnamed 1.0" in text and "dgrag_cloud_edges_connected 2.0" in text
+
+
+def test_metrics_with_a_token_file_want_the_token(tmp_path: Path) -> None:
+    import urllib.error
+
+    from shared.transport.secret_file import write_secret
+
+    port = free_port()
+    token_file = tmp_path / "metrics.token"
+    write_secret(token_file, "a-metrics-token-of-24-chars\n")
+
+    def scrape(token: str) -> tuple[int, str]:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, ""
+
+    async def main() -> list[tuple[int, str]]:
+        net = await start_network(tmp_path, {"edge-a": ACME}, metrics_port=port, metrics_token_file=str(token_file))
+        try:
+            return [await asyncio.to_thread(scrape, t) for t in ("", "wrong-token", "a-metrics-token-of-24-chars")]
+        finally:
+            await net.close()
+
+    none, wrong, right = run(main())
+    assert none[0] == 401 and wrong[0] == 401
+    assert right[0] == 200 and "dgrag_cloud_edges_connected" in right[1]

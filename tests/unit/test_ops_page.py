@@ -24,8 +24,9 @@ def test_the_page_throttles_failed_logins_bounds_idle_connections_and_stays_on_l
 
     from cloud_server.services.tokens import TokenBook
     from cloud_server.transport.ops_page import RecentQuestions
-    from cloud_server.transport.ops_server import IDLE_S, OpsServer, ops_app, serve_ops_page
+    from cloud_server.transport.ops_server import ops_app, serve_ops_page
     from shared.core.errors import ConfigError
+    from shared.transport.http_server import IDLE_S, HttpServer
     from tests.unit.ops_page_view import _get
 
     class Parts:
@@ -35,7 +36,7 @@ def test_the_page_throttles_failed_logins_bounds_idle_connections_and_stays_on_l
     tokens = TokenBook.parse("admin ops the-operators-token-0123\n", Path("tokens"))
     with pytest.raises(ConfigError, match="SSH tunnel"):
         serve_ops_page(Parts(), RecentQuestions(), tokens, "0.0.0.0", 0)  # type: ignore[arg-type]
-    server = OpsServer(ops_app(Parts(), RecentQuestions(), tokens), "127.0.0.1", 0)  # type: ignore[arg-type]
+    server = HttpServer(ops_app(Parts(), RecentQuestions(), tokens), "127.0.0.1", 0, "page")  # type: ignore[arg-type]
     try:
         url = f"http://127.0.0.1:{server.port}/"
         assert _get(url, "ops", "the-operators-token-0123")[0] == 200
