@@ -261,6 +261,17 @@ async def _session_briefly(t: Targets) -> None:
 
 
 @attack("RESOURCE_EXHAUSTED")
+async def summary_delta_flood(t: Targets) -> str:
+    """100 summary deltas in one session, each a new version to embed: past the edge's budget of summary messages
+    (session_publishes_per_minute) the cloud closes the session."""
+    deltas = [
+        cloud_pb2.EdgeMessage(delta=cloud_pb2.SummaryDelta(upserts=[summary(f"{OTHER}/sg-1", version=n)], up_to_seq=n))
+        for n in range(1, 101)
+    ]
+    return await session_status(t, t.meta(OTHER), [hello(OTHER), *deltas])
+
+
+@attack("RESOURCE_EXHAUSTED")
 async def query_flood(t: Targets) -> str:
     """12 questions at once at a cloud that answers 2 at a time: the rest are refused at once, not queued."""
     codes = await asyncio.gather(*(global_query(t, t.meta(APP)) for _ in range(12)))
@@ -331,3 +342,15 @@ async def malformed_bytes_at_the_edge(t: Targets) -> str:
     async with grpc.aio.insecure_channel(t.edge.address) as channel:
         call = channel.unary_unary("/dgrag.v1.Edge/Query")
         return await status_of(call(b"\x0a\xff\xff\xff", metadata=bearer_metadata(t.edge_api_token), timeout=10))
+
+
+# --- last: it leaves this address refused for a few seconds --------------------------------------------------
+
+
+@attack("RESOURCE_EXHAUSTED")
+async def guessing_tokens(t: Targets) -> str:
+    """15 guessed operator tokens from one address, then the right one: past the failed-authentication budget
+    (failed_auth_per_minute) every call from the address is refused, so no guess is ever judged."""
+    for i in range(15):
+        await global_query(t, auth_metadata(ADMIN, f"guess-{i:02d}-of-the-operators-token"))
+    return await global_query(t, t.meta(ADMIN))
