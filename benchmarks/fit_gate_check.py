@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate import _score, gate_rows
-from cloud_server.experiments import ProbeRouting
+from cloud_server.experiments import ProbeRouting, bounded_lexical
 from shared.config import CloudQueryConfig, GateConfig
 from shared.core.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
@@ -74,7 +74,8 @@ def load_bundle(rows_path: Path, probes_path: Path) -> Bundle:
 
 def _probe(edge: str, score: float, parts: list[float]) -> ProbeScores:
     """An edge's probe from benchmarks.probe_routing's parts (coverage, chunk, terms[, lexical: newer files])."""
-    return ProbeScores(edge, score, term_coverage=parts[2], lexical=parts[3] if len(parts) > 3 else 0.0)
+    lexical = bounded_lexical(parts[3], parts[2]) if len(parts) > 3 else 0.0  # as the cloud takes a probe
+    return ProbeScores(edge, score, term_coverage=parts[2], lexical=lexical)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ For experiments: not a stable API for applications.
 from __future__ import annotations
 
 from cloud_server.services.answer_guard import guard_answer
+from cloud_server.services.knowledge_intake import bounded_lexical
 from cloud_server.services.routing import ProbeRouting, choose_edges
 from cloud_server.services.routing_memory import RoutingMemory
 from cloud_server.services.summary_index import SummaryIndex
 
-__all__ = ["ProbeRouting", "RoutingMemory", "SummaryIndex", "choose_edges", "guard_answer"]
+__all__ = ["ProbeRouting", "RoutingMemory", "SummaryIndex", "bounded_lexical", "choose_edges", "guard_answer"]

@@ -22,6 +22,7 @@ from cloud_server.services.claim_check import ClaimLedger, observe_claims, resco
 from cloud_server.services.cloud_reading import read_context
 from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
+from cloud_server.services.knowledge_intake import bounded_lexical
 from cloud_server.services.routing import ProbeRouting, choose_edges, edge_summary_scores
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
@@ -304,9 +305,9 @@ class GlobalQueryService:
             if claim.lexical is None:
                 scoring = dataclasses.replace(scoring, lexical_weight=0)
             best = max((scoring.probed(self.claims.discounted(p)) for p in probes if not p.error), default=0.0)
-            mine = ProbeScores(
-                asked_at, _unit(claim.evidence), term_coverage=_unit(claim.terms), lexical=_unit(claim.lexical or 0.0)
-            )
+            terms = _unit(claim.terms)
+            lexical = bounded_lexical(claim.lexical or 0.0, terms)
+            mine = ProbeScores(asked_at, _unit(claim.evidence), term_coverage=terms, lexical=lexical)
             lead = _bounded(claim.margin, cfg.evidence_margin)
             stronger = best > scoring.probed(mine) + lead
             if not (stronger and answer_if_stronger):

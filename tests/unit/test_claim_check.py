@@ -223,3 +223,12 @@ def test_a_probe_refuser_s_summaries_are_checked_against_what_it_returns() -> No
     for _ in range(3):
         observe_claims(honest, QUESTION, [refused], [good], {"refuser": good.chunks[0].score + 0.4})
     assert honest.trust("refuser") == 1.0, "a summary that matches better than its best chunk, as summaries do"
+
+
+def test_a_lexical_claim_the_cloud_cannot_measure_is_bounded_by_the_term_coverage_it_can() -> None:
+    from cloud_server.services.knowledge_intake import LEXICAL_OVER_TERMS, accept_probe
+
+    smart = accept_probe("smart", ProbeScores("smart", 0.4, best_chunk=0.4, term_coverage=0.2, lexical=1.0))
+    assert smart.lexical == pytest.approx(0.2 + LEXICAL_OVER_TERMS)
+    honest = accept_probe("honest", ProbeScores("honest", 0.6, best_chunk=0.6, term_coverage=0.5, lexical=0.7))
+    assert honest.lexical == 0.7
