@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import itertools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +104,10 @@ class EdgeRegistry:
 
     def connected(self, edge_id: str) -> bool:
         return edge_id in self._sessions
+
+    def offline_among(self, edge_ids: Sequence[str], asked_at: str = "") -> bool:
+        """Whether an edge of ``edge_ids`` (not ``asked_at``, nor one that asked to stay unnamed) is not live."""
+        return any(not self.live(e) for e in edge_ids if e != asked_at and e not in self.unnamed)
 
     def live(self, edge_id: str) -> bool:
         """Connected and heard from within 3 heartbeat intervals (a hung edge whose stream is still open is

@@ -12,7 +12,7 @@ import dataclasses
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,7 +188,9 @@ class GlobalQueryService:
             )
             # a disconnected or silent edge's summaries stay in the index for when it returns; not asked meanwhile
             routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
-            out.matched_offline = self._offline_among(out.summaries[: max(m, 1)], asked_at)
+            out.matched_offline = self._registry.offline_among(
+                [s.edge_id for s in out.summaries[: max(m, 1)]], asked_at
+            )
         if route.probing:
             await self._probe(question, vector, vectors, out, routable, k, route)
         else:
@@ -296,7 +298,9 @@ class GlobalQueryService:
                 vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
             )
             others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
-            offline = self._offline_among([s for s in matches if s.edge_id != asked_at][:size], asked_at)
+            offline = self._registry.offline_among(
+                [s.edge_id for s in matches if s.edge_id != asked_at][:size], asked_at
+            )
             with span("probe"):
                 probes = await asyncio.gather(
                     *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
@@ -318,13 +322,6 @@ class GlobalQueryService:
             answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
             answer.timings["evidence_check"] = checked
             return EvidenceVerdict(True, answer)
-
-    def _offline_among(self, matches: Sequence[SummaryMatch], asked_at: str) -> bool:
-        """Whether an edge of ``matches`` (not the asker, nor one whose policy keeps it unnamed) is not connected."""
-        hidden = self._registry.unnamed
-        return any(
-            not self._registry.live(s.edge_id) for s in matches if s.edge_id != asked_at and s.edge_id not in hidden
-        )
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""

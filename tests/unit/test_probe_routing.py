@@ -90,7 +90,7 @@ def test_an_edge_cannot_outbid_the_others_beyond_range() -> None:
         "b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf"), term_coverage=4.0, lexical=float("inf"))
     )
     assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0, term_coverage=1.0, lexical=0.0)
-    assert accept_probe("b", ProbeScores("b", 0.5, lexical=3.0)).lexical == 1.0
+    assert accept_probe("b", ProbeScores("b", 0.5, term_coverage=0.6, lexical=3.0)).lexical == 1.0
 
 
 def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refuses(tmp_path: Path) -> None:
@@ -198,7 +198,10 @@ def test_the_check_compares_lexical_coverage_on_both_sides(tmp_path: Path) -> No
                     found = []
                     for lexical in (0.0, 1.0, None):
                         request = cloud_pb2.CheckEvidenceRequest(
-                            question="Who founded Zephyr Medical in Lisbon?", local_evidence=1.0, local_lexical=lexical
+                            question="Who founded Zephyr Medical in Lisbon?",
+                            local_evidence=1.0,
+                            local_terms=0.5,  # a lexical claim counts up to 0.5 above the term coverage
+                            local_lexical=lexical,
                         )
                         reply = await cloud_pb2_grpc.CloudStub(channel).CheckEvidence(
                             request, metadata=auth_metadata("edge-a", token_of("edge-a")), timeout=10
