@@ -12,7 +12,7 @@ The rules (docs/benchmarks.md, "How we measure"):
   aside: "the cozy café downtown" is answered by "cozy café downtown"), the short answer has at most
   ``max(MIN_SHORT_WORDS, 2 * gold words)`` words, and it is not a list of candidates (two or more parts
   separated by ``,`` ``;`` ``/`` "or" "and" that each carry a name or number, unless the gold itself is such a
-  list).
+  list). Spacing inside names does not count: "Li Hua" answers "LiHua".
 - **Open** golds (longer): the short answer, within the same length cap, holds at least :data:`OPEN_COVERAGE` of
   the gold's content words. A whole chat line or paragraph is never a short answer, whatever it contains.
 
@@ -71,8 +71,18 @@ def strictly_correct(short: str, gold: str, answer: str = "") -> bool:
 
 
 def _contains_run(words: list[str], run: list[str]) -> bool:
-    """Whether ``run`` occurs in ``words`` as consecutive words."""
-    return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
+    """Whether ``run`` occurs in ``words`` as consecutive words, spacing aside: "Li Hua" answers "LiHua" and
+    "LiHua" answers "Li Hua" (the letters in the same order, the words joined differently)."""
+    joined = "".join(run)
+    for i in range(len(words)):
+        spelled = ""
+        for word in words[i:]:
+            spelled += word
+            if spelled == joined:
+                return True
+            if not joined.startswith(spelled):
+                break
+    return False
 
 
 def lists_candidates(short: str, gold: str) -> bool:

@@ -72,3 +72,10 @@ def test_the_baseline_knows_each_shape() -> None:
 def test_rows_are_rescored_from_their_short_answer() -> None:
     row = {"question": "Who?", "gold": "Amazon", "answer": "Amazon [1: x]", "short": "", "correct": True}
     assert rescored([row])[0]["correct"] is False
+
+
+def test_a_name_written_with_or_without_its_space_is_the_same_name() -> None:
+    assert strictly_correct("Li Hua", "LiHua") and strictly_correct("LiHua", "Li Hua")
+    assert strictly_correct("It was Wolfgang Schulz.", "WolfgangSchulz")
+    assert not strictly_correct("Li", "LiHua") and not strictly_correct("Li Huang", "LiHua")
+    assert not strictly_correct("Hua Li", "LiHua"), "the letters in the gold's order"
