@@ -16,7 +16,7 @@ from shared.core.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, Eviden
 from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport import serde
-from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel
+from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel, retry_unavailable
 from shared.transport.tracing import client_span, with_traceparent
 
 
@@ -39,7 +39,8 @@ class CloudLink:
         self._audit_content = audit_content
         self.metadata = auth_metadata(edge_id, token)
         self.tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
-        self._channel = open_channel(link.address, max_message_bytes, self.tls)
+        retried = retry_unavailable("dgrag.v1.Cloud", ("GlobalQuery", "CheckEvidence"))
+        self._channel = open_channel(link.address, max_message_bytes, self.tls, extra=[retried])
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
     async def global_query(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,10 @@ from shared.transport.secret_file import read_secret
 
 KEEPALIVE_MS = 20_000
 """Ping an idle connection this often, so NAT boxes keep the edge's stream open."""
+
+
+RETRY_ATTEMPTS = 3
+"""Tries of a retried call (the first and two retries)."""
 
 
 def options(max_message_bytes: int) -> list[tuple[str, int]]:
@@ -74,13 +79,32 @@ def is_loopback(address: str) -> bool:
         return False
 
 
+def retry_unavailable(service: str, methods: Sequence[str]) -> tuple[str, str]:
+    """A gRPC service config (channel option) retrying ``methods`` of ``service`` on UNAVAILABLE: at most
+    RETRY_ATTEMPTS tries, backing off from 0.2 s, all within the call's own deadline (a cloud restarting, a
+    connection reset: not a fallback answer at the first blip)."""
+    policy = {
+        "maxAttempts": RETRY_ATTEMPTS,
+        "initialBackoff": "0.2s",
+        "maxBackoff": "2s",
+        "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"],
+    }
+    names = [{"service": service, "method": m} for m in methods]
+    return "grpc.service_config", json.dumps({"methodConfig": [{"name": names, "retryPolicy": policy}]})
+
+
 def open_channel(
-    address: str, max_message_bytes: int, tls: ClientTls | None = None, carries_secrets: bool = True
+    address: str,
+    max_message_bytes: int,
+    tls: ClientTls | None = None,
+    carries_secrets: bool = True,
+    extra: Sequence[tuple[str, int | str]] = (),
 ) -> grpc.aio.Channel:
     """An asyncio channel to ``address`` (host:port): TLS when ``tls.ca`` is set; a plaintext channel that would
-    carry credentials off this machine is refused unless ``tls.insecure``."""
+    carry credentials off this machine is refused unless ``tls.insecure``. ``extra``: more channel options."""
     tls = tls or ClientTls()
-    opts: list[tuple[str, int | str]] = list(options(max_message_bytes))
+    opts: list[tuple[str, int | str]] = [*options(max_message_bytes), *extra]
     if not tls.ca:
         if carries_secrets and not tls.insecure and not is_loopback(address):
             raise ConfigError(
