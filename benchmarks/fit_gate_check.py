@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,8 @@ class Rates:
 
 
 def load_bundle(rows_path: Path, probes_path: Path) -> Bundle:
-    payload = json.loads(probes_path.read_text())
+    data = probes_path.read_bytes()
+    payload = json.loads(gzip.decompress(data) if probes_path.suffix == ".gz" else data)
     if "cases" not in payload:
         raise SystemExit(f"{probes_path} has no per-question probe scores: rerun benchmarks.probe_routing --json")
     probes = {
@@ -202,8 +204,12 @@ def choose(
     return best[2] if best else None
 
 
-def _described(bundles: list[Bundle], found: list[Rates]) -> str:
-    return "; ".join(f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" for b, r in zip(bundles, found, strict=True))
+def _described(bundles: list[Bundle], found: list[Rates], rows: list[list[dict[str, Any]]]) -> str:
+    """Each bundle's escalation within / out ('no rows' where the half holds none of its questions)."""
+    return "; ".join(
+        f"{b.name}: within {r.within:.1%}, out {r.out:.1%}" if n else f"{b.name}: no rows"
+        for b, r, n in zip(bundles, found, rows, strict=True)
+    )
 
 
 def _margin(text: str) -> float | None:
@@ -259,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     judged = [rates(b, h[1], chosen, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
     fitted = [rates(b, h[0], chosen, scoring, refusals) for b, h in zip(bundles, halves, strict=True)]
-    text, text_fit = _described(bundles, judged), _described(bundles, fitted)
+    text = _described(bundles, judged, [h[1] for h in halves])
+    text_fit = _described(bundles, fitted, [h[0] for h in halves])
     print(f"\nchosen on the fit half only ({args.objective}): [gate] {chosen.label()}; there: {text_fit}")
     print(f"judged on the report half (never fitted on): {text}")
     return 0
