@@ -167,3 +167,27 @@ def test_a_failed_tls_connection_says_what_to_change(tmp_path: Path) -> None:
     run(main())
     assert "token" in hint("UNAUTHENTICATED", "unauthenticated: the token is not valid", ClientTls())
     assert hint("DEADLINE_EXCEEDED", "Deadline Exceeded", ClientTls()) == ""
+
+
+def test_calls_a_certificate_refuses_do_not_spend_the_named_callers_budget(tmp_path: Path) -> None:
+    certs = make_certs(tmp_path / "certs", ["127.0.0.1", "localhost"], ["edge-a", ADMIN_ID])
+    tls = {"tls_cert": str(certs.cloud_cert), "tls_key": str(certs.cloud_key), "tls_client_ca": str(certs.ca)}
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {}, extra_edges=["edge-a"], calls_per_minute=6.0, call_burst=2, **tls)
+        address = f"127.0.0.1:{net.cloud_port}"
+        edge_cert, edge_key = (str(p) for p in certs.clients["edge-a"])
+        admin_cert, admin_key = (str(p) for p in certs.clients[ADMIN_ID])
+        try:
+            stolen = ClientTls(str(certs.ca), cert=edge_cert, key=edge_key)  # the operator's token, another's cert
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), stolen) as client:
+                for _ in range(4):
+                    with pytest.raises(DgragError, match="UNAUTHENTICATED"):
+                        await client.list_edges()
+            own = ClientTls(str(certs.ca), cert=admin_cert, key=admin_key)
+            async with CloudClient(address, ADMIN_ID, token_of(ADMIN_ID), own) as client:
+                assert await client.list_edges() == [], "the refused calls spent none of the operator's budget"
+        finally:
+            await net.close()
+
+    run(main())
