@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.lying_edge import figures
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.scoring import rescored, shape_baseline
@@ -98,8 +99,25 @@ def extraction_leaks(report: Path) -> str:
     return f"{leaks} of {len(rows)} ({data['leak_words']}-word runs)"
 
 
+LIAR = "sports"
+"""The edge run as a liar in docs/results/lying-edge (every probe score and chunk score claimed 1.0)."""
+
+
+def lying_edge(report: Path) -> str:
+    """``routed to the liar h% -> l%; honest edges' accuracy within / out h -> l`` over the report half's asks,
+    the honest run being report-multihop4 (the same questions, the same commit)."""
+    honest = figures(report_half(ROOT / MULTIHOP), LIAR)
+    lying = figures(report_half(report), LIAR)
+    accuracy = [f"{_pct(honest[f'{k}: accuracy'])} -> {_pct(lying[f'{k}: accuracy'])}" for k in ("within", "out")]
+    return (
+        f"asks routed to it {_pct(honest['captured'])} -> {_pct(lying['captured'])}; "
+        f"honest edges' accuracy within {accuracy[0]}, out {accuracy[1]}"
+    )
+
+
 MULTIHOP = "docs/results/report-multihop4"
 LIHUA = "docs/results/report-lihua4"
+LYING = "docs/results/lying-edge"
 FIGURES = (
     Figure("multihop4 (news by domain): strict accuracy within / out", MULTIHOP, accuracy_within_out),
     Figure("multihop4: by question shape, beside its baseline", MULTIHOP, by_shape),
@@ -108,6 +126,7 @@ FIGURES = (
     Figure("lihua4 (chats by quarter): strict accuracy within / out", LIHUA, accuracy_within_out),
     Figure("lihua4: by question shape, beside its baseline", LIHUA, lambda r: by_shape(r, ("open", "entity", "date"))),
     Figure("lihua4: escalation within / out", LIHUA, escalation_within_out),
+    Figure("a lying edge among multihop4's 4 (every claim 1.0): honest run -> with the liar", LYING, lying_edge),
     Figure(
         "extraction prompts whose answer carries a run of a paraphrase-only edge's words",
         "docs/results/extraction",
