@@ -153,14 +153,8 @@ def _read_file(
         return
     try:
         handle = open_confined(path, within)  # opened once: what is checked is what is read
-    except FileNotFoundError:
-        yield InputDocumentError(name, "no such file or directory")
-        return
-    except InputDocumentError as exc:
-        yield exc
-        return
-    except OSError as exc:
-        yield InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
+    except (InputDocumentError, OSError) as exc:
+        yield _read_error(name, exc)
         return
     with handle:
         if suffix == ".jsonl":
@@ -183,11 +177,8 @@ def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> 
     try:
         data = handle.read(max_bytes + 1)
         text = _read_pdf(data, name, max_bytes) if path.suffix.lower() == ".pdf" else _decode_text(data, name)
-    except InputDocumentError as exc:
-        yield exc
-        return
-    except OSError as exc:
-        yield InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
+    except (InputDocumentError, OSError) as exc:
+        yield _read_error(name, exc)
         return
     if not text.strip():
         yield InputDocumentError(name, "contains no text")
@@ -197,6 +188,15 @@ def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> 
         yield InputDocumentError(name, f"lies outside the ingest root {base}; give a --root that holds it")
         return
     yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name, former_id=str(path.resolve()))
+
+
+def _read_error(name: str, exc: InputDocumentError | OSError) -> InputDocumentError:
+    """The one-line error a failed open or read of ``name`` is reported as."""
+    if isinstance(exc, InputDocumentError):
+        return exc
+    if isinstance(exc, FileNotFoundError):
+        return InputDocumentError(name, "no such file or directory")
+    return InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
 
 
 def _decode_text(data: bytes, name: str) -> str:
