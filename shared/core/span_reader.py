@@ -57,19 +57,20 @@ class Found:
     """The sentence's place among all the passages' sentences (reading order)."""
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
+    """The first five letters of each content word: how readers compare a question's words with a text's."""
     return {w[:5] for w in content_words(text)}
 
 
 def best_sentences(question: str, passages: Sequence[Passage], limit: int = 1) -> list[Found]:
     """The sentences covering most of the question's content words (ties: earlier first)."""
-    terms = _stems(question)
+    terms = stems(question)
     scored: list[tuple[float, Found]] = []
     at = 0
     for passage in passages:
         for sentence in sentences(passage.text):
             at += 1
-            covered = len(_stems(sentence) & terms)
+            covered = len(stems(sentence) & terms)
             if covered:
                 scored.append((covered / (len(terms) or 1), Found(sentence, sentence, passage, covered, at)))
     scored.sort(key=lambda t: (-t[0], t[1].at))
@@ -78,14 +79,14 @@ def best_sentences(question: str, passages: Sequence[Passage], limit: int = 1) -
 
 def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool = False) -> list[Found]:
     """Named entities of ``passages`` that could answer ``question``, best first."""
-    terms = _stems(question)
+    terms = stems(question)
     weight = term_weights(terms, passages)
     score: dict[str, float] = {}
     where: dict[str, tuple[str, str, Passage, float]] = {}
     for passage in passages:
         named: set[str] = set()
         for sentence in sentences(passage.text):
-            covered = sum(weight[t] for t in _stems(sentence) & terms)
+            covered = sum(weight[t] for t in stems(sentence) & terms)
             for name in _names(sentence):
                 key = normalise_name(name)
                 if not key or occurs_in(name, question):
@@ -102,7 +103,7 @@ def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool
             score[key] *= PERSON_BONUS
     ranked = sorted(score, key=lambda k: (-score[k], k))
     # a name only found in passages sharing no word with the question is no answer to it
-    related = {p.number for p in passages if _stems(p.text) & terms}
+    related = {p.number for p in passages if stems(p.text) & terms}
     return [
         Found(where[k][0], where[k][1], where[k][2], score[k])
         for k in ranked
@@ -122,7 +123,7 @@ def _person_like(name: str) -> bool:
 def term_weights(terms: set[str], passages: Sequence[Passage]) -> dict[str, float]:
     """Each question term's weight: 1 for a term in every passage, more for rarer ones (IDF_WEIGHT scales it), so
     that "Kindle" counts for more than "company" among passages that all say "company"."""
-    held = [_stems(p.text) for p in passages]
+    held = [stems(p.text) for p in passages]
     n = len(held) or 1
     return {t: 1.0 + IDF_WEIGHT * math.log(n / (1 + sum(1 for h in held if t in h)) + 1.0) for t in terms}
 

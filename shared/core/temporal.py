@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from shared.core.degeneracy import content_words
-from shared.core.span_reader import Found, Passage, term_weights
+from shared.core.span_reader import Found, Passage, stems, term_weights
 from shared.core.text import sentences
 
 MIN_EVENT_SHARE = 0.3
@@ -150,7 +150,7 @@ def _event(text: str, passages: Sequence[Passage]) -> Found | None:
 
 
 def _stems(text: str) -> set[str]:
-    return {w[:5] for w in content_words(_split_names(text))}
+    return stems(_split_names(text))
 
 
 def _split_names(text: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from shared.core.degeneracy import content_words
 from shared.core.short_phrase import answer_phrase
-from shared.core.span_reader import Found, Passage
+from shared.core.span_reader import Found, Passage, stems
 from shared.core.text import sentences
 
 _ASKED = re.compile(
@@ -39,17 +39,17 @@ def asked_speaker(question: str) -> str | None:
 
 def read_utterance(question: str, passages: Sequence[Passage]) -> Found | None:
     """The short phrase of the asked speaker's best matching line (its sentence as support), or None."""
-    who = asked_speaker(question)
-    if who is None:
+    asked = _ASKED.search(question)
+    if asked is None:
         return None
-    verb = _ASKED.search(question).group("verb")  # type: ignore[union-attr]
-    topic = _stems(question) - _stems(who) - _stems(verb)
+    who = asked.group("who")
+    topic = stems(question) - stems(who) - stems(asked.group("verb"))
     best: tuple[int, int, str, str, Passage] | None = None
     at = 0
     for passage in passages:
         for said, sentence in _turns(passage.text, who):
             at += 1
-            shared = len(_stems(said) & topic)
+            shared = len(stems(said) & topic)
             if shared and not _asks_others(said) and (best is None or shared > best[0]):
                 best = (shared, at, said, sentence, passage)
     if best is None:
@@ -61,7 +61,7 @@ def read_utterance(question: str, passages: Sequence[Passage]) -> Found | None:
 def who_said(question: str, passages: Sequence[Passage]) -> Found | None:
     """For "Who suggested ...?": the speaker of the line that shares most words with the question (at least
     :data:`MIN_WHO_SHARE` of them), never one the question names; None where no line is attributed."""
-    topic = _stems(question)
+    topic = stems(question)
     if not topic:
         return None
     best: tuple[int, int, str, str, Passage] | None = None
@@ -69,7 +69,7 @@ def who_said(question: str, passages: Sequence[Passage]) -> Found | None:
     for passage in passages:
         for speaker, said, sentence in _attributed(passage.text):
             at += 1
-            shared = len(_stems(said) & topic)
+            shared = len(stems(said) & topic)
             enough = shared >= MIN_WHO_SHARE * len(topic) and not _named_in(speaker, question)
             if enough and (best is None or shared > best[0]):
                 best = (shared, at, speaker, sentence, passage)
@@ -87,10 +87,6 @@ def _asks_others(said: str) -> bool:
     """A question put to the others ("What do you think ...?") is not what the speaker thinks; a suggestion put as
     a question ("How about some lanterns?") is."""
     return said.rstrip(" )\"'”’").endswith("?") and _OTHERS.search(said) is not None
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:5] for w in content_words(text)}
 
 
 def _turns(text: str, who: str) -> Iterator[tuple[str, str]]:
