@@ -21,8 +21,12 @@ OPEN_SERVICES = ("/grpc.health.v1.Health/",)
 def bearer_token(metadata: Any) -> str:
     """The token of an ``authorization: Bearer <token>`` entry, or ""."""
     values = {k.lower(): v for k, v in (metadata or ()) if isinstance(v, str)}
-    value = values.get(AUTHORIZATION_HEADER, "")
-    return value[len("Bearer ") :].strip() if value.startswith("Bearer ") else ""
+    return bearer_of(values.get(AUTHORIZATION_HEADER, ""))
+
+
+def bearer_of(header: str) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header value, or ""."""
+    return header[len("Bearer ") :].strip() if header.startswith("Bearer ") else ""
 
 
 def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from shared.core.errors import ConfigError
+from shared.transport.grpc_auth import bearer_of
 
 MAX_CONNECTIONS = 32
 """Connections served at once; more get 503."""
@@ -68,5 +69,5 @@ class HttpServer:
 
 def bearer_matches(header: str, token: str) -> bool:
     """Whether an ``Authorization`` header carries ``Bearer <token>`` (compared in constant time)."""
-    given = header[len("Bearer ") :].strip() if header.startswith("Bearer ") else ""
+    given = bearer_of(header)
     return bool(given) and hmac.compare_digest(given.encode(), token.encode())
