@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarks.reader_choice import accuracy, profile_toml
@@ -28,10 +29,12 @@ from shared.config import EdgeConfig, load_config
 from shared.core.question_shape import shape_of
 from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
 from shared.core.reading import Reading, compose, plan_reading
+from shared.core.span_reader import Passage
 from shared.models.factory import build_generator
 from simulation.bundle import Question, load_questions
 from simulation.halves import half_of, parse_half, split
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers
+from simulation.retrieved import cached_chunks, load_rows, retrieved_passages
 from simulation.scoring import shape_baseline
 
 
@@ -46,21 +49,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shapes", default="", help="only questions of these shapes, e.g. yes_no (default: all)")
     p.add_argument("--half", default="all", help="only the fit or the report half of the questions (default: all)")
     p.add_argument("--profile", action="store_true", help="print the reader profile the fit half chooses (TOML)")
+    p.add_argument(
+        "--context",
+        type=Path,
+        action="append",
+        help="read each ask of these answer rows (jsonl[.gz]) from the chunks its answer saw instead of the gold"
+        " documents (repeat for several; the bundles' caches under --cache-dir)",
+    )
+    p.add_argument("--modes", default="local,dgrag", help="with --context: the rows' modes to read")
+    p.add_argument("--cache-dir", type=Path, default=Path(".dgrag/sim-cache"), help="the simulation's index cache")
     args = p.parse_args(argv)
     config = load_config(EdgeConfig, args.config)
     generator = build_generator(config.slm) if args.slm and args.samples is None else None
     earlier = _earlier_samples(args.samples)
     rows: list[dict[str, object]] = []
-    for bench in args.bench:
-        docs = load_docs(bench)
-        for q in _questions(bench, args):
-            reading = plan_reading(q.question, gold_passages(q, docs))
-            if earlier is not None:
-                answers = earlier.get(q.qid, [])
-            else:
-                answers = sample_answers(generator, reading, config) if generator is not None else []
-            rows.append(_row(q, reading, answers, modelled=generator is not None or earlier is not None))
-            print(f"\r{len(rows)} questions", end="", file=sys.stderr)
+    for q, passages in _cases(args):
+        reading = plan_reading(q.question, passages)
+        if earlier is not None:
+            answers = earlier.get(q.qid, [])
+        else:
+            answers = sample_answers(generator, reading, config) if generator is not None else []
+        rows.append(_row(q, reading, answers, modelled=generator is not None or earlier is not None))
+        print(f"\r{len(rows)} questions", end="", file=sys.stderr)
     print(file=sys.stderr)
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -68,6 +78,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print(profile_toml(rows))
     return 0
+
+
+def _cases(args: argparse.Namespace) -> Iterator[tuple[Question, list[Passage]]]:
+    """Each question with the passages it is read from: its gold documents, or (``--context``) the chunks each
+    recorded ask's answer saw."""
+    if not args.context:
+        for bench in args.bench:
+            docs = load_docs(bench)
+            yield from ((q, gold_passages(q, docs)) for q in _questions(bench, args))
+        return
+    wanted = {q.qid: q for bench in args.bench for q in _questions(bench, args)}
+    chunks = {name: cached_chunks(args.cache_dir, name) for name in {b.name for b in args.bench}}
+    for row in load_rows(args.context, args.modes.split(",")):
+        q = wanted.get(str(row["qid"]))
+        found = [p for c in chunks.values() if (p := retrieved_passages(row, c)) is not None]
+        if q is not None and found:
+            yield q, found[0]
 
 
 def _questions(bench: Path, args: argparse.Namespace) -> list[Question]:

@@ -29,6 +29,31 @@ def test_a_company_is_not_folded_into_a_product_named_after_it() -> None:
     assert found[0] == "Apple" and "Apple 16-inch M3 Max MacBook Pro" in found, found
 
 
+def test_a_name_backed_on_each_part_of_the_question_beats_one_mentioned_often_on_one_part() -> None:
+    search = "Zorblax Search ranks results. Zorblax Search pays for the default. Zorblax Search faced a market trial."
+    passages = [
+        Passage(1, search, "tech:search-1"),
+        Passage(2, search.replace("trial", "ruling"), "tech:search-2"),
+        Passage(3, "Quillon leads the e-reader market with its Kindle lineup.", "tech:kindle"),
+        Passage(4, "Sellers call selling on Quillon a life-changing opportunity.", "biz:sellers"),
+    ]
+    question = "Which company leads the e-reader market with its Kindle, and is a life-changing opportunity to sellers?"
+    assert rank_entities(question, passages)[0].short == "Quillon"
+
+
+def test_a_who_question_names_a_person_before_a_company_or_a_title() -> None:
+    passages = [
+        Passage(1, "SBF Trial: FTX collapse. FTX lost customer funds. FTX filed for bankruptcy.", "tech:trial"),
+        Passage(3, "Customers of FTX lost funds at FTX, said a famous investor in FTX, and FTX staff agreed.", "b:1"),
+        Passage(4, "The collapse of FTX cost customer funds; lenders to FTX and a famous investor sued FTX.", "b:2"),
+        Passage(2, "FTX founder Sam Bankman-Fried was compared to a famous investor.", "tech:profile"),
+    ]
+    question = "Who is the individual compared to a famous investor who lost customer funds?"
+    found = rank_entities(question, passages, wants_person=True)
+    assert found[0].short == "Sam Bankman-Fried", [f.short for f in found]
+    assert len(found) > 1  # the rest are still candidates, after the person
+
+
 def test_an_entity_answer_leads_with_the_name_then_its_sentence_and_source() -> None:
     reading = plan_reading("Who founded FTX and was charged with fraud?", PASSAGES)
     assert reading.options[0] == "Sam Bankman-Fried"
