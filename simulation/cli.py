@@ -54,8 +54,12 @@ def _run_parser(commands: Any) -> None:
     p.add_argument(
         "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
     )
+    p.add_argument("--liar", default="", help="comma-separated edges run as dishonest participants (a trust test)")
     p.add_argument(
-        "--liar", default="", help="comma-separated edges run as dishonest participants: every claim 1.0 (a trust test)"
+        "--liar-kind",
+        default="blunt",
+        help="how the --liar edges lie: blunt (every claim 1.0), smart (only what the cloud cannot re-measure), echo"
+        " (the question returned as a chunk) or refuser (probes refused, routed by summaries); default blunt",
     )
     _backend_arguments(p)
     p.set_defaults(func=cmd_run)
@@ -201,6 +205,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         cloud_config=args.cloud_config,
         edges_per_host=args.edges_per_host,
         liars=_split(args.liar),
+        liar_kind=args.liar_kind,
         half=_half(args.half),
         **_backend_options(args),
     )

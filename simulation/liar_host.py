@@ -1,10 +1,18 @@
-"""A dishonest participant for simulations (``dgrag sim run --liar EDGE``): ``dgrag edge host`` whose edges claim
-the strongest possible match for every question, to measure what a lying edge can capture.
+"""Dishonest participants for simulations (``dgrag sim run --liar EDGE --liar-kind KIND``): ``dgrag edge host``
+whose edges lie to the cloud in one of four ways, to measure what each can capture.
 
-Every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and for each
-chunk it returns (the chunks themselves are the edge's honest retrieval). Run as
-``python -m simulation.liar_host edge host SPEC --port-file F`` (the arguments of ``dgrag edge host``); nothing
-in the edge's own code lies.
+- ``blunt``: every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and
+  for each chunk it returns (the chunks themselves are the edge's honest retrieval).
+- ``smart``: honest in everything the cloud re-measures (chunks, their scores, best chunk, term coverage) and
+  1.0 in the fields it cannot (the probe's lexical coverage over the whole store, every named signal, its
+  evidence score).
+- ``echo``: claims 1.0 everywhere and returns the question itself as its first chunk (which any re-scoring of
+  returned text by similarity to the question rates ~1.0), then its honest chunks.
+- ``refuser``: refuses every probe (as an owner's policy may), so routing falls back to its summaries, and
+  claims 1.0 for its evidence and chunks when asked.
+
+Run as ``python -m simulation.liar_host [--kind KIND] edge host SPEC --port-file F`` (the arguments of ``dgrag
+edge host``); nothing in the edge's own code lies.
 """
 
 from __future__ import annotations
@@ -13,21 +21,37 @@ import argparse
 import dataclasses
 import logging
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from edge_node.api import EdgeRuntime
 from edge_node.host import run_host
-from shared.core.knowledge import EdgeKnowledge, ProbeScores
+from shared.core.errors import PermissionDeniedError
+from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores
+
+KINDS = ("blunt", "smart", "echo", "refuser")
 
 _honest_outbound_for = EdgeRuntime.outbound_for
+_honest_probe = EdgeRuntime.probe
 
 
-async def _lying_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
+async def _blunt_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
     return ProbeScores(self.edge_id, 1.0, 1.0, 1.0, 1.0, term_coverage=1.0, lexical=1.0)
 
 
-async def _lying_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> Any:
+async def _smart_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
+    """The honest probe with the fields the cloud cannot re-measure claimed at 1.0."""
+    honest = await _honest_probe(self, question, given)
+    signals = {name: 1.0 for name in honest.signals}
+    return dataclasses.replace(honest, score=1.0, lexical=1.0, signals=signals)
+
+
+async def _refusing_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
+    raise PermissionDeniedError(PROBES_REFUSED)
+
+
+async def _blunt_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> Any:
     """The honest reply (knowledge as the policy lets it leave) with every score claimed to be 1.0."""
     honest = await _honest_outbound_for(self, *args, **kwargs)
     knowledge: EdgeKnowledge = honest.knowledge
@@ -35,21 +59,50 @@ async def _lying_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> Any:
     return dataclasses.replace(honest, knowledge=dataclasses.replace(knowledge, evidence=1.0, chunks=chunks))
 
 
-def lie() -> None:
-    """Make every edge of this process claim the strongest match."""
-    EdgeRuntime.probe = _lying_probe  # type: ignore[method-assign]
-    EdgeRuntime.outbound_for = _lying_knowledge  # type: ignore[method-assign]
+async def _smart_knowledge(self: EdgeRuntime, *args: Any, **kwargs: Any) -> Any:
+    """The honest reply with only its overall evidence score (which the cloud re-measures) claimed at 1.0."""
+    honest = await _honest_outbound_for(self, *args, **kwargs)
+    return dataclasses.replace(honest, knowledge=dataclasses.replace(honest.knowledge, evidence=1.0))
+
+
+async def _echo_knowledge(self: EdgeRuntime, question: str, *args: Any, **kwargs: Any) -> Any:
+    """The blunt reply with the question itself put first as a chunk of the edge's first document."""
+    lied = await _blunt_knowledge(self, question, *args, **kwargs)
+    knowledge: EdgeKnowledge = lied.knowledge
+    doc_id = knowledge.chunks[0].doc_id if knowledge.chunks else "echo"
+    echo = KnowledgeChunk(doc_id, 10**9, question, 1.0, len(question.split()))
+    return dataclasses.replace(lied, knowledge=dataclasses.replace(knowledge, chunks=(echo, *knowledge.chunks)))
+
+
+Probe = Callable[..., Coroutine[Any, Any, ProbeScores]]
+Reply = Callable[..., Coroutine[Any, Any, Any]]
+_LIES: dict[str, tuple[Probe, Reply]] = {
+    "blunt": (_blunt_probe, _blunt_knowledge),
+    "smart": (_smart_probe, _smart_knowledge),
+    "echo": (_blunt_probe, _echo_knowledge),
+    "refuser": (_refusing_probe, _blunt_knowledge),
+}
+
+
+def lie(kind: str = "blunt") -> None:
+    """Make every edge of this process lie in the way ``kind`` names (one of KINDS)."""
+    if kind not in _LIES:
+        raise ValueError(f"liar kind {kind!r} is not one of {', '.join(KINDS)}")
+    probe, reply = _LIES[kind]
+    EdgeRuntime.probe = probe  # type: ignore[method-assign]
+    EdgeRuntime.outbound_for = reply  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> int:
-    """Serve the edges of a host spec, as ``dgrag edge host`` does, with every claim a lie."""
+    """Serve the edges of a host spec, as ``dgrag edge host`` does, with every reply lying as ``--kind`` says."""
     p = argparse.ArgumentParser(prog="python -m simulation.liar_host")
+    p.add_argument("--kind", choices=KINDS, default="blunt")
     p.add_argument("role", choices=["edge"])
     p.add_argument("command", choices=["host"])
     p.add_argument("spec", type=Path)
     p.add_argument("--port-file", type=Path)
     args = p.parse_args(argv)
-    lie()
+    lie(args.kind)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     run_host(args.spec, args.port_file)
     return 0

@@ -73,13 +73,17 @@ class SimOptions:
     backend: str = "local"
     """Where the hosts run: ``local`` processes or ``ray`` actors (see simulation.backends)."""
     liars: tuple[str, ...] = ()
-    """Edges run as dishonest participants (simulation.liar_host: every claim 1.0), each in a host of its own."""
+    """Edges run as dishonest participants (simulation.liar_host), each in a host of its own."""
+    liar_kind: str = "blunt"
+    """How they lie (simulation.liar_host.KINDS: blunt, smart, echo, refuser)."""
     ray: RayOptions = dataclasses.field(default_factory=RayOptions)
     half: Half | None = None
     """Ask only the questions of this half (simulation.halves; None: every question), before --limit samples."""
 
 
 LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
+LIAR_KINDS = ("blunt", "smart", "echo", "refuser")
+"""simulation.liar_host.KINDS (not imported: that module patches the edge runtime when asked to)."""
 
 
 def sample_questions(bench: Path, limit: int, seed: int, half: Half | None = None) -> list[Any]:
@@ -166,7 +170,9 @@ def _start_servers(
     honest = [launch for launch in launches if launch.edge_id not in opts.liars]
     hosts, endpoints = backend.start_hosts(work, honest, opts.edges_per_host, opts.edge_config, "host")
     if liars := [launch for launch in launches if launch.edge_id in opts.liars]:
-        lying_hosts, lying = start_hosts(work, liars, 1, opts.edge_config, env, "liar", LIAR_COMMAND)
+        lying_hosts, lying = start_hosts(
+            work, liars, 1, opts.edge_config, env, "liar", [*LIAR_COMMAND, "--kind", opts.liar_kind]
+        )
         hosts += lying_hosts
         endpoints.update(lying)
     if central is not None:  # the all-documents baseline: a host of its own
@@ -208,6 +214,8 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
         raise DgragError(f"edge(s) {unknown} are not in {opts.bench}/edges.json; it has {all_edges}")
     if not_run := sorted(set(opts.liars) - set(edges)):
         raise DgragError(f"--liar names {not_run}, which this run does not start; pick from {edges}")
+    if opts.liar_kind not in LIAR_KINDS:
+        raise DgragError(f"--liar-kind {opts.liar_kind!r} is not one of {', '.join(LIAR_KINDS)}")
     if opts.liars and opts.backend != "local":
         raise DgragError("--liar runs with --backend local only")
     return edges

@@ -38,6 +38,7 @@ def _bundle(tmp_path: Path, docs_for: tuple[str, ...] = ("a", "b", "c")) -> Path
         ({"edges": ("a", "b", "a")}, "--edges names a more than once"),
         ({"edges": ("a", "z")}, r"edge\(s\) \['z'\] are not in"),
         ({"backend": "k8s"}, "unknown backend 'k8s'; use one of local, ray"),
+        ({"liars": ("a",), "liar_kind": "sly"}, "--liar-kind 'sly' is not one of blunt, smart, echo, refuser"),
         ({"ray": RayOptions(address="10.0.0.1:6379")}, "--ray-address and the --ray-\\* resources need --backend ray"),
         ({"backend": "ray", "ray": RayOptions(edge_cpus=0)}, "--ray-edge-cpus 0: give a positive CPU share"),
         ({"backend": "ray", "ray": RayOptions(host_memory_mb=-1)}, "must be 0 or more"),

@@ -1,0 +1,64 @@
+"""The simulation's dishonest participants (simulation.liar_host): each kind lies in exactly the fields it names."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from edge_node.policy.privacy import Outbound
+from shared.core.errors import PermissionDeniedError
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from simulation import liar_host
+from simulation.runner import LIAR_KINDS
+
+HONEST_PROBE = ProbeScores("e", 0.3, 0.2, 0.4, 0.5, term_coverage=0.25, lexical=0.2, signals={"recency": 0.1})
+HONEST_REPLY = Outbound(EdgeKnowledge("e", chunks=(KnowledgeChunk("doc-1", 4, "Honest text.", 0.4, 3),), evidence=0.3))
+
+
+@pytest.fixture
+def honest(monkeypatch: pytest.MonkeyPatch) -> Any:
+    async def probe(self: Any, question: str, given: Any = None) -> ProbeScores:
+        return HONEST_PROBE
+
+    async def reply(self: Any, question: str, given: Any = None) -> Outbound:
+        return HONEST_REPLY
+
+    monkeypatch.setattr(liar_host, "_honest_probe", probe)
+    monkeypatch.setattr(liar_host, "_honest_outbound_for", reply)
+    return SimpleNamespace(edge_id="e")
+
+
+def _lies(kind: str, edge: Any) -> tuple[ProbeScores | None, EdgeKnowledge]:
+    probe, reply = liar_host._LIES[kind]
+    try:
+        scores: ProbeScores | None = asyncio.run(probe(edge, "Who won?"))
+    except PermissionDeniedError:
+        scores = None
+    return scores, asyncio.run(reply(edge, "Who won?")).knowledge
+
+
+def test_a_smart_liar_keeps_what_the_cloud_re_measures_and_inflates_the_rest(honest: Any) -> None:
+    scores, knowledge = _lies("smart", honest)
+    assert scores is not None
+    assert (scores.best_chunk, scores.term_coverage, scores.name_coverage) == (0.5, 0.25, 0.2)
+    assert (scores.score, scores.lexical, dict(scores.signals)) == (1.0, 1.0, {"recency": 1.0})
+    assert knowledge.chunks == HONEST_REPLY.knowledge.chunks and knowledge.evidence == 1.0
+
+
+def test_an_echo_liar_puts_the_question_first_and_a_refuser_refuses_probes(honest: Any) -> None:
+    scores, knowledge = _lies("echo", honest)
+    assert scores is not None and scores.best_chunk == 1.0
+    assert [c.text for c in knowledge.chunks] == ["Who won?", "Honest text."]
+    refused, knowledge = _lies("refuser", honest)
+    assert refused is None and all(c.score == 1.0 for c in knowledge.chunks)
+    blunt, _ = _lies("blunt", honest)
+    assert blunt is not None and (blunt.score, blunt.lexical, blunt.best_chunk) == (1.0, 1.0, 1.0)
+
+
+def test_every_kind_the_runner_accepts_exists_and_an_unknown_one_is_refused() -> None:
+    assert set(LIAR_KINDS) == set(liar_host.KINDS) == set(liar_host._LIES)
+    with pytest.raises(ValueError, match="smart"):
+        liar_host.lie("sly")
