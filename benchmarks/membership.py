@@ -8,10 +8,13 @@ edges under ``chunks``. Members are names (runs of capitalised words) that only 
 non-members, names that only the other edges' documents hold. For each name an app asks the cloud "What do
 you know about NAME?" and matches summaries to it, and an edge other than the target asks the question too.
 Every field an asker sees becomes a score per name: whether the target is named anywhere in the reply (edges
-asked, replied, failed, probes, summaries, context), its best summary score and rank, and whether the answer
-names the target's sources. The figure is each score's AUC at telling members from non-members (0.5: no
-better than a coin; the goal for ``summaries_only`` is at most 0.6). ``chunks`` shows the same scores when the
-target is named. Nothing else should use the CPU meanwhile (the scores do not depend on it; the wall time does).
+asked, replied, failed, probes, summaries, context), its best summary score and rank, whether the answer
+names the target's sources, whether the answer declines, how many edges were asked and how long the reply took.
+The figure is each score's AUC at telling members from non-members (0.5: no better than a coin; the goal for
+``summaries_only`` is at most 0.6). ``chunks`` shows the same scores when the target is named. Every name's
+scores are written to ``rows.jsonl`` beside the table, so the AUCs can be recomputed
+(``python -m benchmarks.membership --rows OUT/rows.jsonl``). Nothing else should use the CPU meanwhile (the
+timing score depends on it).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import json
 import os
 import random
 import re
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -32,6 +37,7 @@ from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import load_edges
 from simulation.indexing import docs_by_edge
 from simulation.machine import machine_facts
+from simulation.metrics import declines
 
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}\b")
 
@@ -65,6 +71,8 @@ def scores(reply: cloud_pb2.GlobalQueryReply, target: str) -> dict[str, float]:
         "summary score": max((s.score for s in reply.summaries if s.edge_id == target), default=0.0),
         "summary rank (higher: earlier)": -float(ranks[0]) if ranks else -99.0,
         "answer cites it": float(f"{target}:" in reply.answer),
+        "answer declines": float(declines(reply.answer)),
+        "edges asked": float(len(reply.edges_asked)),
     }
 
 
@@ -75,7 +83,9 @@ def probe(net: Network, target: str, name: str, edge: str) -> dict[str, float]:
         stub = cloud_pb2_grpc.CloudStub(channel)
         app = auth_metadata(APP, net.tokens[APP])
         for who, metadata in (("app", app), ("edge", auth_metadata(edge, net.tokens[edge]))):
+            started = time.perf_counter()
             reply = stub.GlobalQuery(cloud_pb2.GlobalQueryRequest(question=question), metadata=metadata, timeout=300)
+            out[f"{who}: seconds"] = time.perf_counter() - started
             out |= {f"{who}: {k}": v for k, v in scores(reply, target).items()}
         matched = stub.MatchSummaries(cloud_pb2.MatchSummariesRequest(question=question, top_m=20), metadata=app)
         best = [m.score for m in matched.summaries if m.edge_id == target]
@@ -88,6 +98,46 @@ def level_of(target: str, level: str) -> Callable[[str], str]:
     return lambda edge: level if edge == target else "chunks"
 
 
+Row = dict[str, Any]
+
+
+def measure(args: argparse.Namespace) -> list[Row]:
+    """One row per level and name: whether it is a member and every score an asker sees."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
+    texts = {e: [str(r["text"]) for r in rs] for e, rs in docs_by_edge(args.bench / "docs.jsonl").items()}
+    members, non_members = names(texts, args.target, args.names, random.Random(args.seed))
+    asker = next(e for e in load_edges(args.bench) if e != args.target)
+    rows: list[Row] = []
+    for level in args.levels.split(","):
+        work = args.out / "work" / level
+        work.mkdir(parents=True, exist_ok=True)
+        with network(work, args.bench, level_of(args.target, level), "paraphrase", env) as net:
+            for i, name in enumerate(members + non_members, 1):
+                seen = probe(net, args.target, name, asker)
+                rows.append({"level": level, "name": name, "member": name in members, "scores": seen})
+                print(f"  {level} {i}/{2 * args.names} {name}", flush=True)
+    return rows
+
+
+def aucs(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
+    """Per level, each score's AUC at telling members from non-members."""
+    results: dict[str, dict[str, float]] = {}
+    for level in dict.fromkeys(str(r["level"]) for r in rows):
+        mine = [r for r in rows if r["level"] == level]
+        scored = [(bool(r["member"]), dict(r["scores"])) for r in mine]
+        features = sorted(scored[0][1])
+        results[level] = {f: auc([s[f] for m, s in scored if m], [s[f] for m, s in scored if not m]) for f in features}
+    return results
+
+
+def table(results: dict[str, dict[str, float]]) -> str:
+    lines = ["| what the asker sees | " + " | ".join(f"target {lv}" for lv in results) + " |"]
+    lines.append("|---|" + "---:|" * len(results))
+    for feature in sorted(next(iter(results.values()))):
+        lines.append(f"| {feature} | " + " | ".join(f"{results[lv][feature]:.3f}" for lv in results) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", type=Path, default=Path("simulation/bundles/multihop4"))
@@ -96,32 +146,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--levels", default="summaries_only,chunks")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("runs/membership"))
+    p.add_argument("--rows", type=Path, help="recompute the table from an earlier run's rows.jsonl (no network)")
     args = p.parse_args(argv)
+    if args.rows is not None:
+        rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()]
+        print(table(aucs(rows)))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
-    texts = {e: [str(r["text"]) for r in rs] for e, rs in docs_by_edge(args.bench / "docs.jsonl").items()}
-    members, non_members = names(texts, args.target, args.names, random.Random(args.seed))
-    asker = next(e for e in load_edges(args.bench) if e != args.target)
-    results: dict[str, dict[str, float]] = {}
-    for level in args.levels.split(","):
-        work = args.out / "work" / level
-        work.mkdir(parents=True, exist_ok=True)
-        with network(work, args.bench, level_of(args.target, level), "paraphrase", env) as net:
-            rows = {}
-            for i, name in enumerate(members + non_members, 1):
-                rows[name] = probe(net, args.target, name, asker)
-                print(f"  {level} {i}/{2 * args.names} {name}", flush=True)
-        features = sorted(next(iter(rows.values())))
-        results[level] = {f: auc([rows[n][f] for n in members], [rows[n][f] for n in non_members]) for f in features}
-        print(json.dumps(results[level], indent=1), flush=True)
-    lines = ["| what the asker sees | " + " | ".join(f"target {lv}" for lv in results) + " |"]
-    lines.append("|---|" + "---:|" * len(results))
-    for feature in sorted(next(iter(results.values()))):
-        lines.append(f"| {feature} | " + " | ".join(f"{results[lv][feature]:.3f}" for lv in results) + " |")
+    rows = measure(args)
+    (args.out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    results = aucs(rows)
     report = {"machine": machine_facts().as_dict(), "target": args.target, "names": args.names, "auc": results}
     (args.out / "membership.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    (args.out / "table.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    (args.out / "table.md").write_text(table(results) + "\n", encoding="utf-8")
+    print(table(results))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from benchmarks.membership import auc, names, scores
+from benchmarks.membership import auc, aucs, names, scores, table
 from shared.proto.dgrag.v1 import cloud_pb2
 
 
@@ -26,3 +26,19 @@ def test_a_reply_that_names_the_target_anywhere_counts() -> None:
     got = scores(reply, "t")
     assert got["named in the reply"] == 1.0 and abs(got["summary score"] - 0.7) < 1e-6 and got["asked"] == 0.0
     assert scores(cloud_pb2.GlobalQueryReply(answer="x"), "t")["named in the reply"] == 0.0
+
+
+def test_the_table_is_recomputed_from_the_rows_per_level() -> None:
+    rows = [
+        {"level": "summaries_only", "name": "A B", "member": True, "scores": {"asked": 0.0, "app: seconds": 2.0}},
+        {"level": "summaries_only", "name": "C D", "member": False, "scores": {"asked": 0.0, "app: seconds": 1.0}},
+        {"level": "chunks", "name": "A B", "member": True, "scores": {"asked": 1.0, "app: seconds": 1.0}},
+        {"level": "chunks", "name": "C D", "member": False, "scores": {"asked": 0.0, "app: seconds": 1.0}},
+    ]
+    got = aucs(rows)
+    assert got == {"summaries_only": {"app: seconds": 1.0, "asked": 0.5}, "chunks": {"app: seconds": 0.5, "asked": 1.0}}
+    assert table(got).splitlines()[2] == "| app: seconds | 1.000 | 0.500 |"
+
+
+def test_a_declining_answer_is_a_score() -> None:
+    assert scores(cloud_pb2.GlobalQueryReply(answer="Insufficient information."), "t")["answer declines"] == 1.0
