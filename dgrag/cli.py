@@ -36,6 +36,11 @@ def register_init(roles: Any) -> None:
     p.add_argument("out", type=Path, help="a new directory: one subdirectory per machine")
     p.add_argument("--edges", default="2", help="how many edges (edge-1, edge-2, ...) or their ids, comma-separated")
     p.add_argument("--cloud-host", required=True, help="the name or address the devices reach the cloud by")
+    p.add_argument(
+        "--compose",
+        action="store_true",
+        help="also write DIR/compose.yaml: the cloud and every edge on this Docker host, mutual TLS between them",
+    )
     p.set_defaults(func=cmd_init)
 
 
@@ -44,7 +49,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     wanted = args.edges.strip()
     edges = [f"edge-{i}" for i in range(1, int(wanted) + 1)] if wanted.isdigit() else wanted.split(",")
-    print(instructions(init_deployment(args.out, [e.strip() for e in edges if e.strip()], args.cloud_host)))
+    ids = [e.strip() for e in edges if e.strip()]
+    print(instructions(init_deployment(args.out, ids, args.cloud_host, compose=args.compose)))
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dgrag.compose_file import HEALTH_CLIENT, SERVICE_NAME, write_compose
 from shared.core.errors import ConfigError
 from shared.core.vocabulary import valid_edge_id
 from shared.transport.certs import make_certs
@@ -38,20 +39,29 @@ class Deployment:
     operator: Path
     address: str
     api_ports: dict[str, int]
+    compose: Path | None = None
+    """DIR/compose.yaml when ``--compose`` asked for one (dgrag.compose_file)."""
 
 
-def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Deployment:
-    """Write the deployment's directories under ``root`` (which must not exist)."""
+RESERVED = (OPERATOR, "cloud", "ca", "tls", "locks", HEALTH_CLIENT, "compose.yaml")
+"""Names of DIR's own entries (and certificates), which no edge may take."""
+
+
+def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str, compose: bool = False) -> Deployment:
+    """Write the deployment's directories under ``root`` (which must not exist); ``compose``: also a compose file
+    running all of it on one Docker host (dgrag.compose_file)."""
     if root.exists():
         raise ConfigError(f"{root} exists; give a new directory (nothing there is overwritten)")
     check_cloud_host(cloud_host)
-    if bad := [e for e in edge_ids if not valid_edge_id(e) or e in (OPERATOR, "cloud", "ca")]:
-        raise ConfigError(f"edge id(s) {bad} may hold only letters, digits and ._- (and not be ops, cloud or ca)")
+    if bad := [e for e in edge_ids if not valid_edge_id(e) or e in RESERVED]:
+        raise ConfigError(
+            f"edge id(s) {bad} may hold only letters, digits and ._- (and not be one of {', '.join(RESERVED)})"
+        )
     if len(set(edge_ids)) != len(edge_ids) or not edge_ids:
         raise ConfigError("name one or more edges, each once")
     root.mkdir(parents=True, mode=0o700)
-    names = list(dict.fromkeys([cloud_host, "localhost", "127.0.0.1"]))
-    issued = make_certs(root / "tls", names, [*edge_ids, OPERATOR])
+    names = list(dict.fromkeys([cloud_host, "localhost", "127.0.0.1", *([SERVICE_NAME] if compose else [])]))
+    issued = make_certs(root / "tls", names, [*edge_ids, OPERATOR, *([HEALTH_CLIENT] if compose else [])])
     tokens = {e: secrets.token_urlsafe(32) for e in [*edge_ids, OPERATOR]}
     address = f"[{cloud_host}]:{PORT}" if ":" in cloud_host else f"{cloud_host}:{PORT}"
 
@@ -82,7 +92,11 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str) -> Dep
     operator = _dir(root / OPERATOR)
     _client_files(issued.ca, issued.clients[OPERATOR], operator)
     write_secret(operator / "token", tokens[OPERATOR])
-    return Deployment(root, cloud, edges, operator, address, ports)
+    if not compose:
+        return Deployment(root, cloud, edges, operator, address, ports)
+    for path, name in zip(issued.clients[HEALTH_CLIENT], (f"{HEALTH_CLIENT}.pem", f"{HEALTH_CLIENT}.key"), strict=True):
+        _copy(path, cloud / name)
+    return Deployment(root, cloud, edges, operator, address, ports, write_compose(root, ports, PORT))
 
 
 def check_cloud_host(host: str) -> None:
@@ -116,12 +130,29 @@ def instructions(d: Deployment) -> str:
             f"  dgrag edge serve --data-dir data --config edge.toml      # its API on 127.0.0.1:{d.api_ports[edge_id]}",
             f'  dgrag edge ask --server 127.0.0.1:{d.api_ports[edge_id]} --token-file data/api.token "a question"',
         ]
+    if d.compose is not None:
+        lines += _compose_lines(d)
     lines += [
         f"operator ({d.operator}):",
         f"  dgrag cloud edges --address {d.address} --user {OPERATOR} --token-file token "
         "--tls-ca ca.pem --tls-cert client.pem --tls-key client.key",
     ]
     return "\n".join(lines)
+
+
+def _compose_lines(d: Deployment) -> list[str]:
+    first = next(iter(d.edges))
+    return [
+        "",
+        f"or all of it on this Docker host ({d.compose}; the images built from the dgrag repository, docs/deploy.md):",
+        f"  cd {d.root}",
+        f"  cp -r MY-DOCUMENTS/. {first}/documents/   # each edge's documents, then index them once:",
+        f"  docker compose run --rm --no-deps {first} edge ingest /documents",
+        "  docker compose up -d",
+        f"  docker compose exec {first} dgrag edge ask --server 127.0.0.1:{d.api_ports[first]} "
+        '--token-file /var/lib/dgrag/api.token "a question"',
+        "",
+    ]
 
 
 def _dir(path: Path) -> Path:

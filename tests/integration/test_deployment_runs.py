@@ -63,3 +63,43 @@ def test_the_deployment_init_writes_runs_over_mutual_tls(tmp_path: Path) -> None
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=30)
+
+
+def test_init_compose_runs_as_its_services_would(tmp_path: Path) -> None:
+    """Each service of init's compose file as a process started the way the container starts it (from its mounted
+    directory, with the service's environment): the cloud's health check (mutual TLS, the token-less health
+    certificate) passes, and the edge reaches the cloud by the service name its certificate carries."""
+    import yaml
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
+    dgrag = dgrag_command()
+    dep = tmp_path / "dep"
+    init = [*dgrag, "init", str(dep), "--edges", "1", "--cloud-host", "cloud.example.org", "--compose"]
+    subprocess.run(init, check=True, env=env, capture_output=True)
+    services = yaml.safe_load((dep / "compose.yaml").read_text())["services"]
+    cloud_env = env | services["cloud"]["environment"] | {"DGRAG__PORT": "0", "DGRAG_MODEL_LOCK": "off"}
+    cloud, port = _start(["cloud", "serve", "--config", "cloud.toml"], dep / "cloud", cloud_env)
+    edge = None
+    try:
+        health = services["cloud"]["healthcheck"]["test"][1:]
+        health[health.index("127.0.0.1:50051")] = f"127.0.0.1:{port}"
+        checked = subprocess.run([*dgrag, *health[1:]], cwd=dep / "cloud", env=env, capture_output=True, text=True)
+        assert checked.returncode == 0 and "SERVING" in checked.stdout, checked.stderr
+        edge_env = env | services["edge-1"]["environment"] | {"DGRAG_MODEL_LOCK": "off", "DGRAG__SERVER__PORT": "0"}
+        edge_env |= {"DGRAG__CLOUD__ADDRESS": f"127.0.0.1:{port}", "DGRAG__CLOUD__TLS_SERVER_NAME": "cloud"}
+        edge, _ = _start(["edge", "serve", "--data-dir", "data", "--config", "edge.toml"], dep / "edge-1", edge_env)
+        client = ["--tls-ca", "ca.pem", "--tls-cert", "client.pem", "--tls-key", "client.key"]
+        ops = ["cloud", "edges", "--address", f"127.0.0.1:{port}", "--user", "ops", "--token-file", "token", *client]
+        listed: list[dict[str, object]] = []
+        deadline = time.monotonic() + 120
+        while not any(e["connected"] for e in listed) and time.monotonic() < deadline:
+            done = subprocess.run([*dgrag, *ops, "--json"], cwd=dep / "ops", env=env, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            listed = [json.loads(x) for x in done.stdout.splitlines() if x.strip()]
+            time.sleep(1)
+        assert [e["edge_id"] for e in listed] == ["edge-1"] and listed[0]["connected"], listed
+    finally:
+        for proc in (edge, cloud):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)

@@ -74,3 +74,35 @@ def test_init_refuses_a_cloud_host_that_is_not_one_name(tmp_path: Path, host: st
 def test_init_takes_a_name_or_an_address(tmp_path: Path, host: str) -> None:
     made = init_deployment(tmp_path / "dep", ["edge-1"], host)
     assert made.address.endswith(":50051") and host in made.address
+
+
+def test_init_compose_mounts_each_machine_s_directory_read_only_with_mutual_tls(tmp_path: Path) -> None:
+    import yaml
+    from cryptography import x509
+
+    dep = init_deployment(tmp_path / "dep", ["a", "b"], "cloud.example.org", compose=True)
+    assert dep.compose == tmp_path / "dep" / "compose.yaml"
+    text = dep.compose.read_text()
+    assert "insecure" not in text.lower() and "plaintext" not in text.lower()
+    services = yaml.safe_load(text)["services"]
+    assert set(services) == {"cloud", "a", "b"}
+    assert (
+        services["a"]["volumes"][0] == "./a:/etc/dgrag:ro"
+        and services["cloud"]["volumes"][0] == "./cloud:/etc/dgrag:ro"
+    )
+    assert (
+        services["a"]["networks"] == ["a-net"]
+        and services["a"]["environment"]["DGRAG__CLOUD__ADDRESS"] == "cloud:50051"
+    )
+    assert {s["user"] for s in services.values()} == {f"{os.getuid()}:{os.getgid()}"}, "the secrets' owner runs them"
+    for mounted in ("a/data", "b/documents", "cloud/state", "locks"):
+        assert (dep.root / mounted).is_dir(), mounted
+    cert = x509.load_pem_x509_certificate((dep.cloud / "cloud.pem").read_bytes())
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(x509.DNSName)
+    assert "cloud" in names, "the edges dial the service name"
+    assert (dep.cloud / "health.key").exists() and "health" not in (dep.cloud / "tokens").read_text()
+
+
+def test_an_edge_may_not_take_a_name_the_compose_directory_uses(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="locks"):
+        init_deployment(tmp_path / "dep", ["locks"], "cloud.example.org", compose=True)
