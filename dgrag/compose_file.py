@@ -46,7 +46,7 @@ def _cloud(common: dict[str, Any], edges: list[str], port: int) -> dict[str, Any
         "image": IMAGE_DEFAULTS["cloud"],
         "command": ["cloud", "serve"],
         "volumes": ["./cloud:/etc/dgrag:ro", "./cloud/state:/etc/dgrag/state", "./locks:/run/dgrag-lock"],
-        "ports": [f"{port}:{port}"],
+        "ports": [f"${{DGRAG_CLOUD_PUBLISH:-{port}}}:{port}"],
         "networks": ["public", *(f"{e}-net" for e in edges)],
         "healthcheck": _health(["dgrag", "health", f"127.0.0.1:{port}", *health, "--tls-server-name", "localhost"]),
     }
@@ -56,7 +56,9 @@ def _edge(common: dict[str, Any], edge_id: str, api_port: int, cloud_port: int) 
     return common | {
         "image": IMAGE_DEFAULTS["edge"],
         "command": ["edge", "serve"],
-        "environment": common["environment"] | {"DGRAG__CLOUD__ADDRESS": f"{SERVICE_NAME}:{cloud_port}"},
+        # the images set DGRAG__SERVER__PORT=50061: the port of edge.toml (and of the health check) wins here
+        "environment": common["environment"]
+        | {"DGRAG__CLOUD__ADDRESS": f"{SERVICE_NAME}:{cloud_port}", "DGRAG__SERVER__PORT": str(api_port)},
         "volumes": [
             f"./{edge_id}:/etc/dgrag:ro",
             f"./{edge_id}/data:/var/lib/dgrag",

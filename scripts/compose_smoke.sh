@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The compose file run for real: build the images, bring up the cloud, its model server and two edges, ingest
-# a few articles into each edge, ask one edge a question only the other edge's articles answer, check that the
-# cloud routed it there, print what it cost, and tear everything down (volumes included).
+# The compose file `dgrag init --compose` writes, run for real: build the images, write a deployment of a cloud
+# and two edges (mutual TLS, fresh tokens and certificates), ingest a few articles into each edge, bring them up,
+# ask one edge a question only the other edge's articles answer, check that the cloud routed it there, print
+# what it cost, and tear everything down.
 #
 #   bash scripts/compose_smoke.sh [--report FILE]
 #
-# Installs nothing. Needs a running Docker engine with BuildKit and Compose v2 (`docker compose`), and python3.
+# Installs nothing. Needs a running Docker engine with BuildKit and Compose v2 (`docker compose`), python3 and
+# dgrag on the host (PYTHON, default .venv/bin/python: it runs `dgrag init`).
 # Not part of the test command (it builds images for minutes). Settings (environment):
 #   DOCKER       the docker CLI (default docker)
 #   BASE_IMAGE   the base of both images' stages (default dgrag-base:bookworm, made from Debian's packages by
@@ -25,12 +27,13 @@ report=""
 [ "${1:-}" = --report ] && report=${2:?--report needs a file}
 tag=smoke
 project=dgrag-smoke
+python=${PYTHON:-.venv/bin/python}
 work=$(mktemp -d /tmp/dgrag-smoke.XXXXXX)
 index_pid=""
 
 die() { echo "compose_smoke: $*" >&2; exit 1; }
 say() { echo "== $*" | tee -a "$work/report.md"; }
-compose() { "$docker" compose -p "$project" -f docker/compose.yaml --env-file "$work/smoke.env" "$@"; }
+compose() { "$docker" compose -p "$project" -f "$work/dep/compose.yaml" --env-file "$work/smoke.env" "$@"; }
 cleanup() {
     if [ -f "$work/smoke.env" ]; then compose down -v --remove-orphans > /dev/null 2>&1 || true; fi
     [ -n "$index_pid" ] && kill "$index_pid" 2> /dev/null || true
@@ -41,6 +44,7 @@ trap cleanup EXIT
 "$docker" info > /dev/null 2>&1 || die "no Docker engine answers ($docker info failed)"
 "$docker" compose version > /dev/null 2>&1 || die "Docker Compose v2 is missing ($docker compose version failed)"
 command -v python3 > /dev/null || die "python3 is missing"
+"$python" -c 'import dgrag' 2> /dev/null || die "$python cannot import dgrag: set PYTHON to one that can"
 if ! "$docker" image inspect "$base" > /dev/null 2>&1; then
     [ "$base" = dgrag-base:bookworm ] || die "base image $base is missing"
     DOCKER=$docker bash scripts/debian_base_image.sh "$base"
@@ -74,25 +78,16 @@ for role in edge cloud; do
     say "built dgrag-$role in $(( $(date +%s) - started )) s: $((size / 1000000)) MB"
 done
 
-# Credentials: fresh tokens, the tokens file owned by the containers' user (uid 10001) with mode 0600.
-token() { python3 -c 'import secrets; print(secrets.token_urlsafe(32))'; }
-t1=$(token) t2=$(token)
-mkdir -p "$work/secrets" "$work/docs"
-printf 'edge edge-1 %s\nedge edge-2 %s\n' "$t1" "$t2" > "$work/secrets/tokens"
-"$docker" run --rm --user 0 --entrypoint sh -v "$work/secrets:/s" "dgrag-cloud:$tag" \
-    -c 'chown 10001:10001 /s/tokens && chmod 600 /s/tokens'
+# The deployment: configs, fresh tokens and certificates, and its compose file, all from `dgrag init --compose`.
+"$python" -m dgrag init "$work/dep" --edges 2 --cloud-host localhost --compose > "$work/init.log" \
+    || { cat "$work/init.log" >&2; die "dgrag init failed"; }
+mkdir -p "$work/docs"
 cat > "$work/smoke.env" <<EOF
 DGRAG_CLOUD_IMAGE=dgrag-cloud:$tag
 DGRAG_EDGE_IMAGE=dgrag-edge:$tag
-DGRAG_TOKENS_FILE=$work/secrets/tokens
-DGRAG_EDGE_1_TOKEN=$t1
-DGRAG_EDGE_2_TOKEN=$t2
 DGRAG_CLOUD_PUBLISH=127.0.0.1:0
-DGRAG_CLOUD_LLM_BACKEND=openai
-DGRAG_LLM_MODELS_DIR=$work/models
-COMPOSE_PROFILES=llm
 EOF
-mkdir -p "$work/models"
+say "wrote the deployment with dgrag init --compose: mutual TLS, services run as uid $(id -u)"
 
 # The articles: edge-1 holds business articles, edge-2 technology ones with the evidence of a question about
 # technology whose answer no business article holds; edge-1 is asked it.
@@ -128,15 +123,15 @@ for edge in edge-1 edge-2; do   # before `up`: an edge's data directory is used 
 done
 
 started=$(date +%s)
-compose up -d --no-build --wait cloud llm edge-1 edge-2 > "$work/up.log" 2>&1 \
+compose up -d --no-build --wait cloud edge-1 edge-2 > "$work/up.log" 2>&1 \
     || { tail -20 "$work/up.log" >&2; compose logs --tail 30 >&2; die "the services did not become healthy"; }
-say "cloud, llm, edge-1 and edge-2 healthy $(( $(date +%s) - started )) s after up"
+say "cloud, edge-1 and edge-2 healthy $(( $(date +%s) - started )) s after up"
 sleep 3   # the edges' first summary sync
 
 say "asked at edge-1: $question (gold: $gold)"
 started=$(date +%s)
-compose exec -T edge-1 dgrag edge ask --token-file /var/lib/dgrag/api.token --json "$question" > "$work/answer.json" \
-    || die "the question failed"
+compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token --json \
+    "$question" > "$work/answer.json" || die "the question failed"
 seconds=$(( $(date +%s) - started ))
 python3 - "$work/answer.json" "$seconds" <<'EOF' | tee -a "$work/report.md"
 import json, sys
@@ -154,6 +149,6 @@ say "memory (RSS) per container after the answer:"
 "$docker" stats --no-stream --format '{{.Name}} {{.MemUsage}}' \
     $(compose ps -q) | sed 's/^/   /' | tee -a "$work/report.md"
 compose down -v --remove-orphans > /dev/null 2>&1
-say "torn down (containers, networks and volumes)"
+say "torn down (containers and networks; the deployment's directory is removed with the work directory)"
 [ -n "$report" ] && cp "$work/report.md" "$report"
 echo "compose_smoke: passed"

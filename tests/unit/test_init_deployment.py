@@ -95,6 +95,8 @@ def test_init_compose_mounts_each_machine_s_directory_read_only_with_mutual_tls(
         and services["a"]["environment"]["DGRAG__CLOUD__ADDRESS"] == "cloud:50051"
     )
     assert {s["user"] for s in services.values()} == {f"{os.getuid()}:{os.getgid()}"}, "the secrets' owner runs them"
+    assert services["b"]["environment"]["DGRAG__SERVER__PORT"] == "50062", "edge.toml's port over the image's 50061"
+    assert services["b"]["healthcheck"]["test"][-1] == "127.0.0.1:50062"
     for mounted in ("a/data", "b/documents", "cloud/state", "locks"):
         assert (dep.root / mounted).is_dir(), mounted
     cert = x509.load_pem_x509_certificate((dep.cloud / "cloud.pem").read_bytes())
