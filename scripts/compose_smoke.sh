@@ -16,6 +16,8 @@
 #                cannot reach download.pytorch.org); unset: the Dockerfiles' TORCH_INDEX_URL
 #   BUNDLE       the benchmark bundle the articles and the question come from (default simulation/bundles/multihop4)
 #   ARTICLES     articles per edge besides the question's evidence (default 4)
+#   KEEP_UP      a file: on success leave the deployment running and write `work=... project=...` there, for
+#                scripts/fault_drill.sh (which tears it down)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,9 +36,11 @@ index_pid=""
 die() { echo "compose_smoke: $*" >&2; exit 1; }
 say() { echo "== $*" | tee -a "$work/report.md"; }
 compose() { "$docker" compose -p "$project" -f "$work/dep/compose.yaml" --env-file "$work/smoke.env" "$@"; }
+kept=false
 cleanup() {
-    if [ -f "$work/smoke.env" ]; then compose down -v --remove-orphans > /dev/null 2>&1 || true; fi
     [ -n "$index_pid" ] && kill "$index_pid" 2> /dev/null || true
+    [ "$kept" = true ] && return
+    if [ -f "$work/smoke.env" ]; then compose down -v --remove-orphans > /dev/null 2>&1 || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -148,7 +152,13 @@ EOF
 say "memory (RSS) per container after the answer:"
 "$docker" stats --no-stream --format '{{.Name}} {{.MemUsage}}' \
     $(compose ps -q) | sed 's/^/   /' | tee -a "$work/report.md"
+[ -n "$report" ] && cp "$work/report.md" "$report"
+if [ -n "${KEEP_UP:-}" ]; then
+    printf 'work=%s\nproject=%s\n' "$work" "$project" > "$KEEP_UP"
+    kept=true
+    echo "compose_smoke: passed; left running (project $project, $work)"
+    exit 0
+fi
 compose down -v --remove-orphans > /dev/null 2>&1
 say "torn down (containers and networks; the deployment's directory is removed with the work directory)"
-[ -n "$report" ] && cp "$work/report.md" "$report"
 echo "compose_smoke: passed"
