@@ -39,8 +39,9 @@ class Figure:
 
 
 def report_half(run: Path, mode: str = DGRAG) -> list[Row]:
-    """The run's rows of ``mode`` for questions of the report half, judged strictly."""
-    rows = rescored(read_rows(find_answers(run)))
+    """The run's rows (a run directory, or a rows file) of ``mode`` for questions of the report half, judged
+    strictly."""
+    rows = rescored(read_rows(run if run.is_file() else find_answers(run)))
     return [r for r in rows if r["mode"] == mode and half_of(str(r["qid"])) == Half.REPORT]
 
 
@@ -100,13 +101,15 @@ def extraction_leaks(report: Path) -> str:
 
 
 LIAR = "sports"
-"""The edge run as a liar in docs/results/lying-edge (every probe score and chunk score claimed 1.0)."""
+"""The edge run as a liar in docs/results/lying-edge* (simulation/liar_host.py: one kind per folder)."""
+HONEST_ROWS = "honest.jsonl.gz"
+"""Beside each liar run's rows: the honest run's rows at the same commit, on the same questions and seed."""
 
 
 def lying_edge(report: Path) -> str:
     """``routed to the liar h% -> l%; honest edges' accuracy within / out h -> l`` over the report half's asks,
-    the honest run being report-multihop4 (the same questions, the same commit)."""
-    honest = figures(report_half(ROOT / MULTIHOP), LIAR)
+    the honest run's rows being the folder's honest.jsonl.gz."""
+    honest = figures(report_half(report / HONEST_ROWS), LIAR)
     lying = figures(report_half(report), LIAR)
     accuracy = [f"{_pct(honest[f'{k}: accuracy'])} -> {_pct(lying[f'{k}: accuracy'])}" for k in ("within", "out")]
     return (
