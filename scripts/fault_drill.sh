@@ -41,6 +41,18 @@ KEEP_UP=$state bash scripts/compose_smoke.sh || die "the deployment did not come
 # shellcheck disable=SC1090
 . "$state"
 : > "$work/drill.md"
+cat > "$work/connected.py" <<'EOF'
+import json, sys
+rows = [json.loads(x) for x in sys.stdin if x.strip()]
+print(" ".join(f"{r['edge_id']}:{r['summaries']}" for r in rows if r["connected"]))
+EOF
+cat > "$work/shown.py" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+c = t.get("cloud") or {}
+print(f"decision {t['decision']}; asked {c.get('edges_asked')}, replied {c.get('edges_replied')},"
+      f" failed {c.get('edges_failed')}; note: {t.get('note') or '-'}")
+EOF
 question=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["question"])' "$work/docs/question.json")
 port=$(compose port cloud 50051 | sed 's/.*://')
 edges() {
@@ -48,19 +60,12 @@ edges() {
         --tls-ca ca.pem --tls-cert client.pem --tls-key client.key --json)
 }
 # "edge-1:summaries edge-2:summaries" of the connected edges
-connected() { edges 2> /dev/null | python3 -c '
-import json, sys
-rows = [json.loads(x) for x in sys.stdin if x.strip()]
-print(" ".join(f"{r[\"edge_id\"]}:{r[\"summaries\"]}" for r in rows if r["connected"]))' || true; }
+connected() { edges 2> /dev/null | python3 "$work/connected.py" || true; }
 ask() {
     compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token --json \
         "$question"
 }
-shown() { python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1])); c = t.get("cloud") or {}
-print(f"decision {t[\"decision\"]}; asked {c.get(\"edges_asked\")}, replied {c.get(\"edges_replied\")},"
-      f" failed {c.get(\"edges_failed\")}; note: {t.get(\"note\") or \"-\"}")' "$1"; }
+shown() { python3 "$work/shown.py" "$1"; }
 audit_lines() { wc -l < "$work/dep/edge-2/data/audit.jsonl"; }
 
 # 1. edge-2 cut off
