@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.core.candidates import find_candidates
+from shared.core.date_phrase import date_phrase, first_date
 from shared.core.degeneracy import content_words
 from shared.core.text import normalise_name, occurs_in, sentences
 
@@ -31,11 +32,6 @@ from the contexts the cloud and edges retrieved (benchmarks.reader_oracle --cont
 72.1% at 2, 70.9% at 4 and 8; from gold evidence 61.6% at each."""
 PASSAGE_WEIGHT = 3.0
 """What naming an entity at all in one more passage is worth, against one covered question word."""
-_DATE = re.compile(
-    r"\b\d{8}(?:_\d{1,2}:\d{2})?\b|\b\d{4}-\d{2}-\d{2}(?:T[\d:+]+)?\b|\b(?:January|February|March|April|May|June|"
-    r"July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}"
-    r"(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b|\b\d{1,2}(?::\d{2})?\s?(?:AM|PM|am|pm)\b"
-)
 _AND = re.compile(r"\s+(?:and|&)\s+")
 _NUMBER = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|percent|million|billion|k\b)?")
 
@@ -169,13 +165,14 @@ def _fold_short_names(
 
 
 def find_date(question: str, passages: Sequence[Passage]) -> Found | None:
-    """The date in the sentence that best matches the question, else the first date of that sentence's passage
-    (a chat's time line, an article's publication date)."""
+    """The date or time phrase of the sentence that best matches the question (shared.core.date_phrase: "7 PM on
+    Saturday", not one the question names), else the first date of that sentence's passage (a chat's time line,
+    an article's publication date)."""
     for found in best_sentences(question, passages, limit=3):
-        if m := _DATE.search(found.sentence):
-            return Found(m.group(0), found.sentence, found.passage, found.score)
-        if m := _DATE.search(found.passage.text):
-            return Found(m.group(0), found.sentence, found.passage, found.score)
+        if phrase := date_phrase(found.sentence, question):
+            return Found(phrase, found.sentence, found.passage, found.score)
+        if day := first_date(found.passage.text):
+            return Found(day, found.sentence, found.passage, found.score)
     return None
 
 
