@@ -43,6 +43,12 @@ def figures(rows: Sequence[Row], liar: str) -> dict[str, float]:
     return out
 
 
+def same_questions(honest: Sequence[Row], lying: Sequence[Row]) -> list[Row]:
+    """The honest run's rows of the questions the lying run asked (a liar run may ask a --limit of them)."""
+    asked = {str(r["qid"]) for r in lying}
+    return [r for r in honest if str(r["qid"]) in asked]
+
+
 def table(honest: dict[str, float], lying: dict[str, float]) -> str:
     lines = ["| | honest run | with the liar | change |", "|---|---:|---:|---:|"]
     for key, value in honest.items():
@@ -60,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("lying", type=Path, help="the same run with --liar")
     p.add_argument("--liar", required=True, help="the edge that lied")
     args = p.parse_args(argv)
-    print(table(figures(rows_of(args.honest), args.liar), figures(rows_of(args.lying), args.liar)))
+    lying = rows_of(args.lying)
+    print(table(figures(same_questions(rows_of(args.honest), lying), args.liar), figures(lying, args.liar)))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.lying_edge import figures
+from benchmarks.lying_edge import figures, same_questions
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.scoring import rescored, shape_baseline
@@ -109,8 +109,9 @@ HONEST_ROWS = "honest.jsonl.gz"
 def lying_edge(report: Path) -> str:
     """``routed to the liar h% -> l%; honest edges' accuracy within / out h -> l`` over the report half's asks,
     the honest run's rows being the folder's honest.jsonl.gz."""
-    honest = figures(report_half(report / HONEST_ROWS), LIAR)
-    lying = figures(report_half(report), LIAR)
+    lying_rows = report_half(report)
+    honest = figures(same_questions(report_half(report / HONEST_ROWS), lying_rows), LIAR)
+    lying = figures(lying_rows, LIAR)
     accuracy = [f"{_pct(honest[f'{k}: accuracy'])} -> {_pct(lying[f'{k}: accuracy'])}" for k in ("within", "out")]
     return (
         f"asks routed to it {_pct(honest['captured'])} -> {_pct(lying['captured'])}; "

@@ -232,3 +232,16 @@ def test_a_lexical_claim_the_cloud_cannot_measure_is_bounded_by_the_term_coverag
     assert smart.lexical == pytest.approx(0.2 + LEXICAL_OVER_TERMS)
     honest = accept_probe("honest", ProbeScores("honest", 0.6, best_chunk=0.6, term_coverage=0.5, lexical=0.7))
     assert honest.lexical == 0.7
+
+
+def test_a_smart_liar_pays_its_average_over_claim_on_every_claim() -> None:
+    """An edge that over-claims only its evidence score (0.3 above what its returned chunks allow, on every checked
+    reply) and its unmeasurable lexical coverage ends below an honest edge whose true match is middling."""
+    ledger = ClaimLedger()
+    for _ in range(5):
+        ledger.observe("smart", 0.3)
+        ledger.observe("honest", 0.01)
+    smart = ledger.discounted(ProbeScores("smart", 1.0, 0.3, 0.3, 0.3, term_coverage=0.3, lexical=0.8))
+    honest = ledger.discounted(ProbeScores("honest", 0.5, 0.5, 0.5, 0.5, term_coverage=0.5, lexical=0.5))
+    assert smart.score < honest.score and smart.lexical < honest.lexical and smart.term_coverage < 0.1
+    assert honest.score == pytest.approx(0.49, abs=0.005), "an honest edge's claims are barely touched"
