@@ -119,6 +119,22 @@ def lying_edge(report: Path) -> str:
     )
 
 
+LIAR_KINDS = ("smart", "echo", "refuser")
+"""The kinds of docs/results/lying-edge-kinds, each in its own folder beside the honest run's honest.jsonl.gz."""
+
+
+def liar_kinds(report: Path) -> str:
+    """``kind h% -> l%`` per liar kind: the share of routed asks sent to the liar, honest run -> with it."""
+    honest_rows = report_half(report / HONEST_ROWS)
+    cells = []
+    for kind in LIAR_KINDS:
+        lying_rows = report_half(report / kind)
+        honest = figures(same_questions(honest_rows, lying_rows), LIAR)
+        lying = figures(lying_rows, LIAR)
+        cells.append(f"{kind} {_pct(honest['captured'])} -> {_pct(lying['captured'])}")
+    return "; ".join(cells)
+
+
 MULTIHOP = "docs/results/report-multihop4"
 LIHUA = "docs/results/report-lihua4"
 LYING = "docs/results/lying-edge"
@@ -131,6 +147,11 @@ FIGURES = (
     Figure("lihua4: by question shape, beside its baseline", LIHUA, lambda r: by_shape(r, ("open", "entity", "date"))),
     Figure("lihua4: escalation within / out", LIHUA, escalation_within_out),
     Figure("a lying edge among multihop4's 4 (every claim 1.0): honest run -> with the liar", LYING, lying_edge),
+    Figure(
+        "liars of three kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
+        "docs/results/lying-edge-kinds",
+        liar_kinds,
+    ),
     Figure(
         "extraction prompts whose answer carries a run of a paraphrase-only edge's words",
         "docs/results/extraction",
