@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.lying_edge import figures, same_questions
+from benchmarks.membership import aucs
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.scoring import rescored, shape_baseline
@@ -135,6 +136,19 @@ def liar_kinds(report: Path) -> str:
     return "; ".join(cells)
 
 
+def membership(report: Path) -> str:
+    """The highest AUC any field an asker sees reaches at telling member names from non-members, per level (a
+    field that ranks members lower tells as much: its AUC counts as 1 - AUC)."""
+    rows = [json.loads(x) for x in (report / "rows.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    results = aucs(rows)
+    names = sum(1 for r in rows if r["level"] == next(iter(results)))
+    cells = [
+        f"target {level}: {max(max(v, 1.0 - v) for v in by.values()):.3f} over {len(by)} fields"
+        for level, by in results.items()
+    ]
+    return "; ".join(cells) + f" ({names} names)"
+
+
 MULTIHOP = "docs/results/report-multihop4"
 LIHUA = "docs/results/report-lihua4"
 LYING = "docs/results/lying-edge"
@@ -151,6 +165,11 @@ FIGURES = (
         "liars of three kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
         "docs/results/lying-edge-kinds",
         liar_kinds,
+    ),
+    Figure(
+        "membership inference: best AUC of what an asker sees at telling an edge's names from others' (0.5 = a coin)",
+        "docs/results/membership",
+        membership,
     ),
     Figure(
         "extraction prompts whose answer carries a run of a paraphrase-only edge's words",
