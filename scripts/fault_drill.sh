@@ -60,7 +60,7 @@ edges() {
         --tls-ca ca.pem --tls-cert client.pem --tls-key client.key --json)
 }
 # "edge-1:summaries edge-2:summaries" of the connected edges
-connected() { edges 2> /dev/null | python3 "$work/connected.py" || true; }
+connected() { edges 2> "$work/edges.err" | python3 "$work/connected.py" || true; }
 ask() {
     compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token --json \
         "$question"
@@ -70,6 +70,7 @@ audit_lines() { wc -l < "$work/dep/edge-2/data/audit.jsonl"; }
 
 # 1. edge-2 cut off
 whole=$(connected)
+[ -n "$whole" ] || { cat "$work/edges.err" >&2; die "the operator's listing of the edges (dgrag cloud edges) failed"; }
 say "before the faults: connected $whole"
 net="${project}_edge-2-net"
 container=$(compose ps -q edge-2)
@@ -123,7 +124,7 @@ set +e
         dgrag edge ingest --data-dir /var/lib/dgrag --config edge.toml /tmp/one.jsonl > /tmp/first.log 2>&1 \
             || { echo "first ingest failed:"; tail -5 /tmp/first.log; exit 3; }
         dgrag edge ingest --data-dir /var/lib/dgrag --config edge.toml /in/edge-2.jsonl > /tmp/full.log 2>&1
-        echo "second ingest exit $?: $(grep -i -m1 -E "space|full|disk" /tmp/full.log || tail -1 /tmp/full.log)"
+        echo "second ingest exit $?: $(grep -i -m1 -E "no space|disk is full|ENOSPC" /tmp/full.log || tail -1 /tmp/full.log)"
         dgrag edge stats --data-dir /var/lib/dgrag --config edge.toml 2>&1 | grep -i -m1 "documents"
     ' > "$work/diskfull.log" 2>&1
 status=$?
