@@ -130,6 +130,11 @@ def aucs(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
     return results
 
 
+def read_rows(path: Path) -> list[Row]:
+    """The rows a run wrote to rows.jsonl."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def table(results: dict[str, dict[str, float]]) -> str:
     lines = ["| what the asker sees | " + " | ".join(f"target {lv}" for lv in results) + " |"]
     lines.append("|---|" + "---:|" * len(results))
@@ -149,8 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--rows", type=Path, help="recompute the table from an earlier run's rows.jsonl (no network)")
     args = p.parse_args(argv)
     if args.rows is not None:
-        rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines() if line.strip()]
-        print(table(aucs(rows)))
+        print(table(aucs(read_rows(args.rows))))
         return
     args.out.mkdir(parents=True, exist_ok=True)
     rows = measure(args)

@@ -18,6 +18,7 @@ from typing import Any
 
 from benchmarks.lying_edge import figures, same_questions
 from benchmarks.membership import aucs
+from benchmarks.membership import read_rows as membership_rows
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.scoring import rescored, shape_baseline
@@ -107,12 +108,16 @@ HONEST_ROWS = "honest.jsonl.gz"
 """Beside each liar run's rows: the honest run's rows at the same commit, on the same questions and seed."""
 
 
+def _paired(honest_rows: list[Row], run: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """The liar figures of the honest run (on the questions the liar run asked) and of the liar run ``run``."""
+    lying_rows = report_half(run)
+    return figures(same_questions(honest_rows, lying_rows), LIAR), figures(lying_rows, LIAR)
+
+
 def lying_edge(report: Path) -> str:
     """``routed to the liar h% -> l%; honest edges' accuracy within / out h -> l`` over the report half's asks,
     the honest run's rows being the folder's honest.jsonl.gz."""
-    lying_rows = report_half(report)
-    honest = figures(same_questions(report_half(report / HONEST_ROWS), lying_rows), LIAR)
-    lying = figures(lying_rows, LIAR)
+    honest, lying = _paired(report_half(report / HONEST_ROWS), report)
     accuracy = [f"{_pct(honest[f'{k}: accuracy'])} -> {_pct(lying[f'{k}: accuracy'])}" for k in ("within", "out")]
     return (
         f"asks routed to it {_pct(honest['captured'])} -> {_pct(lying['captured'])}; "
@@ -129,9 +134,7 @@ def liar_kinds(report: Path) -> str:
     honest_rows = report_half(report / HONEST_ROWS)
     cells = []
     for kind in LIAR_KINDS:
-        lying_rows = report_half(report / kind)
-        honest = figures(same_questions(honest_rows, lying_rows), LIAR)
-        lying = figures(lying_rows, LIAR)
+        honest, lying = _paired(honest_rows, report / kind)
         cells.append(f"{kind} {_pct(honest['captured'])} -> {_pct(lying['captured'])}")
     return "; ".join(cells)
 
@@ -139,7 +142,7 @@ def liar_kinds(report: Path) -> str:
 def membership(report: Path) -> str:
     """The highest AUC any field an asker sees reaches at telling member names from non-members, per level (a
     field that ranks members lower tells as much: its AUC counts as 1 - AUC)."""
-    rows = [json.loads(x) for x in (report / "rows.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = membership_rows(report / "rows.jsonl")
     results = aucs(rows)
     names = sum(1 for r in rows if r["level"] == next(iter(results)))
     cells = [

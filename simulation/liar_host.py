@@ -30,8 +30,6 @@ from edge_node.host import run_host
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores
 
-KINDS = ("blunt", "smart", "echo", "refuser")
-
 _honest_outbound_for = EdgeRuntime.outbound_for
 _honest_probe = EdgeRuntime.probe
 
@@ -82,6 +80,7 @@ _LIES: dict[str, tuple[Probe, Reply]] = {
     "echo": (_blunt_probe, _echo_knowledge),
     "refuser": (_refusing_probe, _blunt_knowledge),
 }
+KINDS = tuple(_LIES)
 
 
 def lie(kind: str = "blunt") -> None:

@@ -9,8 +9,6 @@ excerpts them.
 
 from __future__ import annotations
 
-import gzip
-import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -20,6 +18,7 @@ from shared.config.pipeline import RetrievalConfig
 from shared.core.question_terms import question_terms
 from shared.core.span_reader import Passage
 from shared.core.text import excerpt
+from simulation.answer_rows import read_rows
 
 ChunkKey = tuple[str, str, int]
 """(edge id, document id, chunk id)."""
@@ -57,11 +56,6 @@ def retrieved_passages(row: Mapping[str, Any], chunks: Mapping[ChunkKey, str]) -
 
 
 def load_rows(paths: Iterable[Path], modes: Iterable[str]) -> list[dict[str, Any]]:
-    """The answer rows of ``paths`` (``.jsonl`` or ``.jsonl.gz``) asked in one of ``modes``."""
+    """The answer rows of ``paths`` (``.jsonl`` or ``.jsonl.gz``, simulation.answer_rows) asked in one of ``modes``."""
     wanted = set(modes)
-    rows: list[dict[str, Any]] = []
-    for path in paths:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            rows.extend(r for r in map(json.loads, filter(str.strip, f)) if r.get("mode") in wanted)
-    return rows
+    return [r for path in paths for r in read_rows(path) if r.get("mode") in wanted]
