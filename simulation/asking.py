@@ -232,10 +232,13 @@ def generation_quality(trace: AnswerTrace) -> dict[str, Any]:
 
 
 def _probe_row(p: ProbeScores) -> dict[str, Any]:
-    """One probe in an answer row: the edge, its evidence, term and lexical coverage, and any error."""
+    """One probe in an answer row: the edge, its evidence (with the name coverage and best chunk behind it), term
+    and lexical coverage, and any error."""
     return {
         "edge_id": p.edge_id,
         "score": round(p.score, 4),
+        "names": round(p.name_coverage, 4),
+        "best_chunk": round(p.best_chunk, 4),
         "terms": round(p.term_coverage, 4),
         "lexical": round(p.lexical, 4),
         "error": p.error,

@@ -3,9 +3,10 @@ whose edges lie to the cloud in one of four ways, to measure what each can captu
 
 - ``blunt``: every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and
   for each chunk it returns (the chunks themselves are the edge's honest retrieval).
-- ``smart``: honest in everything the cloud re-measures (chunks, their scores, best chunk, term coverage) and
-  1.0 in the fields it cannot (the probe's lexical coverage over the whole store, every named signal, its
-  evidence score).
+- ``smart``: has read the cloud's checks. Honest in the chunks, their scores, its best chunk and term coverage;
+  claims every name of the question (name coverage 1.0), the highest evidence score the cloud's intake lets
+  those fields back ((best chunk + 1) / 2), the highest lexical coverage it lets the term coverage back, and
+  1.0 for every named signal.
 - ``echo``: claims 1.0 everywhere and returns the question itself as its first chunk (which any re-scoring of
   returned text by similarity to the question rates ~1.0), then its honest chunks.
 - ``refuser``: refuses every probe (as an owner's policy may), so routing falls back to its summaries, and
@@ -25,6 +26,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from cloud_server.experiments import bounded_lexical
 from edge_node.api import EdgeRuntime
 from edge_node.host import run_host
 from shared.core.errors import PermissionDeniedError
@@ -39,10 +41,13 @@ async def _blunt_probe(self: EdgeRuntime, question: str, given: Any = None) -> P
 
 
 async def _smart_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
-    """The honest probe with the fields the cloud cannot re-measure claimed at 1.0."""
+    """The honest probe with every field the cloud cannot re-measure on one probe claimed as high as its intake
+    accepts (cloud_server.services.knowledge_intake)."""
     honest = await _honest_probe(self, question, given)
     signals = {name: 1.0 for name in honest.signals}
-    return dataclasses.replace(honest, score=1.0, lexical=1.0, signals=signals)
+    evidence = (max(honest.best_chunk, 0.0) + 1.0) / 2
+    lexical = bounded_lexical(1.0, honest.term_coverage)
+    return dataclasses.replace(honest, score=evidence, name_coverage=1.0, lexical=lexical, signals=signals)
 
 
 async def _refusing_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:

@@ -6,19 +6,22 @@ retrieval reply. The cloud embeds the chunks an edge returns with its own embedd
 question itself, with the words they copy from the question taken out (cloud_server.services.echo): those scores
 order the context, never the edge's. Where the edge was probed, the claims the cloud can measure again are
 compared with what it measured on the chunks the edge returned: the best chunk similarity; the term coverage
-(the largest share of the question's keywords one returned chunk holds); and the evidence score, which an honest
-edge computes as its best chunk similarity or the mean of that and its name coverage (edge_node.query.retrieval),
-so never above (1 + best chunk) / 2. An edge that claims more than it delivers builds up
-disagreement (a moving average of its largest over-claim, rising fast and falling slowly), and all its probe
-scores are reduced by that average and discounted by its trust (1 while the average stays within the tolerance,
-falling to 0 beyond).
+(the largest share of the question's keywords one returned chunk holds); the name coverage (the share of the
+question's names its chunks and entities hold, with NAME_SLACK); the lexical coverage over its whole store, which
+an honest edge rarely claims far above the term coverage of what it returns (LEXICAL_SLACK); and the evidence
+score, which an honest edge computes as its best chunk similarity or the mean of that and its name coverage
+(edge_node.query.retrieval), so never above (1 + best chunk) / 2 (the intake already bounds it by the claimed best
+chunk and name coverage: cloud_server.services.knowledge_intake.consistent_evidence). An edge that claims more
+than it delivers builds up disagreement (a moving average of its largest over-claim, rising fast and falling
+slowly), and all its probe scores are reduced by that average and discounted by its trust (1 while the average
+stays within the tolerance, falling to 0 beyond).
 Trust outlives a cloud restart when ``query.trust_file`` is set (cloud_server.services.trust_file); otherwise a
 restart gives every edge a fresh start.
 
 Not checked: the evidence score of an edge that returns no chunks (a level that keeps them home: its probes
 carry that score alone) is believed within [0, 1]; one that claims a best chunk and returns none is caught.
-The lexical coverage (over an edge's whole store) and named extra signals cannot be measured on what an edge
-returns: they count only as much as the edge's trust, earned on the claims that can.
+Named extra signals cannot be measured on what an edge returns: they count only as much as the edge's trust,
+earned on the claims that can (and weigh nothing unless ``query.probe_signal_weights`` names them).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from cloud_server.services.echo import without_echo
 from cloud_server.services.trust_file import load_trust, save_trust
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.core.question_terms import question_terms, term_share
+from shared.core.text import occurs_in
 from shared.models.base import Embedder, FloatMatrix
 
 log = logging.getLogger("dgrag.cloud")
@@ -55,6 +59,16 @@ difference counts against it. Summaries describe a whole subgraph and honestly m
 over the asked edges of the committed report runs (docs/results/report-*), by 0.23 at the median and 0.44 at
 the 95th percentile on multihop4, 0.08 and 0.41 on lihua4; a summary stuffed with a question's words matches it
 at ~0.9 while the echo-free chunks behind it match far less."""
+NAME_SLACK = 0.35
+"""How far an edge's claimed name coverage (the question's names it holds as entities, matched exactly or by a
+close embedding) may exceed the share of the question's names the cloud finds in the chunks and entities it
+returns, before the difference counts against it: an honest edge matches "Verge" to "The Verge", and returns only
+its best chunks."""
+LEXICAL_SLACK = 0.3
+"""How far an edge's claimed lexical coverage (the best IDF-weighted share of the question's words one chunk of
+its whole store holds) may exceed the term coverage the cloud measures on the chunks it returns before the
+difference counts against it. Honest edges' lexical coverage over their own term coverage (benchmarks.
+probe_routing, every dev question): multihop4 p99 0.10, max 0.29; lihua4 p95 0.28, p99 0.50."""
 FLAGGED = 0.5
 """Trust below which an edge is flagged (logged, and shown by ``dgrag cloud edges``)."""
 
@@ -181,7 +195,7 @@ def observe_claims(
     best summary match): the match beyond SUMMARY_SLACK over its best returned chunk counts as its over-claim."""
     by_edge = {p.edge_id: p for p in claims if not p.error}
     refusers = {p.edge_id for p in claims if p.refused}
-    keywords = question_terms(question)[1]
+    names, keywords = question_terms(question)
     for k in measured:
         best = max((c.score for c in k.chunks), default=0.0)
         if k.edge_id in refusers and k.chunks and summary_scores and k.edge_id in summary_scores:
@@ -190,11 +204,27 @@ def observe_claims(
         claim = by_edge.get(k.edge_id)
         if claim is None or not (k.chunks or claim.best_chunk > 0 or claim.term_coverage > 0):
             continue
-        terms = term_share(keywords, [c.text for c in k.chunks])
+        texts = [c.text for c in k.chunks]
+        terms = term_share(keywords, texts)
+        held = name_share(names, [*texts, *(e.name for e in k.entities)]) if k.chunks else 1.0
         over = max(
             min(claim.best_chunk, 1.0) - best,
             min(claim.score, 1.0) - (1.0 + best) / 2 if k.chunks else 0.0,
             min(claim.term_coverage, 1.0) - terms,
+            min(claim.name_coverage, 1.0) - held - NAME_SLACK if names else 0.0,
+            min(claim.lexical, 1.0) - terms - LEXICAL_SLACK if k.chunks else 0.0,
             0.0,
         )
         ledger.observe(k.edge_id, over)
+
+
+def name_share(names: Sequence[str], texts: Sequence[str]) -> float:
+    """The share of ``names`` that at least one of ``texts`` holds (whole words, any case, spacing aside)."""
+    if not names:
+        return 0.0
+    squeezed = [" ".join(t.split()) for t in texts]
+    joined = [t.replace(" ", "") for t in squeezed]
+    found = sum(
+        1 for n in names if any(occurs_in(n, t) for t in squeezed) or any(n.replace(" ", "") in t for t in joined)
+    )
+    return found / len(names)

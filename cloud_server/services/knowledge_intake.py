@@ -55,15 +55,22 @@ def accept_knowledge(edge_id: str, knowledge: EdgeKnowledge) -> EdgeKnowledge:
 
 def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
     """An edge's probe scores as the cloud uses them: from ``edge_id`` (the session's), each clamped to its range
-    (an edge cannot outbid the others beyond a perfect score), and its lexical coverage, which the cloud cannot
-    measure, to at most LEXICAL_OVER_TERMS above its term coverage, which it checks (claim_check)."""
+    (an edge cannot outbid the others beyond a perfect score); its evidence score to what the edge's own formula
+    gives from the fields it comes with (:func:`consistent_evidence`; a probe of an edge that keeps raw text
+    home carries the score alone, checked only against the chunks it returns); and its lexical coverage, which the cloud
+    cannot measure, to at most LEXICAL_OVER_TERMS above its term coverage, which it checks (claim_check)."""
     terms = min(max(_finite(scores.term_coverage), 0.0), 1.0)
+    names = min(max(_finite(scores.name_coverage), 0.0), 1.0)
+    best_chunk = _score(scores.best_chunk)
+    evidence = min(max(_finite(scores.score), 0.0), 1.0)
+    # an edge keeping raw text home sends its evidence score alone: nothing beside it to bound it by
+    detailed = max(names, best_chunk, _score(scores.best_entity), terms, _finite(scores.lexical)) > 0
     return ProbeScores(
         edge_id,
-        min(max(_finite(scores.score), 0.0), 1.0),
-        min(max(_finite(scores.name_coverage), 0.0), 1.0),
+        consistent_evidence(evidence, names, best_chunk) if detailed else evidence,
+        names,
         _score(scores.best_entity),
-        _score(scores.best_chunk),
+        best_chunk,
         error=scores.error[:500],
         term_coverage=min(max(_finite(scores.term_coverage), 0.0), 1.0),
         lexical=bounded_lexical(scores.lexical, terms),
@@ -71,6 +78,17 @@ def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
     )
 
 
+def consistent_evidence(score: float, name_coverage: float, best_chunk: float) -> float:
+    """An evidence score no higher than an honest edge's formula gives from the name coverage and best chunk it
+    claims beside it (edge_node.query.retrieval: the best chunk's similarity, or its mean with the name coverage
+    when the question has names): ``max(best chunk, (best chunk + name coverage) / 2)``. The best chunk and the
+    name coverage are checked against what the edge returns (claim_check); the score alone could not be."""
+    bound = max(best_chunk, (max(best_chunk, 0.0) + name_coverage) / 2, 0.0)
+    return score if score <= bound + EVIDENCE_ROUNDING else bound
+
+
+EVIDENCE_ROUNDING = 1e-6
+"""Leeway for the float rounding of an honest edge's own computation and of the wire."""
 LEXICAL_OVER_TERMS = 0.5
 """How far an edge's lexical coverage (over its whole store) may exceed its term coverage (over the chunks it
 retrieved). Honest edges' probes of every dev question (benchmarks.probe_routing): multihop4 p99 0.10, max 0.29;

@@ -40,11 +40,14 @@ def _lies(kind: str, edge: Any) -> tuple[ProbeScores | None, EdgeKnowledge]:
     return scores, asyncio.run(reply(edge, "Who won?")).knowledge
 
 
-def test_a_smart_liar_keeps_what_the_cloud_re_measures_and_inflates_the_rest(honest: Any) -> None:
+def test_a_smart_liar_keeps_what_the_cloud_re_measures_and_inflates_the_rest_as_far_as_the_intake_allows(
+    honest: Any,
+) -> None:
     scores, knowledge = _lies("smart", honest)
     assert scores is not None
-    assert (scores.best_chunk, scores.term_coverage, scores.name_coverage) == (0.5, 0.25, 0.2)
-    assert (scores.score, scores.lexical, dict(scores.signals)) == (1.0, 1.0, {"recency": 1.0})
+    assert (scores.best_chunk, scores.term_coverage) == (0.5, 0.25)
+    assert (scores.name_coverage, scores.score, scores.lexical) == (1.0, 0.75, 0.75)
+    assert dict(scores.signals) == {"recency": 1.0}
     assert knowledge.chunks == HONEST_REPLY.knowledge.chunks and knowledge.evidence == 1.0
 
 

@@ -89,7 +89,10 @@ def test_an_edge_cannot_outbid_the_others_beyond_range() -> None:
     accepted = accept_probe(
         "b", ProbeScores("a", 7.0, float("nan"), -3.0, float("inf"), term_coverage=4.0, lexical=float("inf"))
     )
-    assert accepted == ProbeScores("b", 1.0, 0.0, -1.0, 0.0, term_coverage=1.0, lexical=0.0)
+    # the evidence score is no more than the (absent) best chunk and name coverage beside it back
+    assert accepted == ProbeScores("b", 0.0, 0.0, -1.0, 0.0, term_coverage=1.0, lexical=0.0)
+    backed = accept_probe("b", ProbeScores("b", 7.0, 1.0, best_chunk=0.6))
+    assert backed.score == pytest.approx(0.8, abs=1e-5)
     assert accept_probe("b", ProbeScores("b", 0.5, term_coverage=0.6, lexical=3.0)).lexical == 1.0
 
 

@@ -24,20 +24,20 @@ def _routing(weights: str) -> ProbeRouting:
 
 
 def test_a_signal_goes_from_the_edges_evidence_over_the_wire_into_the_routing_score() -> None:
-    evidence = Evidence(0.5, 0.4, 0.3, 0.5, signals={"recency": 0.75})
+    evidence = Evidence(0.5, 0.4, 0.3, 0.4, signals={"recency": 0.75})
     sent = probe_reply("edge-a", evidence, PrivacyConfig())
     message = serde_session.probe_reply("r-1", sent)
     received = accept_probe("edge-a", serde.probe_reply_from_proto(message.probe_reply))
     assert received.signals == {"recency": 0.75}
-    assert _routing("recency=2").probed(received) == pytest.approx(0.5 + 2 * 0.75)
-    assert _routing("").probed(received) == pytest.approx(0.5), "a signal no weight names counts nothing"
-    assert _routing("other=1").probed(received) == pytest.approx(0.5), "a named signal not reported counts 0"
+    assert _routing("recency=2").probed(received) == pytest.approx(0.4 + 2 * 0.75)
+    assert _routing("").probed(received) == pytest.approx(0.4), "a signal no weight names counts nothing"
+    assert _routing("other=1").probed(received) == pytest.approx(0.4), "a named signal not reported counts 0"
     admins = serde.probe_from_proto(serde.probe_to_proto(received))
     assert admins.signals == {"recency": 0.75}, "operators see every signal"
 
 
 def test_a_policy_keeping_raw_text_home_sends_no_signal() -> None:
-    evidence = Evidence(0.5, 0.4, 0.3, 0.5, signals={"recency": 0.75})
+    evidence = Evidence(0.5, 0.4, 0.3, 0.4, signals={"recency": 0.75})
     assert probe_reply("edge-a", evidence, PrivacyConfig(level="summaries_only")).signals == {}
 
 
