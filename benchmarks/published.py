@@ -129,11 +129,11 @@ LIAR_KINDS = ("smart", "echo", "refuser")
 """The kinds of docs/results/lying-edge-kinds, each in its own folder beside the honest run's honest.jsonl.gz."""
 
 
-def liar_kinds(report: Path) -> str:
+def liar_kinds(report: Path, kinds: tuple[str, ...] = LIAR_KINDS) -> str:
     """``kind h% -> l%`` per liar kind: the share of routed asks sent to the liar, honest run -> with it."""
     honest_rows = report_half(report / HONEST_ROWS)
     cells = []
-    for kind in LIAR_KINDS:
+    for kind in kinds:
         honest, lying = _paired(honest_rows, report / kind)
         cells.append(f"{kind} {_pct(honest['captured'])} -> {_pct(lying['captured'])}")
     return "; ".join(cells)
@@ -168,6 +168,11 @@ FIGURES = (
         "liars of three kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
         "docs/results/lying-edge-kinds",
         liar_kinds,
+    ),
+    Figure(
+        "the smart liar once the cloud bounds and checks every claim routing uses (commit 9bb2dfc)",
+        "docs/results/lying-edge-smart",
+        lambda r: liar_kinds(r, ("smart",)),
     ),
     Figure(
         "membership inference: best AUC of what an asker sees at telling an edge's names from others' (0.5 = a coin)",

@@ -189,7 +189,9 @@ def observe_claims(
 ) -> None:
     """Compare each probed edge's measurable claims with the chunks it returned, rescored: its best chunk with the
     best of them, its evidence score with (1 + that best) / 2, its term coverage with the share of ``question``'s
-    keywords the best of them holds; the largest over-claim counts. An edge that claims a best chunk and returns
+    keywords the best of them holds, its name coverage with the share of the question's names its chunks and
+    entities hold (beyond NAME_SLACK), its lexical coverage with that term share (beyond LEXICAL_SLACK); the
+    largest over-claim counts. An edge that claims a best chunk and returns
     none is measured at 0: an honest edge that keeps its chunks home claims none (its probe carries its evidence
     score alone). An edge that refused its probe was asked for its summaries (``summary_scores``: each edge's
     best summary match): the match beyond SUMMARY_SLACK over its best returned chunk counts as its over-claim."""
