@@ -18,6 +18,7 @@
 #   ARTICLES     articles per edge besides the question's evidence (default 4)
 #   KEEP_UP      a file: on success leave the deployment running and write `work=... project=...` there, for
 #                scripts/fault_drill.sh (which tears it down)
+#   BUILD_ONLY   non-empty: build dgrag-edge:smoke and dgrag-cloud:smoke and stop (scripts/ray_cluster.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,6 +82,7 @@ for role in edge cloud; do
     size=$("$docker" image inspect -f '{{.Size}}' "dgrag-$role:$tag")
     say "built dgrag-$role in $(( $(date +%s) - started )) s: $((size / 1000000)) MB"
 done
+[ -n "${BUILD_ONLY:-}" ] && { kept=true; rm -rf "$work"; exit 0; }
 
 # The deployment: configs, fresh tokens and certificates, and its compose file, all from `dgrag init --compose`.
 "$python" -m dgrag init "$work/dep" --edges 2 --cloud-host localhost --compose > "$work/init.log" \

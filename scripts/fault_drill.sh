@@ -18,7 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 docker=${DOCKER:-docker}
-python=$(realpath "${PYTHON:-.venv/bin/python}")
+python=${PYTHON:-.venv/bin/python}
+[[ $python = /* ]] || python=$PWD/$python   # absolute, but not resolved: a venv's python is a symlink
 cut_seconds=${CUT_SECONDS:-60}
 tmpfs_size=${TMPFS_SIZE:-600k}
 report=""

@@ -84,10 +84,10 @@ class EdgeHostActor:
         return 0
 
     async def node(self) -> str:
-        """The Ray node this host was placed on."""
+        """The Ray node this host was placed on: its host name and the start of its node id."""
         import ray
 
-        return str(ray.get_runtime_context().get_node_id())
+        return f"{socket.gethostname()}/{ray.get_runtime_context().get_node_id()[:12]}"
 
     async def stop(self) -> None:
         """Stop every edge gracefully (their cloud sessions close, their stores flush)."""
