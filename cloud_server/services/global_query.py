@@ -23,7 +23,7 @@ from cloud_server.services.cloud_reading import read_context
 from cloud_server.services.context_merge import merge_knowledge
 from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.services.knowledge_intake import bounded_lexical
-from cloud_server.services.routing import ProbeRouting, choose_edges, edge_summary_scores
+from cloud_server.services.routing import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
 from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
 from cloud_server.services.summary_index import SummaryIndex
 from shared.config import CloudQueryConfig
@@ -305,6 +305,7 @@ class GlobalQueryService:
                 probes = await asyncio.gather(
                     *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
                 )
+            offline = offline or probes_unanswered(probes, self._registry.unnamed)
             scoring = self._probing
             if claim.lexical is None:
                 scoring = dataclasses.replace(scoring, lexical_weight=0)

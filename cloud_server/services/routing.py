@@ -10,7 +10,7 @@ people, places and topics (several devices of one person, branches of one organi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from shared.config import CloudQueryConfig
@@ -118,6 +118,12 @@ class ProbeRouting:
         if first is not None and first.refused:
             close = [first.edge_id, *close]
         return close[:max_k]
+
+
+def probes_unanswered(probes: Sequence[ProbeScores], unnamed: Collection[str]) -> bool:
+    """Whether an edge (not one that asked to stay unnamed) failed its probe other than by refusing probes: its
+    session is open but it was cut off, hung or too late, and it may know more than the edges that answered."""
+    return any(p.error and not p.refused and p.edge_id not in unnamed for p in probes)
 
 
 def signal_weights(setting: str) -> dict[str, float]:
