@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from shared.core.errors import DgragError
 from shared.core.extractive import is_extractive
 from shared.core.knowledge import ProbeScores
 from shared.core.trace import AnswerTrace, Decision
@@ -137,11 +138,19 @@ class Asker:
         return row | {"escalated": False, "reused": reused}
 
     def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> AnswerTrace:
-        reply = self._edges[edge].Query(
-            edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
-            metadata=self._edge_metadata[edge],
-            timeout=QUERY_TIMEOUT_S,
-        )
+        try:
+            reply = self._edges[edge].Query(
+                edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
+                metadata=self._edge_metadata[edge],
+                timeout=QUERY_TIMEOUT_S,
+            )
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            raise EdgeLostError(
+                f"edge {edge} cannot be reached to ask a question ({exc.details()}): its host process or node "
+                "is gone. The answers so far are kept; bring the host back and run the same command again to resume."
+            ) from None
         return AnswerTrace.from_json(reply.trace_json)
 
     def _summaries(self, question: str) -> list[dict[str, Any]]:
@@ -149,6 +158,10 @@ class Asker:
             cloud_pb2.MatchSummariesRequest(question=question, top_m=5), metadata=self._metadata, timeout=60
         )
         return [{"summary_id": s.summary_id, "edge_id": s.edge_id, "score": round(s.score, 4)} for s in reply.summaries]
+
+
+class EdgeLostError(DgragError):
+    """An edge the simulation asks is unreachable: its host process, Ray actor or node died during the run."""
 
 
 def local_view(trace: AnswerTrace) -> AnswerTrace:
