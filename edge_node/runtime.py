@@ -198,9 +198,11 @@ class EdgeRuntime:
         return await self._escalate(question, local, escalator, routing_off, out)
 
     def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
-        """The local answer, as composed from the evidence (also when the gate alone would have escalated it)."""
+        """The local answer, as composed from the evidence (also when the gate alone would have escalated it); it
+        keeps the evidence check's note that an edge which may know more is offline."""
         shown = local.composed.text if local.composed is not None else local.best_generated
-        out.answer, out.decision, out.verified, out.note = shown, Decision.LOCAL, True, ""
+        note = out.note if out.note == OFFLINE_NOTE else ""
+        out.answer, out.decision, out.verified, out.note = shown, Decision.LOCAL, True, note
         return out
 
     def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import grpc
 
+from edge_node.query.edge_answer import OFFLINE_NOTE
 from shared.core.knowledge import ProbeScores
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from tests.unit.grpc_harness import ACME, APP_ID, ZEPHYR, connected, run, start_network, token_of
 
@@ -62,6 +64,13 @@ def test_an_edge_still_connected_whose_probe_never_answers_counts_as_offline_for
                 check = cloud_pb2.CheckEvidenceRequest(question=QUESTION, local_evidence=0.1)
                 verdict = await stub.CheckEvidence(check, metadata=as_edge)
             assert not verdict.stronger_elsewhere and verdict.matched_offline
+            # and the asking edge's own answer, kept local after the check, says so
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports['edge-a']}") as channel:
+                ask = edge_pb2.QueryRequest(question="Who leads Acme Robotics?", mode="full")
+                reply = await edge_pb2_grpc.EdgeStub(channel).Query(ask, metadata=net.edge_metadata("edge-a"))
+            trace = json.loads(reply.trace_json)
+            assert trace["timings"].get("evidence_check"), "the edge's gate asked the cloud to check"
+            assert trace["decision"] == "local" and trace["note"] == OFFLINE_NOTE
         finally:
             await net.close()
 
