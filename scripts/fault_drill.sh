@@ -55,8 +55,10 @@ print(f"decision {t['decision']}; asked {c.get('edges_asked')}, replied {c.get('
       f" failed {c.get('edges_failed')}; note: {t.get('note') or '-'}")
 EOF
 question=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["question"])' "$work/docs/question.json")
-port=$(compose port cloud 50051 | sed 's/.*://')
-edges() {
+edges() {  # the cloud's published port changes when its container restarts: look it up each time
+    local port
+    port=$(compose port cloud 50051 2> /dev/null | sed 's/.*://')
+    [ -n "$port" ] || return 1
     (cd "$work/dep/ops" && "$python" -m dgrag cloud edges --address "127.0.0.1:$port" --user ops --token-file token \
         --tls-ca ca.pem --tls-cert client.pem --tls-key client.key --json)
 }
@@ -103,7 +105,8 @@ tokens_before=$(sha256sum "$work/dep/cloud/tokens" "$work/dep"/edge-*/cloud.toke
 restart_at=$(now)
 compose restart cloud > /dev/null 2>&1
 until [ "$(connected)" = "$whole" ]; do
-    [ "$(since "$restart_at" | cut -d. -f1)" -lt 300 ] || die "the edges were not back 300 s after the cloud restarted"
+    [ "$(since "$restart_at" | cut -d. -f1)" -lt 300 ] \
+        || die "the edges were not back 300 s after the cloud restarted (last listing error: $(tail -3 "$work/edges.err"))"
     sleep 1
 done
 say "cloud restarted: both edges connected with all their summaries $(since "$restart_at") s after the restart began"
