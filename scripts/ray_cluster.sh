@@ -16,8 +16,8 @@
 #
 # Installs nothing; builds dgrag-edge:smoke with scripts/compose_smoke.sh (BUILD_ONLY) when it is missing or
 # REBUILD is set. Not part of the test command. Settings: EDGES (16), LIMIT (12), SEED (7), EDGES_PER_HOST (4),
-# KILL_AFTER (answers, 8), KEEP (non-empty: keep the shared directory, with both runs' rows), DOCKER, PYTHON,
-# and compose_smoke.sh's BASE_IMAGE and TORCH_WHEEL.
+# KILL_AFTER (answers, 8), SKIP_KILL (non-empty: stop after step 3), KEEP (non-empty: keep the shared
+# directory, with the runs' rows), DOCKER, PYTHON, and compose_smoke.sh's BASE_IMAGE and TORCH_WHEEL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,6 +103,7 @@ say "compared with the local run:"
 "$python" -m benchmarks.compare_runs "$shared/local" "$shared/ray" | tee -a "$shared/report.md" || true
 
 # 4. a worker killed while the cluster answers, then the run resumed
+[ -n "${SKIP_KILL:-}" ] && { say "SKIP_KILL set: no worker killed"; exit 0; }
 started=$(now)
 cluster_run "$shared/fault" > "$shared/fault.log" 2>&1 &
 run_pid=$!
