@@ -11,5 +11,7 @@ RUN pip install --no-cache-dir -c /tmp/constraints.txt "ray==2.60.0" && rm /tmp/
 # the edge image binds its API to loopback; a simulation's hosts bind their node's address themselves
 ENV DGRAG__SERVER__HOST=0.0.0.0
 USER 10001:10001
+# the edge image checks an edge API that a Ray node does not serve
+HEALTHCHECK NONE
 ENTRYPOINT []
 CMD ["ray", "--help"]
