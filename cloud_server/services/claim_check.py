@@ -224,9 +224,6 @@ def name_share(names: Sequence[str], texts: Sequence[str]) -> float:
     """The share of ``names`` that at least one of ``texts`` holds (whole words, any case, spacing aside)."""
     if not names:
         return 0.0
-    squeezed = [" ".join(t.split()) for t in texts]
-    joined = [t.replace(" ", "") for t in squeezed]
-    found = sum(
-        1 for n in names if any(occurs_in(n, t) for t in squeezed) or any(n.replace(" ", "") in t for t in joined)
-    )
+    joined = ["".join(t.split()) for t in texts]
+    found = sum(1 for n in names if any(occurs_in(n, t) for t in texts) or any(n.replace(" ", "") in t for t in joined))
     return found / len(names)

@@ -256,7 +256,7 @@ class GlobalQueryService:
         trusted = [self.claims.discounted(p) for p in kept]
         out.edges_asked = self._probing.choose(trusted, routable, k, bonus)
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
-        silent = [p.edge_id for p in out.probes if p.error and not p.refused]
+        silent = [p.edge_id for p in out.probes if p.failed]
         out.edges_failed = [e for e in silent if e not in out.edges_asked]
         out.timings["probe"] += time.perf_counter() - t
 

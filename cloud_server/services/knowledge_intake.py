@@ -72,7 +72,7 @@ def accept_probe(edge_id: str, scores: ProbeScores) -> ProbeScores:
         _score(scores.best_entity),
         best_chunk,
         error=scores.error[:500],
-        term_coverage=min(max(_finite(scores.term_coverage), 0.0), 1.0),
+        term_coverage=terms,
         lexical=bounded_lexical(scores.lexical, terms),
         signals=bounded_signals(scores.signals),
     )

@@ -123,7 +123,7 @@ class ProbeRouting:
 def probes_unanswered(probes: Sequence[ProbeScores], unnamed: Collection[str]) -> bool:
     """Whether an edge (not one that asked to stay unnamed) failed its probe other than by refusing probes: its
     session is open but it was cut off, hung or too late, and it may know more than the edges that answered."""
-    return any(p.error and not p.refused and p.edge_id not in unnamed for p in probes)
+    return any(p.failed and p.edge_id not in unnamed for p in probes)
 
 
 def signal_weights(setting: str) -> dict[str, float]:

@@ -126,6 +126,11 @@ class ProbeScores:
         """The edge's policy turned probes off (as opposed to a probe that failed or came too late)."""
         return self.error == PROBES_REFUSED
 
+    @property
+    def failed(self) -> bool:
+        """The edge gave no scores for a reason other than its policy: down, cut off, hung or too late."""
+        return bool(self.error) and not self.refused
+
 
 @dataclass(frozen=True)
 class ContextChunk:
