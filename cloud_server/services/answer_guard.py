@@ -17,8 +17,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from cloud_server.services.context_merge import MergedContext
+from shared.core.degeneracy import content_words
 from shared.core.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores
-from shared.core.verbatim import CopyIndex, redact, words
+from shared.core.verbatim import CopyIndex, redact, tokens, words
 
 WITHHELD = (
     "The answer would repeat text that its sources' owners do not let the cloud pass on; its sources are listed by id."
@@ -33,6 +34,8 @@ places would tell an asker which of its guesses a document holds)."""
 MOSTLY = 0.5
 """An answer with more than this share of its words removed is replaced: by its short answer when that copies
 nothing (:data:`SHORT_ONLY`), else by :data:`WITHHELD`."""
+WHOLE_COPIES = frozenset({"filler", "encoded"})
+"""Copies that make the whole text the copy (a filler between the words, an encoding): nothing of it is kept."""
 
 
 @dataclass(frozen=True)
@@ -96,12 +99,41 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
     if removed == 0 and short_removed == 0:
         return Guarded(text, short)
     if short_removed:
-        return Guarded(WITHHELD, "", removed, replaced=True)
-    if removed > MOSTLY * max(len(words(text)), 1):
-        if short.strip():  # the answer itself copies nothing: the asker still gets it
-            return Guarded(SHORT_ONLY.format(short=short.strip()), short, removed, replaced=True)
+        kept_short = within_copy_limit(question, short, index)
+        if not kept_short:
+            return Guarded(WITHHELD, "", removed, replaced=True)
+    else:
+        kept_short = short.strip()
+    if short_removed or removed > MOSTLY * max(len(words(text)), 1):
+        if kept_short:  # the short answer copies nothing (or was cut to a part that does not)
+            return Guarded(SHORT_ONLY.format(short=kept_short), kept_short, removed, replaced=True)
         return Guarded(WITHHELD, "", removed, replaced=True)
     return Guarded(" ".join(shown.split()) + LEFT_OUT, kept_short, removed)
+
+
+def within_copy_limit(question: str, short: str, index: CopyIndex) -> str:
+    """The part of a short answer that copies a protected text which copies nothing: the run of fewer than the
+    copy limit's words holding the most content words the question does not (then the longest, then the first),
+    or "" when every such run copies or the whole answer is a copy in disguise (a filler, an encoding). An
+    answer phrase the policy allows survives a model that answered with the whole line it found."""
+    found = index.copies(short, given=question)
+    if any(c.kind in WHOLE_COPIES for c in found):
+        return ""
+    toks = tokens(short)
+    asked = set(content_words(question))
+    new = [w.word not in asked and bool(content_words(w.word)) for w in toks]
+    windows = [
+        (i, j)
+        for i in range(len(toks))
+        for j in range(i, min(len(toks), i + index.n - 1))
+        if new[i] and new[j]  # a run starts and ends on a word that tells something
+    ]
+    windows.sort(key=lambda w: (-sum(new[w[0] : w[1] + 1]), -(w[1] - w[0]), w[0]))
+    for i, j in windows:
+        part = short[toks[i].start : toks[j].end]
+        if not index.copies(part, given=question):
+            return part
+    return ""
 
 
 def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers: Readers) -> list[ContextChunk]:

@@ -21,17 +21,33 @@ _LEAD = frozenset(
     "the a an answer is was are were that to be will would of about for in on he she they it his her its their "
     "has have had did does do this these those so by at with as question according context who what which where "
     "when how why i we me my our can could should might may must just really think guess maybe also definitely "
-    "totally probably personally honestly".split()
+    "totally probably personally honestly he's she's it's they're i'm we're".split()
 )
 """Words skipped before the phrase, besides the question's own."""
 _CLAUSE_END = re.compile(
     r"[.;:!?\n(\[]|,\s|\s(?:which|because|who|whom|where|while|since|but|so that)\s", re.IGNORECASE
 )
 _WORD = re.compile(r"[\w'’-]+")
+_VERDICT = re.compile(r"^(?:yes|no|yeah|sure)\s*,\s*(?=\w)", re.IGNORECASE)
+"""A verdict opening an answer to an open question ("Yes, having friends over is fine"): what follows answers."""
+_GREETING = re.compile(r"^(?:[\w'’-]+[ ,]*){1,4}!+\s*(?:[^\w\s]+\s*)?")
+"""A short exclamation opening a chat line ("Great choice! ", "Hey Li Hua! 😊 ")."""
+
+
+_SUFFIXES = ("'s", "’s", "ing", "ed", "es", "s")
 
 
 def _stem(word: str) -> str:
-    return word.casefold()[:5]
+    """The word's first five letters once a plural, possessive or tense ending is cut ("says" and "say", "plans"
+    and "planning", "measured" and "measure" meet)."""
+    w = word.casefold()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if suffix in ("ing", "ed") and w[-1] == w[-2]:  # "planning", "planned": "plan"
+                w = w[:-1]
+            break
+    return w[:5]
 
 
 def answer_phrase(question: str, answer: str) -> str:
@@ -43,15 +59,34 @@ def answer_phrase(question: str, answer: str) -> str:
     asked = {_stem(w) for w in _WORD.findall(question)}
     words = list(_WORD.finditer(text))
     i = 0
-    while i < len(words) and (_stem(words[i].group()) in asked or words[i].group().casefold() in _LEAD):
+    while i < len(words) and (_restated(words, i, asked) or words[i].group().casefold() in _LEAD):
         i += 1
     if i == len(words):
         return ""
     rest = text[words[i].start() :]
+    if ":" in text[: words[i].start()]:  # a chat line ("Hailey: Love that idea! Matcha would be ...")
+        rest = _past_greeting(rest)
+    rest = _VERDICT.sub("", rest, count=1)
     if end := _CLAUSE_END.search(rest):
         rest = rest[: end.start()]
     rest = _without_restated_tail(rest, asked)
     return " ".join(rest.split()[:PHRASE_WORDS]).strip(" ,.'\"“”‘’")
+
+
+def _restated(words: Sequence[re.Match[str]], i: int, asked: set[str]) -> bool:
+    """Whether word ``i`` restates the question: one of its words, or a name going on from one ("Adam Smith says"
+    when the question names Adam)."""
+    word = words[i].group()
+    if _stem(word) in asked:
+        return True
+    before = words[i - 1].group() if i else ""
+    return word[:1].isupper() and before[:1].isupper() and before.casefold() not in _LEAD and _stem(before) in asked
+
+
+def _past_greeting(rest: str) -> str:
+    """``rest`` without an opening exclamation of a few words ("Love that idea! ") when more follows it."""
+    m = _GREETING.match(rest)
+    return rest[m.end() :] if m and _WORD.search(rest[m.end() :]) else rest
 
 
 def _without_restated_tail(phrase: str, asked: set[str]) -> str:

@@ -3,6 +3,7 @@ when the cloud's model does what an injected question tells it (here: a model th
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import grpc
@@ -13,7 +14,7 @@ from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudConfig, load_config
 from shared.core.errors import ConfigError
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
-from shared.core.verbatim import longest_shared_run
+from shared.core.verbatim import CopyIndex, longest_shared_run
 from shared.models.base import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -37,7 +38,22 @@ def test_copied_words_are_removed_and_a_mostly_copied_answer_is_withheld() -> No
     supplied = guard_answer(f"Was {SECRET[:-1]}?", SECRET, "Yes", [SECRET], 6, 4)
     assert supplied.text == SECRET, "words the asker wrote in the question are theirs"
     short_copy = guard_answer("Who?", "Omar Haddad. [1: e:z]", "Zephyr Medical makes insulin pumps", [SECRET], 6, 4)
-    assert short_copy.text == WITHHELD and short_copy.short == ""
+    assert short_copy.short == "Zephyr Medical makes insulin", "cut below the whole short sentence it copied"
+    assert short_copy.text.startswith(short_copy.short) and short_copy.replaced
+    encoded = guard_answer("Who?", "Omar Haddad.", codecs.encode(SECRET, "rot13"), [SECRET], 6, 4)
+    assert encoded.text == WITHHELD and encoded.short == "", "nothing of a copy in disguise is kept"
+
+
+def test_a_short_answer_that_copies_a_whole_line_is_cut_to_a_phrase_the_policy_allows() -> None:
+    line = "Rowan: Honestly, I think her independence made her stronger but also more isolated from everyone."
+    question = "What does Rowan say about Cersei's independence?"
+    guarded = guard_answer(question, f"{line} [1: q4:x]", line, [line], 6, 4)
+    assert guarded.short == "stronger but also more isolated", "the most new words, fewer than copy_words"
+    assert CopyIndex([line], 6, 4).copies(guarded.short) == [] and guarded.text.startswith(guarded.short)
+    allowed = guard_answer(
+        question, "stronger but also more isolated. [1: q4:x]", "stronger but more isolated", [line], 6, 4
+    )
+    assert allowed.short == "stronger but more isolated" and not allowed.replaced, "a phrase that copies nothing passes"
 
 
 def _repeats_context(request: GenerationRequest) -> str:
