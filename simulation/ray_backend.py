@@ -14,7 +14,6 @@ node, ``--out`` and ``--cache-dir`` on shared storage at the same path: docs/sim
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from shared.core.errors import DgragError
 from simulation.hosts import EdgeLaunch, host_groups, host_spec
 from simulation.processes import START_TIMEOUT_S
 from simulation.ray_actor import THREAD_ENV, EdgeHostActor
+from simulation.ray_capacity import Demand, live_nodes, placement_problem
 
 STOP_TIMEOUT_S = 30.0
 
@@ -198,21 +198,13 @@ class RayBackend:
         return (self.options.host_memory_mb + edges * self.options.edge_memory_mb) * 2**20
 
     def _check_capacity(self, groups: list[list[str]]) -> None:
-        """Fail now, with what to change, when the cluster could never place every host."""
-        ray = _ray()
-        total = ray.cluster_resources()
-        cpus = sum(len(g) * self.options.edge_cpus for g in groups)
-        memory = sum(self._memory_bytes(len(g)) for g in groups)
-        if cpus > total.get("CPU", 0) + 1e-9:
-            raise DgragError(
-                f"{len(groups)} Ray host(s) declare {cpus:g} CPUs in all but the cluster has {total.get('CPU', 0):g}: "
-                f"lower --ray-edge-cpus (now {self.options.edge_cpus:g}) or add nodes"
-            )
-        if memory > total.get("memory", math.inf):
-            raise DgragError(
-                f"{len(groups)} Ray host(s) declare {memory / 2**30:.1f} GiB in all but the cluster has "
-                f"{total['memory'] / 2**30:.1f} GiB: lower --ray-host-memory-mb/--ray-edge-memory-mb or add nodes"
-            )
+        """Fail now, with what to change, when the cluster's nodes could never place every host."""
+        demands = [
+            Demand(f"{i} ({len(g)} edges)", len(g) * self.options.edge_cpus, self._memory_bytes(len(g)))
+            for i, g in enumerate(groups)
+        ]
+        if problem := placement_problem(demands, live_nodes(_ray().nodes())):
+            raise DgragError(problem)
 
 
 @contextmanager
