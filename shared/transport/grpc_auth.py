@@ -77,7 +77,7 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if self.on_refusal is not None:
                 self.on_refusal(refused.code.name)
             if refused.code == grpc.StatusCode.UNAUTHENTICATED and self.failed_auth is not None:
-                return checked(handler, self._count_failure(refused))
+                return checked(refusal(handler, refused), self._count_failure(refused))
             return refusal(handler, refused)
         handler = reject_malformed(handler)
         if self.failed_auth is not None:
@@ -165,7 +165,8 @@ def reject_malformed(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
 
 
 def refusal(handler: grpc.RpcMethodHandler, refused: Refusal) -> grpc.RpcMethodHandler:
-    """A handler of the same shape as ``handler`` that aborts every call as ``refused`` says."""
+    """A handler of the same shape as ``handler`` that aborts every call as ``refused`` says, without parsing its
+    request (the bytes stay bytes: a refused caller's message costs no protobuf decoding, whatever its size)."""
     trailer = ((RETRY_PUSHBACK, str(math.ceil(refused.retry_after_s * 1000))),) if refused.retry_after_s else ()
 
     async def deny(request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -175,10 +176,7 @@ def refusal(handler: grpc.RpcMethodHandler, refused: Refusal) -> grpc.RpcMethodH
         await context.abort(refused.code, refused.message, trailing_metadata=trailer)
         yield  # pragma: no cover - abort raises
 
-    kwargs = {
-        "request_deserializer": handler.request_deserializer,
-        "response_serializer": handler.response_serializer,
-    }
+    kwargs = {"request_deserializer": None, "response_serializer": handler.response_serializer}
     if handler.request_streaming and handler.response_streaming:
         return grpc.stream_stream_rpc_method_handler(deny_stream, **kwargs)
     if handler.request_streaming:
