@@ -59,7 +59,8 @@ def _run_parser(commands: Any) -> None:
         "--liar-kind",
         default="blunt",
         help="how the --liar edges lie: blunt (every claim 1.0), smart (only what the cloud cannot re-measure), echo"
-        " (the question returned as a chunk) or refuser (probes refused, routed by summaries); default blunt",
+        " (the question returned as a chunk), refuser (probes refused, routed by summaries) or stuffer (the refuser"
+        " with the names other edges mention most added to its summaries); default blunt",
     )
     _backend_arguments(p)
     p.set_defaults(func=cmd_run)

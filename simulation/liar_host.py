@@ -1,5 +1,5 @@
 """Dishonest participants for simulations (``dgrag sim run --liar EDGE --liar-kind KIND``): ``dgrag edge host``
-whose edges lie to the cloud in one of four ways, to measure what each can capture.
+whose edges lie to the cloud in one of five ways, to measure what each can capture.
 
 - ``blunt``: every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and
   for each chunk it returns (the chunks themselves are the edge's honest retrieval).
@@ -11,9 +11,12 @@ whose edges lie to the cloud in one of four ways, to measure what each can captu
   returned text by similarity to the question rates ~1.0), then its honest chunks.
 - ``refuser``: refuses every probe (as an owner's policy may), so routing falls back to its summaries, and
   claims 1.0 for its evidence and chunks when asked.
+- ``stuffer``: the refuser whose every published summary also lists the names the other edges' documents
+  mention most (``--stuffing FILE``, one per line: an attacker who has read the public news of every topic), so
+  its summaries match questions about every topic.
 
-Run as ``python -m simulation.liar_host [--kind KIND] edge host SPEC --port-file F`` (the arguments of ``dgrag
-edge host``); nothing in the edge's own code lies.
+Run as ``python -m simulation.liar_host [--kind KIND] [--stuffing FILE] edge host SPEC --port-file F`` (the
+arguments of ``dgrag edge host``); nothing in the edge's own code lies.
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from typing import Any
 from cloud_server.experiments import bounded_lexical
 from edge_node.api import EdgeRuntime
 from edge_node.host import run_host
+from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import PermissionDeniedError
-from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryChanges
 
 _honest_outbound_for = EdgeRuntime.outbound_for
 _honest_probe = EdgeRuntime.probe
+_honest_summaries = SessionOutbox.summaries
 
 
 async def _blunt_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
@@ -84,29 +89,47 @@ _LIES: dict[str, tuple[Probe, Reply]] = {
     "smart": (_smart_probe, _smart_knowledge),
     "echo": (_blunt_probe, _echo_knowledge),
     "refuser": (_refusing_probe, _blunt_knowledge),
+    "stuffer": (_refusing_probe, _blunt_knowledge),
 }
 KINDS = tuple(_LIES)
 
 
-def lie(kind: str = "blunt") -> None:
+def stuff_summaries(words: list[str]) -> None:
+    """Make every summary this process publishes end with ``words`` (the stuffer's names)."""
+    tail = " Also: " + ", ".join(words) + "."
+
+    def stuffed(self: SessionOutbox, changes: SummaryChanges) -> None:
+        upserts = tuple(dataclasses.replace(c, text=c.text + tail) for c in changes.upserts)
+        _honest_summaries(self, dataclasses.replace(changes, upserts=upserts))
+
+    SessionOutbox.summaries = stuffed  # type: ignore[method-assign]
+
+
+def lie(kind: str = "blunt", stuffing: list[str] | None = None) -> None:
     """Make every edge of this process lie in the way ``kind`` names (one of KINDS)."""
     if kind not in _LIES:
         raise ValueError(f"liar kind {kind!r} is not one of {', '.join(KINDS)}")
+    if kind == "stuffer" and not stuffing:
+        raise ValueError("the stuffer needs --stuffing FILE: the names to add to its summaries, one per line")
     probe, reply = _LIES[kind]
     EdgeRuntime.probe = probe  # type: ignore[method-assign]
     EdgeRuntime.outbound_for = reply  # type: ignore[method-assign]
+    if kind == "stuffer" and stuffing:
+        stuff_summaries(stuffing)
 
 
 def main(argv: list[str]) -> int:
     """Serve the edges of a host spec, as ``dgrag edge host`` does, with every reply lying as ``--kind`` says."""
     p = argparse.ArgumentParser(prog="python -m simulation.liar_host")
     p.add_argument("--kind", choices=KINDS, default="blunt")
+    p.add_argument("--stuffing", type=Path, help="the stuffer's names, one per line")
     p.add_argument("role", choices=["edge"])
     p.add_argument("command", choices=["host"])
     p.add_argument("spec", type=Path)
     p.add_argument("--port-file", type=Path)
     args = p.parse_args(argv)
-    lie(args.kind)
+    stuffing = args.stuffing.read_text(encoding="utf-8").split("\n") if args.stuffing else None
+    lie(args.kind, [w.strip() for w in stuffing or () if w.strip()])
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     run_host(args.spec, args.port_file)
     return 0

@@ -43,6 +43,7 @@ from simulation.indexing import (
     docs_by_edge,
     working_copy,
 )
+from simulation.liar_stuffing import stuffing_names, write_stuffing
 from simulation.machine import machine_facts
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
@@ -82,8 +83,17 @@ class SimOptions:
 
 
 LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
-LIAR_KINDS = ("blunt", "smart", "echo", "refuser")
+LIAR_KINDS = ("blunt", "smart", "echo", "refuser", "stuffer")
 """simulation.liar_host.KINDS (not imported: that module patches the edge runtime when asked to)."""
+
+
+def _liar_command(work: Path, opts: SimOptions) -> list[str]:
+    """``simulation.liar_host`` lying as ``opts.liar_kind`` says (the stuffer with its names written beside)."""
+    command = [*LIAR_COMMAND, "--kind", opts.liar_kind]
+    if opts.liar_kind == "stuffer":
+        names = stuffing_names(docs_by_edge(opts.bench / "docs.jsonl"), opts.liars)
+        command += ["--stuffing", str(write_stuffing(work / "stuffing.txt", names))]
+    return command
 
 
 def sample_questions(bench: Path, limit: int, seed: int, half: Half | None = None) -> list[Any]:
@@ -170,9 +180,7 @@ def _start_servers(
     honest = [launch for launch in launches if launch.edge_id not in opts.liars]
     hosts, endpoints = backend.start_hosts(work, honest, opts.edges_per_host, opts.edge_config, "host")
     if liars := [launch for launch in launches if launch.edge_id in opts.liars]:
-        lying_hosts, lying = start_hosts(
-            work, liars, 1, opts.edge_config, env, "liar", [*LIAR_COMMAND, "--kind", opts.liar_kind]
-        )
+        lying_hosts, lying = start_hosts(work, liars, 1, opts.edge_config, env, "liar", _liar_command(work, opts))
         hosts += lying_hosts
         endpoints.update(lying)
     if central is not None:  # the all-documents baseline: a host of its own

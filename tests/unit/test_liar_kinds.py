@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from edge_node.policy.privacy import Outbound
+from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import PermissionDeniedError
-from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryCard, SummaryChanges
 from simulation import liar_host
+from simulation.liar_stuffing import stuffing_names
 from simulation.runner import LIAR_KINDS
 
 HONEST_PROBE = ProbeScores("e", 0.3, 0.2, 0.4, 0.5, term_coverage=0.25, lexical=0.2, signals={"recency": 0.1})
@@ -65,3 +67,23 @@ def test_every_kind_the_runner_accepts_exists_and_an_unknown_one_is_refused() ->
     assert set(LIAR_KINDS) == set(liar_host.KINDS) == set(liar_host._LIES)
     with pytest.raises(ValueError, match="smart"):
         liar_host.lie("sly")
+
+
+def test_a_stuffer_adds_the_names_other_edges_mention_most_to_every_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = {
+        "sports": [{"title": "Cup final", "text": "The match went to Real Madrid after Real Madrid scored twice."}],
+        "tech": [{"title": "Phones", "text": "Sales of the new Apple phone beat Google and then Apple again."}],
+        "liar": [{"title": "Own", "text": "Only the liar knows about Zorblax and Zorblax."}],
+    }
+    names = stuffing_names(docs, {"liar"}, n=3)
+    assert names[:2] == ["Real", "Madrid"] or set(names) >= {"Apple", "Real"}
+    assert "Zorblax" not in names, "the liar's own names are not stuffing"
+    sent: list[SummaryChanges] = []
+    monkeypatch.setattr(liar_host, "_honest_summaries", lambda self, changes: sent.append(changes))
+    monkeypatch.setattr(SessionOutbox, "summaries", SessionOutbox.summaries)  # undone after the test
+    liar_host.stuff_summaries(names)
+    card = SummaryCard("sg-1", 1, "A summary of the liar's own documents.", ("Zorblax",))
+    SessionOutbox.summaries(SimpleNamespace(), SummaryChanges((card,), (), 1, full=True))  # type: ignore[arg-type]
+    assert sent[0].upserts[0].text == f"{card.text} Also: {', '.join(names)}." and sent[0].full
+    with pytest.raises(ValueError, match="--stuffing"):
+        liar_host.lie("stuffer", [])
