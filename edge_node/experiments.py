@@ -1,5 +1,6 @@
 """What the simulation and the benchmarks use of an edge beyond its public API (:mod:`edge_node.api`): copies
-of built stores and their cached model answers, the audit log's files, the gate's score and the leak guard.
+of built stores and their cached model answers, the audit log's files, the gate's score, the leak guard and the
+session outbox (the simulation's dishonest participants change what it sends).
 For experiments: not a stable API for applications.
 """
 
@@ -14,12 +15,14 @@ from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_aud
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.gate import combined_score as gate_score
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
+from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import StoreError
 
 __all__ = [
     "AUDIT_FILE",
     "AuditEntry",
     "LeakGuard",
+    "SessionOutbox",
     "copy_edge",
     "gate_score",
     "read_audit",

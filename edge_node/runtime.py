@@ -58,6 +58,7 @@ from shared.core.knowledge import (
     SummaryChanges,
 )
 from shared.core.query_vectors import QueryVectors
+from shared.core.summary_digest import HeldSummary, reconcile
 from shared.core.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.core.trace import Decision
 from shared.core.vocabulary import EDGE_MODES
@@ -294,6 +295,14 @@ class EdgeRuntime:
     async def full_sync(self) -> SummaryChanges:
         changes = await self._run(publication.full_sync, self._kb.store)
         return await self._guarded(changes)
+
+    async def resync(self, held: Sequence[HeldSummary] | None) -> SummaryChanges:
+        """What to send the cloud on (re)connecting: the whole set, or, where the cloud still ``held`` a view of
+        this edge, only what differs from it (shared.core.summary_digest)."""
+        full = await self.full_sync()
+        if held is None:
+            return full
+        return reconcile(full, held) or full
 
     async def delta_after(self, seq: int) -> SummaryChanges | None:
         changes = await self._run(publication.delta_after, self._kb.store, seq)

@@ -31,8 +31,8 @@ from typing import Any
 
 from cloud_server.experiments import bounded_lexical
 from edge_node.api import EdgeRuntime
+from edge_node.experiments import SessionOutbox
 from edge_node.host import run_host
-from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryChanges
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from cloud_server.services.sparse_index import SparseIndex
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
+from shared.core.summary_digest import HeldSummary as HeldCard
+from shared.core.summary_digest import held_summary
 from shared.models.base import Embedder
 
 MAX_TOMBSTONES = 100_000
@@ -42,6 +44,8 @@ class SummaryIndex:
         self._tombstones: dict[str, int] = {}
         self._next_id = 1
         self._sparse = SparseIndex()
+        self._synced: set[str] = set()
+        """Edges whose whole set this index received (since it started): their view can be reconciled."""
         self._lock = threading.Lock()
 
     def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
@@ -59,7 +63,15 @@ class SummaryIndex:
             for sid in [s for s in self._tombstones if _owner(s) == edge_id]:
                 del self._tombstones[sid]
             self._insert(edge_id, fresh, vectors)
+            self._synced.add(edge_id)
         return len(fresh)
+
+    def held_view(self, edge_id: str) -> tuple[bool, list[HeldCard]]:
+        """Whether this index holds a view of ``edge_id`` from a full sync, and that view's summaries (id, version,
+        digest): what a reconnecting edge compares with its own to send only the difference."""
+        with self._lock:
+            cards = [h.card for h in self._held.values() if h.edge_id == edge_id]
+            return edge_id in self._synced, [held_summary(c) for c in sorted(cards, key=lambda c: c.id)]
 
     def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
         """Apply versioned upserts and tombstones of ``edge_id``; only upserts newer than what is held are embedded

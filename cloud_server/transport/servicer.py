@@ -92,7 +92,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         reader = asyncio.create_task(self._read(session, requests, out, failure))
         pump = asyncio.create_task(_pump(session, out))
         try:
-            yield serde_session.welcome(edge_id, self._heartbeat_interval_s)
+            holds_view, held = self._index.held_view(edge_id)
+            yield serde_session.welcome(edge_id, self._heartbeat_interval_s, holds_view, held)
             while (message := await out.get()) is not _CLOSE:
                 yield message
             if failure:

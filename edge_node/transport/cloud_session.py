@@ -25,7 +25,7 @@ from shared.core.constants import SOFTWARE_VERSION
 from shared.core.errors import PermissionDeniedError
 from shared.core.query_vectors import QueryVectors, QueryVectorsError
 from shared.proto.dgrag.v1 import cloud_pb2
-from shared.transport import serde
+from shared.transport import serde, serde_session
 from shared.transport.connection_hints import explained
 from shared.transport.grpc_transport import admitted
 from shared.transport.tracing import continued
@@ -89,8 +89,9 @@ class CloudSession:
                     self.connected = True
                     self.sessions_opened += 1
                     log.info("connected to the cloud as %s", message.welcome.edge_id)
-                    # the full sync goes (and is audited) only once the cloud has accepted this edge
-                    sync = await self._runtime.full_sync()
+                    # the summaries go (and are audited) only once the cloud has accepted this edge: all of them, or
+                    # only what differs from what the cloud still holds of an earlier session
+                    sync = await self._runtime.resync(serde_session.held_from_welcome(message.welcome))
                     outbox.summaries(sync)
                     interval = message.welcome.heartbeat_interval_s or self._link.heartbeat_interval_s
                     interval = min(max(interval, MIN_HEARTBEAT_S), MAX_HEARTBEAT_S)

@@ -3,8 +3,11 @@ requests down the stream and the edge's replies up it. The one place these proto
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from shared.core.knowledge import EdgeKnowledge, ProbeScores, SummaryChanges
 from shared.core.query_vectors import QueryVectors
+from shared.core.summary_digest import HeldSummary
 from shared.proto.dgrag.v1 import cloud_pb2
 from shared.transport import serde
 
@@ -72,9 +75,26 @@ def heartbeat(sent_at: float) -> cloud_pb2.EdgeMessage:
     return cloud_pb2.EdgeMessage(heartbeat=cloud_pb2.Heartbeat(sent_at=sent_at))
 
 
-def welcome(edge_id: str, heartbeat_interval_s: float) -> cloud_pb2.CloudMessage:
-    """The cloud's first message on an edge's session: admitted, and how often to beat."""
-    return cloud_pb2.CloudMessage(welcome=cloud_pb2.Welcome(edge_id=edge_id, heartbeat_interval_s=heartbeat_interval_s))
+def welcome(
+    edge_id: str, heartbeat_interval_s: float, holds_view: bool = False, held: Sequence[HeldSummary] = ()
+) -> cloud_pb2.CloudMessage:
+    """The cloud's first message on an edge's session: admitted, how often to beat, and what it still holds of the
+    edge's summaries from an earlier session."""
+    return cloud_pb2.CloudMessage(
+        welcome=cloud_pb2.Welcome(
+            edge_id=edge_id,
+            heartbeat_interval_s=heartbeat_interval_s,
+            holds_view=holds_view,
+            held=[cloud_pb2.HeldSummary(id=h.id, version=h.version, digest=h.digest) for h in held],
+        )
+    )
+
+
+def held_from_welcome(msg: cloud_pb2.Welcome) -> list[HeldSummary] | None:
+    """The summaries the cloud still holds of this edge, or None when it holds no view of it (a full sync then)."""
+    if not msg.holds_view:
+        return None
+    return [HeldSummary(h.id, h.version, bytes(h.digest)) for h in msg.held]
 
 
 def ack(up_to_seq: int, summaries_held: int) -> cloud_pb2.CloudMessage:

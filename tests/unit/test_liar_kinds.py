@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from edge_node.experiments import SessionOutbox
 from edge_node.policy.privacy import Outbound
-from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryCard, SummaryChanges
 from simulation import liar_host

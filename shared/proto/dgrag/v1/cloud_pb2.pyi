@@ -97,12 +97,26 @@ class EdgeMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., sync: _Optional[_Union[SummarySync, _Mapping]] = ..., delta: _Optional[_Union[SummaryDelta, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., retrieval_reply: _Optional[_Union[RetrievalReply, _Mapping]] = ..., probe_reply: _Optional[_Union[ProbeReply, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("edge_id", "heartbeat_interval_s")
+    __slots__ = ("edge_id", "heartbeat_interval_s", "holds_view", "held")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_S_FIELD_NUMBER: _ClassVar[int]
+    HOLDS_VIEW_FIELD_NUMBER: _ClassVar[int]
+    HELD_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     heartbeat_interval_s: float
-    def __init__(self, edge_id: _Optional[str] = ..., heartbeat_interval_s: _Optional[float] = ...) -> None: ...
+    holds_view: bool
+    held: _containers.RepeatedCompositeFieldContainer[HeldSummary]
+    def __init__(self, edge_id: _Optional[str] = ..., heartbeat_interval_s: _Optional[float] = ..., holds_view: _Optional[bool] = ..., held: _Optional[_Iterable[_Union[HeldSummary, _Mapping]]] = ...) -> None: ...
+
+class HeldSummary(_message.Message):
+    __slots__ = ("id", "version", "digest")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    version: int
+    digest: bytes
+    def __init__(self, id: _Optional[str] = ..., version: _Optional[int] = ..., digest: _Optional[bytes] = ...) -> None: ...
 
 class Ack(_message.Message):
     __slots__ = ("up_to_seq", "summaries_held")
