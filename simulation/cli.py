@@ -62,6 +62,11 @@ def _run_parser(commands: Any) -> None:
         " (the question returned as a chunk), refuser (probes refused, routed by summaries) or stuffer (the refuser"
         " with the names other edges mention most added to its summaries); default blunt",
     )
+    p.add_argument(
+        "--restart-cloud",
+        action="store_true",
+        help="restart the cloud once every edge has synced and time until it holds all their summaries again",
+    )
     _backend_arguments(p)
     p.set_defaults(func=cmd_run)
 
@@ -207,6 +212,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         edges_per_host=args.edges_per_host,
         liars=_split(args.liar),
         liar_kind=args.liar_kind,
+        restart_cloud=args.restart_cloud,
         half=_half(args.half),
         **_backend_options(args),
     )

@@ -16,7 +16,18 @@ MARKDOWN_FILE = "report.md"
 RUN_INFO_FILE = "run/info.json"
 """What the live run measured (per-edge costs, peak RSS, wall time, config), saved before the report is built."""
 ANSWER_FIELDS = frozenset({"qid", "mode", "kind", "answer", "gold", "home_edges"})
-RUN_FACTS = ("edges", "central", "cloud", "config", "machine", "provenance", "hosts", "backend", "edge_trust")
+RUN_FACTS = (
+    "edges",
+    "central",
+    "cloud",
+    "config",
+    "machine",
+    "provenance",
+    "hosts",
+    "backend",
+    "edge_trust",
+    "cloud_restart",
+)
 """Top-level report keys measured while the run was up (not derivable from the rows)."""
 
 

@@ -73,6 +73,12 @@ def _header(report: Mapping[str, Any]) -> str:
         facts.append(f"{len(hosts)} host process(es), {run.get('edges_per_host') or 1} edge(s) per host{nodes}")
     if run.get("wall_seconds") is not None:
         facts.append(f"wall time {run['wall_seconds'] / 60:.1f} min")
+    if restart := report.get("cloud_restart"):
+        facts.append(
+            f"cloud restarted after the edges synced: all {restart['summaries']} summaries of {restart['edges']} edges"
+            f" held again {restart['resync_seconds']:.1f} s after it was up ({restart['total_seconds']:.1f} s from"
+            " the stop)"
+        )
     if run.get("resumed_asks"):
         facts.append(f"{run['resumed_asks']} asks taken from an interrupted earlier sitting (not in the wall time)")
     made = provenance_markdown(report.get("provenance"))

@@ -33,6 +33,7 @@ from shared.transport.secret_file import write_secret
 from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
+from simulation.cloud_restart import restart_cloud
 from simulation.credentials import write_api_tokens
 from simulation.halves import Half, half_of
 from simulation.hosts import start_hosts
@@ -76,7 +77,9 @@ class SimOptions:
     liars: tuple[str, ...] = ()
     """Edges run as dishonest participants (simulation.liar_host), each in a host of its own."""
     liar_kind: str = "blunt"
-    """How they lie (simulation.liar_host.KINDS: blunt, smart, echo, refuser)."""
+    """How they lie (simulation.liar_host.KINDS: blunt, smart, echo, refuser, stuffer)."""
+    restart_cloud: bool = False
+    """Restart the cloud once every edge has synced and time its summary index becoming whole again."""
     ray: RayOptions = dataclasses.field(default_factory=RayOptions)
     half: Half | None = None
     """Ask only the questions of this half (simulation.halves; None: every question), before --limit samples."""
@@ -85,6 +88,13 @@ class SimOptions:
 LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
 LIAR_KINDS = ("blunt", "smart", "echo", "refuser", "stuffer")
 """simulation.liar_host.KINDS (not imported: that module patches the edge runtime when asked to)."""
+
+
+def _restarted(
+    opts: SimOptions, servers: dict[str, Any], work: Path, env: dict[str, str], bind: str, admin: Any
+) -> dict[str, float]:
+    """The cloud restarted on its port, timed until it holds every edge's summaries again (simulation.cloud_restart)."""
+    return restart_cloud(servers, lambda port: start_cloud(work, opts.cloud_config, env, bind, port), admin)
 
 
 def _liar_command(work: Path, opts: SimOptions) -> list[str]:
@@ -142,12 +152,15 @@ def run(opts: SimOptions) -> dict[str, Any]:
     with open_backend(opts.backend, opts.ray, env) as backend:
         try:
             _start_servers(opts, backend, work, env, servers, built, central, tokens, resuming)
-            wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
+            admin = auth_metadata(SIM_USER, tokens[SIM_USER])
+            wait_synced(servers["cloud"].address, edges, admin)
+            restarted = _restarted(opts, servers, work, env, backend.bind_host, admin) if opts.restart_cloud else None
             indexes = [*built.values(), *([central] if central else [])]
             setup = _setup(opts, edges, indexes, edge_config, cloud_config)
             rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
             info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
+            info["cloud_restart"] = restarted
             info["edge_trust"] = edge_trust(servers["cloud"].address, auth_metadata(SIM_USER, tokens[SIM_USER]))
             info["backend"] = backend.describe()
         finally:

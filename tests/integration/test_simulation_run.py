@@ -46,7 +46,7 @@ def _bundle(root: Path) -> Path:
     return bench
 
 
-def _sim(bench: Path, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+def _sim(bench: Path, out: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
         [
@@ -61,6 +61,7 @@ def _sim(bench: Path, out: Path, cache: Path) -> subprocess.CompletedProcess[str
             str(cache),
             "--modes",
             "naive,local,dgrag",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -93,19 +94,24 @@ def test_sim_run_writes_the_report_and_a_rerun_reuses_the_index_and_repeats_the_
     _judge_with_the_embedded_slm(tmp_path / "run1")
 
     # The second run finds the first ask of run 1 in a partial file, as if it had been interrupted there:
-    # it resumes (keeps that ask) and asks the other four again.
+    # it resumes (keeps that ask) and asks the other four again, after restarting its cloud once the edges synced
+    # (the edges reconnect and sync again; the answers are the same).
     run2 = tmp_path / "run2"
     (run2 / "run").mkdir(parents=True)
     (run2 / "run" / "setup.json").write_text((tmp_path / "run1" / "run" / "setup.json").read_text())
     first_ask = [r for r in rows if (r["qid"], r["asked_at"]) == (rows[0]["qid"], rows[0]["asked_at"])]
     (run2 / "answers.partial.jsonl").write_text("".join(json.dumps(r) + "\n" for r in first_ask))
-    second = _sim(bench, run2, tmp_path / "cache")
+    second = _sim(bench, run2, tmp_path / "cache", "--restart-cloud")
     assert second.returncode == 0, second.stderr[-4000:]
     assert "indexing" not in second.stderr, "the cached indexes should have been reused"
     assert "resuming" in second.stderr and "1 of 5 asks" in second.stderr
     rows2 = [json.loads(x) for x in (run2 / "answers.jsonl").read_text().splitlines()]
     assert [r for r in rows2 if r in first_ask] == first_ask
-    assert json.loads((run2 / "report.json").read_text())["run"]["resumed_asks"] == 1
+    report2 = json.loads((run2 / "report.json").read_text())
+    assert report2["run"]["resumed_asks"] == 1
+    restart = report2["cloud_restart"]
+    assert restart["edges"] == 2 and restart["summaries"] >= 2 and restart["resync_seconds"] > 0, restart
+    assert "cloud restarted after the edges synced" in (run2 / "report.md").read_text()
     decisions = {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows}
     assert decisions == {(r["qid"], r["asked_at"], r["mode"]): r["decision"] for r in rows2}
 
