@@ -16,7 +16,8 @@
 #
 # Installs nothing; builds dgrag-edge:smoke with scripts/compose_smoke.sh (BUILD_ONLY) when it is missing or
 # REBUILD is set. Not part of the test command. Settings: EDGES (16), LIMIT (12), SEED (7), EDGES_PER_HOST (4),
-# KILL_AFTER (answers, 8), SKIP_KILL (non-empty: stop after step 3), KEEP (non-empty: keep the shared
+# KILL_AFTER (answers, 8), SKIP_KILL (non-empty: stop after step 3), RESTART_CLOUD (non-empty: step 3 restarts the
+# cloud once every edge has synced and times the summary index becoming whole again), KEEP (non-empty: keep the shared
 # directory, with the runs' rows), DOCKER, PYTHON, and compose_smoke.sh's BASE_IMAGE and TORCH_WHEEL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,7 +90,10 @@ cluster_run() {  # $1: the run directory; further arguments go to dgrag sim run
         --ray-address ray-head:6379 "$@"
 }
 started=$(now)
-cluster_run "$shared/ray" > "$shared/ray.log" 2>&1 || { tail -40 "$shared/ray.log" >&2; die "the cluster run failed"; }
+restart=()
+[ -n "${RESTART_CLOUD:-}" ] && restart=(--restart-cloud)
+cluster_run "$shared/ray" "${restart[@]}" > "$shared/ray.log" 2>&1 \
+    || { tail -40 "$shared/ray.log" >&2; die "the cluster run failed"; }
 say "Ray cluster: $(( $(now) - started )) s; where each host ran:"
 python3 - "$shared/ray/report.json" <<'EOF' | tee -a "$shared/report.md"
 import json, sys
@@ -98,6 +102,9 @@ b = r["backend"]
 print(f"   backend {b.get('backend')}, Ray {b.get('ray_version', '?')}, {b.get('nodes')} nodes")
 for name, h in sorted(r["hosts"].items()):
     print(f"   {name}: node {h['node']}, peak RSS {h['peak_rss_bytes'] / 2**20:.0f} MiB")
+if c := r.get("cloud_restart"):
+    print(f"   cloud restarted after the edges synced: {c['summaries']} summaries of {c['edges']} edges held again"
+          f" {c['resync_seconds']:.1f} s after it was up, {c['total_seconds']:.1f} s after the stop")
 EOF
 say "compared with the local run:"
 "$python" -m benchmarks.compare_runs "$shared/local" "$shared/ray" | tee -a "$shared/report.md" || true
