@@ -21,9 +21,11 @@ _LEAD = frozenset(
     "the a an answer is was are were that to be will would of about for in on he she they it his her its their "
     "has have had did does do this these those so by at with as question according context who what which where "
     "when how why i we me my our can could should might may must just really think guess maybe also definitely "
-    "totally probably personally honestly he's she's it's they're i'm we're".split()
+    "totally probably personally honestly he's she's it's they're i'm we're i've i'll i'd plus oh ooh wow well yeah "
+    "yep hey hi hello thanks thank haha sure okay ok anyway".split()
 )
-"""Words skipped before the phrase, besides the question's own."""
+"""Words skipped before the phrase, besides the question's own (with a chat's discourse markers: "Plus, they ...",
+"Ooh, ...", "Thanks, ...")."""
 _CLAUSE_END = re.compile(
     r"[.;:!?\n(\[]|,\s|\s(?:which|because|who|whom|where|while|since|but|so that)\s", re.IGNORECASE
 )
@@ -59,7 +61,7 @@ def answer_phrase(question: str, answer: str) -> str:
     asked = {_stem(w) for w in _WORD.findall(question)}
     words = list(_WORD.finditer(text))
     i = 0
-    while i < len(words) and (_restated(words, i, asked) or words[i].group().casefold() in _LEAD):
+    while i < len(words) and (_restated(words, i, asked) or _lead(words[i].group())):
         i += 1
     if i == len(words):
         return ""
@@ -71,6 +73,10 @@ def answer_phrase(question: str, answer: str) -> str:
         rest = rest[: end.start()]
     rest = _without_restated_tail(rest, asked)
     return " ".join(rest.split()[:PHRASE_WORDS]).strip(" ,.'\"“”‘’")
+
+
+def _lead(word: str) -> bool:
+    return word.casefold().replace("’", "'") in _LEAD
 
 
 def _restated(words: Sequence[re.Match[str]], i: int, asked: set[str]) -> bool:
