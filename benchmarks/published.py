@@ -175,6 +175,11 @@ FIGURES = (
         lambda r: liar_kinds(r, ("smart",)),
     ),
     Figure(
+        "a probe refuser whose summaries also list the 60 names the other edges mention most (commit b4fa139)",
+        "docs/results/lying-edge-smart",
+        lambda r: liar_kinds(r, ("stuffer",)),
+    ),
+    Figure(
         "membership inference: best AUC of what an asker sees at telling an edge's names from others' (0.5 = a coin)",
         "docs/results/membership",
         membership,
