@@ -200,7 +200,11 @@ class RayBackend:
     def _check_capacity(self, groups: list[list[str]]) -> None:
         """Fail now, with what to change, when the cluster's nodes could never place every host."""
         demands = [
-            Demand(f"{i} ({len(g)} edges)", len(g) * self.options.edge_cpus, self._memory_bytes(len(g)))
+            Demand(
+                f"{i} ({len(g)} edge{'' if len(g) == 1 else 's'})",
+                len(g) * self.options.edge_cpus,
+                self._memory_bytes(len(g)),
+            )
             for i, g in enumerate(groups)
         ]
         if problem := placement_problem(demands, live_nodes(_ray().nodes())):

@@ -44,7 +44,7 @@ from simulation.indexing import (
     docs_by_edge,
     working_copy,
 )
-from simulation.liar_stuffing import stuffing_names, write_stuffing
+from simulation.liars import LIAR_KINDS, liar_command
 from simulation.machine import machine_facts
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
@@ -85,25 +85,11 @@ class SimOptions:
     """Ask only the questions of this half (simulation.halves; None: every question), before --limit samples."""
 
 
-LIAR_COMMAND = [sys.executable, "-m", "simulation.liar_host"]
-LIAR_KINDS = ("blunt", "smart", "echo", "refuser", "stuffer")
-"""simulation.liar_host.KINDS (not imported: that module patches the edge runtime when asked to)."""
-
-
 def _restarted(
     opts: SimOptions, servers: dict[str, Any], work: Path, env: dict[str, str], bind: str, admin: Any
 ) -> dict[str, float]:
     """The cloud restarted on its port, timed until it holds every edge's summaries again (simulation.cloud_restart)."""
     return restart_cloud(servers, lambda port: start_cloud(work, opts.cloud_config, env, bind, port), admin)
-
-
-def _liar_command(work: Path, opts: SimOptions) -> list[str]:
-    """``simulation.liar_host`` lying as ``opts.liar_kind`` says (the stuffer with its names written beside)."""
-    command = [*LIAR_COMMAND, "--kind", opts.liar_kind]
-    if opts.liar_kind == "stuffer":
-        names = stuffing_names(docs_by_edge(opts.bench / "docs.jsonl"), opts.liars)
-        command += ["--stuffing", str(write_stuffing(work / "stuffing.txt", names))]
-    return command
 
 
 def sample_questions(bench: Path, limit: int, seed: int, half: Half | None = None) -> list[Any]:
@@ -193,7 +179,9 @@ def _start_servers(
     honest = [launch for launch in launches if launch.edge_id not in opts.liars]
     hosts, endpoints = backend.start_hosts(work, honest, opts.edges_per_host, opts.edge_config, "host")
     if liars := [launch for launch in launches if launch.edge_id in opts.liars]:
-        lying_hosts, lying = start_hosts(work, liars, 1, opts.edge_config, env, "liar", _liar_command(work, opts))
+        lying_hosts, lying = start_hosts(
+            work, liars, 1, opts.edge_config, env, "liar", liar_command(work, opts.liar_kind, opts.bench, opts.liars)
+        )
         hosts += lying_hosts
         endpoints.update(lying)
     if central is not None:  # the all-documents baseline: a host of its own

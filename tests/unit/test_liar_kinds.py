@@ -13,8 +13,7 @@ from edge_node.policy.privacy import Outbound
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryCard, SummaryChanges
 from simulation import liar_host
-from simulation.liar_stuffing import stuffing_names
-from simulation.runner import LIAR_KINDS
+from simulation.liars import LIAR_KINDS, stuffing_names
 
 HONEST_PROBE = ProbeScores("e", 0.3, 0.2, 0.4, 0.5, term_coverage=0.25, lexical=0.2, signals={"recency": 0.1})
 HONEST_REPLY = Outbound(EdgeKnowledge("e", chunks=(KnowledgeChunk("doc-1", 4, "Honest text.", 0.4, 3),), evidence=0.3))
