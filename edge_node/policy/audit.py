@@ -16,10 +16,17 @@ from typing import Any
 
 AUDIT_FILE = "audit.jsonl"
 AUDIT_MAX_BYTES = 64 * 1024 * 1024
+AUDIT_QUESTION_CHARS = 200
+"""How much of a question an audit entry keeps, unless the owner asks for whole texts (privacy.audit_content)."""
 KEPT_ROTATIONS = 5
 SUMMARY_SYNC = "summary_sync"
 SUMMARY_DELTA = "summary_delta"
 CONSTRUCTION_KINDS = frozenset({SUMMARY_SYNC, SUMMARY_DELTA})  # summary publication, not answers to queries
+
+
+def audited_question(question: str, whole: bool = False) -> str:
+    """``question`` as an audit entry records it: its first AUDIT_QUESTION_CHARS characters, or all of it."""
+    return question if whole else question[:AUDIT_QUESTION_CHARS]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import grpc
 
-from edge_node.policy.audit import AuditLog
+from edge_node.policy.audit import AuditLog, audited_question
 from shared.config import CloudLinkConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
@@ -74,7 +74,7 @@ class CloudLink:
 
     def _record(self, what: str, request: Any, question: str, **details: Any) -> None:
         if self._audit is not None:
-            shown = question if self._audit_content else question[:200]
+            shown = audited_question(question, self._audit_content)
             self._audit.record(what, "cloud", request.ByteSize(), question=shown, **details)
 
     async def _call(self, method: Any, request: Any) -> Any:

@@ -8,7 +8,7 @@ import asyncio
 import time
 from typing import Any
 
-from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC, AuditLog
+from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC, AuditLog, audited_question
 from edge_node.policy.privacy import Outbound, knowledge_texts
 from shared.config import PrivacyConfig
 from shared.core.knowledge import ProbeScores, SummaryChanges
@@ -54,7 +54,7 @@ class SessionOutbox:
         self._send(
             serde_session.retrieval_reply(request.request_id, knowledge),
             "retrieval_reply",
-            question=request.question[:200],
+            question=audited_question(request.question),
             chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
             entities=len(knowledge.entities),
             relations=len(knowledge.relations),
@@ -68,7 +68,7 @@ class SessionOutbox:
         self._send(
             serde_session.probe_reply(request.request_id, scores),
             "probe_reply",
-            question=request.question[:200],
+            question=audited_question(request.question),
             score=round(scores.score, 4),
             terms=round(scores.term_coverage, 4),
             lexical=round(scores.lexical, 4),

@@ -18,7 +18,7 @@ from shared.config.pipeline import (
 )
 from shared.config.tracing import TracingConfig
 from shared.core.constants import DEFAULT_EDGE_ID, DEFAULT_MAX_MESSAGE_BYTES
-from shared.core.vocabulary import AnswerUse
+from shared.core.vocabulary import DEFAULT_ANSWER_USE, AnswerUse
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class PrivacyConfig:
     audit_content: bool = False
     """Also write the text of every outbound message (summaries, knowledge, questions) into the audit log, for
     the owner's review and for leak checks (benchmarks/leak_audit.py); the log never leaves the device."""
-    answers: AnswerUse = "paraphrase"
+    answers: AnswerUse = DEFAULT_ANSWER_USE
     """What the cloud's answers to other edges and apps may carry of this edge's texts: quote (word for word, and
     apps get the texts as context), paraphrase (no run of the cloud's query.copy_words words, near-copy or whole
     short sentence of them; sources by id only), ids_only (its texts are not read for others at all; they learn

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.query_vectors import QueryVectors
+from shared.core.vocabulary import DEFAULT_ANSWER_USE, AnswerUse
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class EdgeKnowledge:
     chunks: tuple[KnowledgeChunk, ...] = ()
     evidence: float = 0.0
     retrieval_seconds: float = 0.0
-    answers: str = "paraphrase"
+    answers: AnswerUse = DEFAULT_ANSWER_USE
     """What answers to other participants may carry of this knowledge (the edge's privacy.answers)."""
 
 

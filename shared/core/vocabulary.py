@@ -43,6 +43,8 @@ MAX_QUESTION_CHARS = 4000
 
 AnswerUse = Literal["quote", "paraphrase", "ids_only"]
 ANSWER_USES: tuple[AnswerUse, ...] = ("quote", "paraphrase", "ids_only")
+DEFAULT_ANSWER_USE: AnswerUse = "paraphrase"
+"""What answers may carry of an edge's texts unless its owner says otherwise (privacy.answers)."""
 """What answers to other participants may carry of an edge's texts (its ``privacy.answers``): quote (word for
 word), paraphrase (the content, with no copied run of words), ids_only (which of its sources match, nothing of
 their text)."""

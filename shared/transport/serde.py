@@ -25,7 +25,7 @@ from shared.core.knowledge import (
     SummaryTombstone,
 )
 from shared.core.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
-from shared.core.vocabulary import ANSWER_USES
+from shared.core.vocabulary import ANSWER_USES, DEFAULT_ANSWER_USE, AnswerUse
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2, edge_pb2
 
 
@@ -88,8 +88,16 @@ def knowledge_from_proto(msg: common_pb2.Knowledge) -> EdgeKnowledge:
         chunks=tuple(chunk_from_proto(c) for c in msg.chunks),
         evidence=msg.evidence,
         retrieval_seconds=msg.retrieval_seconds,
-        answers=msg.answers if msg.answers in ANSWER_USES else "paraphrase",
+        answers=_answer_use(msg.answers),
     )
+
+
+def _answer_use(value: str) -> AnswerUse:
+    """An edge's privacy.answers as sent; a value this version does not know is read as the default."""
+    for use in ANSWER_USES:
+        if value == use:
+            return use
+    return DEFAULT_ANSWER_USE
 
 
 def knowledge_size(k: EdgeKnowledge) -> int:
