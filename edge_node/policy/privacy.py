@@ -34,6 +34,12 @@ def forbids_raw_text(policy: PrivacyConfig) -> bool:
     return policy.level != "chunks" or not policy.share_chunks
 
 
+def stays_unnamed(policy: PrivacyConfig) -> bool:
+    """Whether askers may not learn that this edge exists (only its summaries leave it: that it matched a question
+    would tell what it holds); the edge says so in its hello."""
+    return policy.level == "summaries_only"
+
+
 def word_scores(policy: PrivacyConfig, term_coverage: float, lexical: float) -> tuple[float, float]:
     """Term and lexical coverage as they may leave the edge (probes, the evidence check): they tell which words the
     edge's chunks hold, so both are 0 under a policy that keeps raw text home (its probes compete on evidence)."""

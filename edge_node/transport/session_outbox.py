@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC, AuditLog, audited_question
-from edge_node.policy.privacy import Outbound, knowledge_texts
+from edge_node.policy.privacy import Outbound, knowledge_texts, stays_unnamed
 from shared.config import PrivacyConfig
 from shared.core.knowledge import ProbeScores, SummaryChanges
 from shared.core.query_vectors import QueryVectors
@@ -31,7 +31,7 @@ class SessionOutbox:
 
     def hello(self, edge_id: str, software_version: str) -> None:
         """Who this edge is (nothing of its documents): not audited."""
-        unnamed = self._privacy.level == "summaries_only"
+        unnamed = stays_unnamed(self._privacy)
         self.queue.put_nowait(serde_session.hello(edge_id, software_version, unnamed=unnamed))
 
     def heartbeat(self) -> None:
