@@ -12,20 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import grpc
-
 from shared.core.errors import DgragError
-from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from simulation.processes import Server
+from simulation.servers import held_counts
 
 WHOLE_TIMEOUT_S = 600.0
-
-
-def held_counts(cloud: str, metadata: Any) -> dict[str, int]:
-    """The summaries the cloud holds of each connected edge."""
-    with grpc.insecure_channel(cloud) as channel:
-        reply = cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
-    return {e.edge_id: e.summaries for e in reply.edges if e.connected}
 
 
 def restart_cloud(servers: dict[str, Any], start: Callable[[int], Server], metadata: Any) -> dict[str, float]:

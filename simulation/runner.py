@@ -147,7 +147,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
             info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
             info["cloud_restart"] = restarted
-            info["edge_trust"] = edge_trust(servers["cloud"].address, auth_metadata(SIM_USER, tokens[SIM_USER]))
+            info["edge_trust"] = edge_trust(servers["cloud"].address, admin)
             info["backend"] = backend.describe()
         finally:
             stop_all(servers.values())

@@ -61,8 +61,20 @@ def wait_synced(cloud: str, edges: list[str], metadata: Any) -> None:
     raise DgragError(f"edges {sorted(set(edges) - ready)} did not publish summaries within {SYNC_TIMEOUT_S:.0f} s")
 
 
-def edge_trust(cloud: str, metadata: Any) -> dict[str, dict[str, float]]:
-    """How far the cloud believed each edge's claims by the end of the run (cloud_server.services.claim_check)."""
+def _edges(cloud: str, metadata: Any) -> list[Any]:
+    """The cloud's list of the edges it has seen (ListEdges)."""
     with grpc.insecure_channel(cloud) as channel:
         reply = cloud_pb2_grpc.CloudStub(channel).ListEdges(cloud_pb2.ListEdgesRequest(), metadata=metadata, timeout=30)
-    return {e.edge_id: {"trust": e.trust, "over_claim": e.over_claim, "checked": e.checked} for e in reply.edges}
+    return list(reply.edges)
+
+
+def edge_trust(cloud: str, metadata: Any) -> dict[str, dict[str, float]]:
+    """How far the cloud believed each edge's claims by the end of the run (cloud_server.services.claim_check)."""
+    return {
+        e.edge_id: {"trust": e.trust, "over_claim": e.over_claim, "checked": e.checked} for e in _edges(cloud, metadata)
+    }
+
+
+def held_counts(cloud: str, metadata: Any) -> dict[str, int]:
+    """The summaries the cloud holds of each connected edge."""
+    return {e.edge_id: e.summaries for e in _edges(cloud, metadata) if e.connected}
