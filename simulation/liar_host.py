@@ -129,7 +129,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--port-file", type=Path)
     args = p.parse_args(argv)
     stuffing = args.stuffing.read_text(encoding="utf-8").split("\n") if args.stuffing else None
-    lie(args.kind, [w.strip() for w in stuffing or () if w.strip()])
+    try:
+        lie(args.kind, [w.strip() for w in stuffing or () if w.strip()])
+    except ValueError as exc:
+        p.error(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     run_host(args.spec, args.port_file)
     return 0
