@@ -38,9 +38,7 @@ class CloudQueryConfig:
     """Longest cloud answer."""
     choice_samples: int = 4
     """Answers sampled and voted when the question has a closed answer set (yes/no, one of two named options, one
-    of the evidence's entity names), as an edge votes its own; free-text answers are one greedy answer. On the
-    first 80 multihop4 questions the single greedy cloud answer read 48.1% of 27 yes/no questions asked
-    out of domain (majority 63.0%), the edges' 4-sample vote 67.9% of the same questions asked at home."""
+    of the evidence's entity names), as an edge votes its own; free-text answers are one greedy answer."""
     choice_temperature: float = 0.7
     """Sampling temperature of those answers (the edges' answer.temperature)."""
     readers: ReaderProfile = field(default_factory=ReaderProfile)

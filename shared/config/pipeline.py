@@ -180,10 +180,10 @@ class GateConfig:
     edges that share names and topics, where local evidence alone looks strong. Costs a round trip and the
     probes for every local answer (p50/p95 15/79 ms on lihua4, 40/113 ms on multihop4 in docs/results/routing-*,
     with the edge's query vectors sent along), and the question leaves the edge even when answered locally
-    (audited); false keeps it home unless the gate escalates. On by default: with the earlier gate (threshold
-    0.375) the gate alone escalated 18.8% / 91.3% of within / out-of-domain asks on the first 80 multihop4
-    questions and 60.5% / 85.5% on lihua4; with the check and the settings above 14.5% / 100% and 15.8% / 93.4%
-    (replayed, docs/results/gate-fit; fitted on both halves, before the split existed)."""
+    (audited); false keeps it home unless the gate escalates. On by default: on lihua4, whose four edges share
+    names and topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with
+    and without the check is in docs/results/gate-fit (fitted before the fit/report split, so in-sample).
+    """
 
 
 @dataclass(frozen=True)
