@@ -6,8 +6,6 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-import grpc
-
 from cloud_server.services.parts import CloudParts
 from cloud_server.services.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
@@ -19,15 +17,14 @@ from cloud_server.transport.servicer import CloudServicer
 from shared.config import CloudConfig
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport.call_limits import CallBuckets
-from shared.transport.grpc_transport import add_health, bind, is_loopback, mark_serving, server_options
-from shared.transport.lifecycle import stop_on_signals
+from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
+from shared.transport.grpc_transport import is_loopback
 from shared.transport.metrics_http import metrics_token, serve_metrics
 
 FAILED_AUTH_BURST = 10
 """Failed authentications one address may have at once before failed_auth_per_minute paces it."""
 log = logging.getLogger(__name__)
 CLOUD_SERVICE = "dgrag.v1.Cloud"
-GRACE_S = 2.0
 
 
 def _interceptor(config: CloudConfig, tokens: TokenBook, metrics: CloudMetrics | None) -> TokenAuthInterceptor:
@@ -51,52 +48,48 @@ async def serve_cloud(
     """Serve until ``stop`` is set (or SIGTERM/SIGINT when run as the main program)."""
     metrics = CloudMetrics(parts) if config.metrics_port else None
     recent = RecentQuestions() if config.ops_port else None
-    auth = _interceptor(config, tokens, metrics)
-    server = grpc.aio.server(
-        interceptors=[auth],
-        options=server_options(config.max_message_bytes),
-        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+    servicer = CloudServicer(
+        parts.registry,
+        parts.index,
+        parts.queries,
+        config.heartbeat_interval_s,
+        tokens.role_of,
+        config.hello_timeout_s,
+        metrics,
+        recent,
+        PublishBudget(config.session_publishes_per_minute, config.session_summaries_per_minute),
     )
-    cloud_pb2_grpc.add_CloudServicer_to_server(
-        CloudServicer(
-            parts.registry,
-            parts.index,
-            parts.queries,
-            config.heartbeat_interval_s,
-            tokens.role_of,
-            config.hello_timeout_s,
-            metrics,
-            recent,
-            PublishBudget(config.session_publishes_per_minute, config.session_summaries_per_minute),
-        ),
-        server,
+    service = GrpcService(
+        name=CLOUD_SERVICE,
+        register=lambda server: cloud_pb2_grpc.add_CloudServicer_to_server(servicer, server),
+        listener=Listener(config.host, config.port, config.tls_cert, config.tls_key, config.tls_client_ca),
+        max_message_bytes=config.max_message_bytes,
+        max_concurrent_rpcs=config.max_concurrent_rpcs,
+        interceptors=[_interceptor(config, tokens, metrics)],
+        health_watches_per_peer=config.health_watches_per_peer,
+        health_watches=config.health_watches,
     )
-    health = add_health(server, [CLOUD_SERVICE], config.health_watches_per_peer, config.health_watches)
-    port = bind(server, config.host, config.port, config.tls_cert, config.tls_key, config.tls_client_ca)
-    if not config.tls_cert and not is_loopback(f"{config.host}:{port}"):
+    if not config.tls_cert and not is_loopback(f"{config.host}:{config.port}"):
         log.warning(
             "the cloud listens on %s without TLS: tokens and answers cross the network in the clear; set tls_cert"
             " and tls_key (dgrag certs makes them)",
             config.host,
         )
-    stop = stop or stop_on_signals()
-    exporter = None
+    lifetime = Lifetime(closers=[parts.queries.close])
     if metrics is not None:
+        registry = metrics.registry
         token = metrics_token(config.metrics_token_file)
-        exporter = serve_metrics(metrics.registry, config.metrics_host, config.metrics_port, token)
-    page = (
-        serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port, config.ops_insecure) if recent else None
-    )
-    await server.start()
-    try:
-        await mark_serving(health, [CLOUD_SERVICE])
+        lifetime.openers.append(
+            lambda: serve_metrics(registry, config.metrics_host, config.metrics_port, token).shutdown
+        )
+    if recent is not None:
+        lifetime.openers.append(
+            lambda: (
+                serve_ops_page(parts, recent, tokens, config.ops_host, config.ops_port, config.ops_insecure).shutdown
+            )
+        )
+
+    def announce(port: int) -> None:
         log.info("cloud listening on %s:%d (%s)", config.host, port, "TLS" if config.tls_cert else "plaintext")
-        on_ready(port)
-        await stop.wait()
-    finally:
-        await health.enter_graceful_shutdown()
-        await server.stop(GRACE_S)
-        parts.queries.close()
-        for http_server in (exporter, page):
-            if http_server is not None:
-                http_server.shutdown()
+
+    await serve_grpc(service, lifetime, on_ready, stop, announce)

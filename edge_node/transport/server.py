@@ -4,13 +4,10 @@ session to it. The API listens on loopback unless server.host says otherwise; th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-
-import grpc
 
 from edge_node.runtime import EdgeRuntime
 from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
@@ -22,14 +19,12 @@ from shared.config import CloudLinkConfig, EdgeConfig
 from shared.core.errors import ConfigError
 from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.transport.grpc_auth import ApiTokenInterceptor
-from shared.transport.grpc_transport import add_health, bind, mark_serving, server_options
-from shared.transport.lifecycle import stop_on_signals
+from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
 from shared.transport.metrics_http import metrics_token, serve_metrics
 from shared.transport.secret_file import read_secret, refuse_example_token
 
 log = logging.getLogger(__name__)
 EDGE_SERVICE = "dgrag.v1.Edge"
-GRACE_S = 2.0
 
 
 def edge_token(link: CloudLinkConfig) -> str:
@@ -66,46 +61,33 @@ async def serve_edge(
     client = cloud_link(runtime, config)
     session = CloudSession(runtime, client) if client else None
     api_token = ensure_api_token(api_token_path(runtime.data_dir, config.server.token_file))
-    server = grpc.aio.server(
-        interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
-        options=server_options(config.server.max_message_bytes),
-        maximum_concurrent_rpcs=config.server.max_concurrent_rpcs,
-    )
-    metrics = EdgeMetrics(runtime.audit) if config.server.metrics_port else None
-    edge_pb2_grpc.add_EdgeServicer_to_server(EdgeServicer(runtime, client, session, metrics), server)
-    health = add_health(server, [EDGE_SERVICE])
-    port = bind(server, config.server.host, config.server.port, config.server.tls_cert, config.server.tls_key)
-    stop = stop or stop_on_signals()
     served = config.server
-    exporter = None
+    metrics = EdgeMetrics(runtime.audit) if served.metrics_port else None
+    servicer = EdgeServicer(runtime, client, session, metrics)
+    service = GrpcService(
+        name=EDGE_SERVICE,
+        register=lambda server: edge_pb2_grpc.add_EdgeServicer_to_server(servicer, server),
+        listener=Listener(served.host, served.port, served.tls_cert, served.tls_key),
+        max_message_bytes=served.max_message_bytes,
+        max_concurrent_rpcs=served.max_concurrent_rpcs,
+        interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
+    )
+    lifetime = Lifetime(background=session.run if session else None, closers=[runtime.aclose])
+    if client is not None:
+        lifetime.closers.insert(0, client.aclose)
     if metrics is not None:
+        registry = metrics.registry
         token = metrics_token(served.metrics_token_file)
-        exporter = serve_metrics(metrics.registry, served.metrics_host, served.metrics_port, token)
-    await server.start()
-    session_task = asyncio.create_task(session.run(stop)) if session else None
-    try:
-        await mark_serving(health, [EDGE_SERVICE])
-        log.info(
-            "edge %s listening on %s:%d; cloud: %s",
-            runtime.edge_id,
-            config.server.host,
-            port,
-            config.cloud.address or "none",
+        lifetime.openers.append(
+            lambda: serve_metrics(registry, served.metrics_host, served.metrics_port, token).shutdown
         )
-        on_ready(port)
-        await stop.wait()
-    finally:
-        await health.enter_graceful_shutdown()
-        await server.stop(GRACE_S)
-        if session_task is not None:
-            session_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await session_task
-        if client is not None:
-            await client.aclose()
-        await runtime.aclose()
-        if exporter is not None:
-            exporter.shutdown()
+
+    def announce(port: int) -> None:
+        log.info(
+            "edge %s listening on %s:%d; cloud: %s", runtime.edge_id, served.host, port, config.cloud.address or "none"
+        )
+
+    await serve_grpc(service, lifetime, on_ready, stop, announce)
 
 
 def cloud_link(runtime: EdgeRuntime, config: EdgeConfig) -> CloudLink | None:
