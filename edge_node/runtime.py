@@ -23,14 +23,8 @@ from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, 
 from edge_node.policy.audit import AuditLog
 from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.leak_guard import LeakGuard
-from edge_node.policy.privacy import (
-    Outbound,
-    forbids_raw_text,
-    guard_summaries,
-    knowledge_for_cloud,
-    probe_reply,
-    word_scores,
-)
+from edge_node.policy.outbound import OutboundPolicy
+from edge_node.policy.privacy import Outbound
 from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
 from edge_node.query.edge_answer import (
     CLOUD_DOWN_NOTE,
@@ -48,9 +42,8 @@ from shared.config import EdgeConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.edge_stats import EdgeStats
-from shared.core.errors import CloudUnavailableError, InvalidRequestError, PermissionDeniedError
+from shared.core.errors import CloudUnavailableError, InvalidRequestError
 from shared.core.knowledge import (
-    PROBES_REFUSED,
     CloudAnswer,
     EdgeKnowledge,
     EvidenceClaim,
@@ -100,7 +93,9 @@ class EdgeRuntime:
         self.id_key = doc_id_key(kb.data_dir)
         """Keys this edge's opaque document ids (edge_node.policy.doc_id_key)."""
         store = kb.store
-        self._guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
+        guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
+        self.outbound = OutboundPolicy(config.edge_id, config.privacy, guard, self.id_key)
+        """Every decision about what may leave this edge (asked here, by the session outbox and the cloud link)."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
@@ -172,9 +167,7 @@ class EdgeRuntime:
             return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
         signals = Signals(local.gate.score, local.gate.refusal_share)
         checking = self.config.gate.check_other_edges and not ablations.no_gate_check
-        run = ""
-        if forbids_raw_text(self.config.privacy):
-            run = await self._run(lambda: self._guard.shared_run(question) or "")
+        run = await self._run(self.outbound.quoted_run, question)
         situation = Situation(
             cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
         )
@@ -245,7 +238,7 @@ class EdgeRuntime:
         and for its answer when it does. The question leaves the edge for it (the link audits it)."""
         own = local.retrieval.evidence
         vectors = local.retrieval.vectors
-        terms, lexical = word_scores(self.config.privacy, own.term_coverage, own.lexical)
+        terms, lexical = self.outbound.word_scores(own.term_coverage, own.lexical)
         claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
             with phase(out.timings, "evidence_check"):
@@ -265,11 +258,7 @@ class EdgeRuntime:
         return (await self._outbound(question)).knowledge
 
     async def _outbound(self, question: str, given: QueryVectors | None = None) -> Outbound:
-        def run() -> Outbound:
-            retrieval = self._query.retrieve(question, given=given)
-            return knowledge_for_cloud(self.edge_id, retrieval, self.config.privacy, self._guard, self.id_key)
-
-        return await self._run(run)
+        return await self._run(lambda: self.outbound.knowledge(self._query.retrieve(question, given=given)))
 
     async def outbound_for(self, question: str, given: QueryVectors | None = None) -> Outbound:
         """This edge's knowledge about ``question`` as its privacy policy lets it leave, for a reply the transport
@@ -280,13 +269,8 @@ class EdgeRuntime:
     async def probe(self, question: str, given: QueryVectors | None = None) -> ProbeScores:
         """How strongly this edge's knowledge matches ``question``: scores only (the cloud's stage-2 routing).
         Refused (PermissionDeniedError) when the privacy policy turns probes off; the transport audits replies."""
-        if not self.config.privacy.answer_probes:
-            raise PermissionDeniedError(PROBES_REFUSED)
-
-        def run() -> ProbeScores:
-            return probe_reply(self.edge_id, self._query.retrieve(question, given=given).evidence, self.config.privacy)
-
-        return await self._run(run)
+        self.outbound.admit_probe()
+        return await self._run(lambda: self.outbound.probe(self._query.retrieve(question, given=given).evidence))
 
     async def stats(self) -> EdgeStats:
         """What this edge holds (without its document ids)."""
@@ -310,7 +294,7 @@ class EdgeRuntime:
 
     async def _guarded(self, changes: SummaryChanges) -> SummaryChanges:
         """Summaries as they may leave: under a policy without raw text, none quotes a document."""
-        guarded, replaced = await self._run(guard_summaries, changes, self.config.privacy, self._guard)
+        guarded, replaced = await self._run(self.outbound.summaries, changes)
         if replaced:
             self.audit.record("withheld", "cloud", 0, kind="summary", replaced_by_names=replaced)
         return guarded

@@ -8,6 +8,7 @@ from typing import Any
 import grpc
 
 from edge_node.policy.audit import AuditLog, audited_question
+from edge_node.policy.outbound import OutboundPolicy
 from shared.config import CloudLinkConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
@@ -30,13 +31,13 @@ class CloudLink:
         token: str,
         max_message_bytes: int,
         audit: AuditLog | None = None,
-        audit_content: bool = False,
+        policy: OutboundPolicy | None = None,
     ) -> None:
-        """``audit``: where what leaves is recorded (``audit_content``: the whole question, else its first 200
-        characters)."""
+        """``audit``: where what leaves is recorded, as this edge's outbound ``policy`` says (without one: a
+        question's first characters, edge_node.policy.audit)."""
         self.link = link
         self._audit = audit
-        self._audit_content = audit_content
+        self._shown = policy.audited_question if policy is not None else audited_question
         self.metadata = auth_metadata(edge_id, token)
         self.tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
         retried = retry_unavailable("dgrag.v1.Cloud", ("GlobalQuery", "CheckEvidence"))
@@ -74,7 +75,7 @@ class CloudLink:
 
     def _record(self, what: str, request: Any, question: str, **details: Any) -> None:
         if self._audit is not None:
-            shown = audited_question(question, self._audit_content)
+            shown = self._shown(question)
             self._audit.record(what, "cloud", request.ByteSize(), question=shown, **details)
 
     async def _call(self, method: Any, request: Any) -> Any:

@@ -75,7 +75,7 @@ class CloudSession:
 
     async def _session(self, stop: asyncio.Event) -> None:
         out: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
-        outbox = SessionOutbox(self._runtime.audit, self._runtime.config.privacy, out)
+        outbox = SessionOutbox(self._runtime.audit, self._runtime.outbound, out)
         call = self._client.stub.Session(_drain(out), metadata=self._client.metadata)
         tasks: list[asyncio.Task[None]] = []
         answering: set[asyncio.Task[None]] = set()

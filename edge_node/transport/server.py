@@ -94,6 +94,6 @@ def cloud_link(runtime: EdgeRuntime, config: EdgeConfig) -> CloudLink | None:
     """This edge's link to the cloud (None without ``cloud.address``), auditing what it sends in its log."""
     if not config.cloud.address:
         return None
-    cloud, server, privacy = config.cloud, config.server, config.privacy
-    token = edge_token(cloud)
-    return CloudLink(runtime.edge_id, cloud, token, server.max_message_bytes, runtime.audit, privacy.audit_content)
+    token = edge_token(config.cloud)
+    max_bytes = config.server.max_message_bytes
+    return CloudLink(runtime.edge_id, config.cloud, token, max_bytes, runtime.audit, runtime.outbound)

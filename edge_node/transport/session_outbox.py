@@ -8,9 +8,9 @@ import asyncio
 import time
 from typing import Any
 
-from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC, AuditLog, audited_question
-from edge_node.policy.privacy import Outbound, knowledge_texts, stays_unnamed
-from shared.config import PrivacyConfig
+from edge_node.policy.audit import SUMMARY_DELTA, SUMMARY_SYNC, AuditLog
+from edge_node.policy.outbound import OutboundPolicy
+from edge_node.policy.privacy import Outbound
 from shared.core.knowledge import ProbeScores, SummaryChanges
 from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2
@@ -23,15 +23,15 @@ class SessionOutbox:
     """One session's outgoing messages (``queue`` feeds the stream; None closes it)."""
 
     def __init__(
-        self, audit: AuditLog, privacy: PrivacyConfig, queue: asyncio.Queue[cloud_pb2.EdgeMessage | None]
+        self, audit: AuditLog, policy: OutboundPolicy, queue: asyncio.Queue[cloud_pb2.EdgeMessage | None]
     ) -> None:
         self._audit = audit
-        self._privacy = privacy
+        self._policy = policy
         self.queue = queue
 
     def hello(self, edge_id: str, software_version: str) -> None:
         """Who this edge is (nothing of its documents): not audited."""
-        unnamed = stays_unnamed(self._privacy)
+        unnamed = self._policy.unnamed
         self.queue.put_nowait(serde_session.hello(edge_id, software_version, unnamed=unnamed))
 
     def heartbeat(self) -> None:
@@ -40,7 +40,7 @@ class SessionOutbox:
     def summaries(self, changes: SummaryChanges) -> None:
         """A full sync or a delta of this edge's summaries."""
         message = serde_session.summary_changes(changes)
-        content = {"texts": [c.text for c in changes.upserts]} if self._privacy.audit_content else {}
+        content = self._policy.audited_texts([c.text for c in changes.upserts])
         kind = SUMMARY_SYNC if changes.full else SUMMARY_DELTA
         upserts, tombstones = [c.id for c in changes.upserts], [t.id for t in changes.tombstones]
         self._send(message, kind, upserts=upserts, tombstones=tombstones, **content)
@@ -50,11 +50,11 @@ class SessionOutbox:
     ) -> None:
         """This edge's knowledge for the cloud's request, as its privacy policy let it leave."""
         knowledge = outbound.knowledge
-        content = {"texts": knowledge_texts(knowledge)} if self._privacy.audit_content else {}
+        content = self._policy.audited_knowledge(knowledge)
         self._send(
             serde_session.retrieval_reply(request.request_id, knowledge),
             "retrieval_reply",
-            question=audited_question(request.question),
+            question=self._policy.audited_question(request.question),
             chunks=[f"{c.doc_id}#{c.chunk_id}" for c in knowledge.chunks],
             entities=len(knowledge.entities),
             relations=len(knowledge.relations),
@@ -68,7 +68,7 @@ class SessionOutbox:
         self._send(
             serde_session.probe_reply(request.request_id, scores),
             "probe_reply",
-            question=audited_question(request.question),
+            question=self._policy.audited_question(request.question),
             score=round(scores.score, 4),
             terms=round(scores.term_coverage, 4),
             lexical=round(scores.lexical, 4),
