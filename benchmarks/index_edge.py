@@ -20,10 +20,10 @@ from typing import Any
 
 from edge_node.api import Edge, EdgeModels, TqdmProgress
 from shared.config import EdgeConfig, load_config
-from shared.core.tokenizer import WordPieceTokenizer
-from shared.models.base import MeteredGenerator
+from shared.core.model_api import MeteredGenerator
 from shared.models.cpu import resolve_threads
 from shared.models.factory import build_embedder, build_generator
+from shared.models.tokenizer import WordPieceTokenizer
 from simulation.machine import machine_facts
 
 

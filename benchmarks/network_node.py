@@ -24,10 +24,10 @@ from cloud_server.api import TokenBook, build_cloud, serve_cloud
 from edge_node.api import Edge, EdgeModels, serve_edge
 from shared.cli.port_file import write_port_file
 from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig, EdgeConfig, EdgeServerConfig
-from shared.core.tokenizer import WordPieceTokenizer
-from shared.models.base import Embedder
+from shared.core.model_api import Embedder
 from shared.models.fakes import HashEmbedder
 from shared.models.pool import ModelPool
+from shared.models.tokenizer import WordPieceTokenizer
 from shared.transport.lifecycle import stop_on_signals
 
 

@@ -35,8 +35,8 @@ from cloud_server.experiments import ProbeRouting, SummaryIndex, choose_edges
 from edge_node.api import Edge, EdgeModels
 from shared.config import EdgeConfig, load_config
 from shared.core.knowledge import ProbeScores, SummaryMatch
-from shared.core.tokenizer import WordPieceTokenizer
 from shared.models.factory import build_embedder
+from shared.models.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge

@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from shared.core.reader_profile import SHAPES
+from shared.reading.reader_profile import SHAPES
 from simulation.halves import Half
 from simulation.scoring import shape_baseline, strictly_correct
 

@@ -3,10 +3,10 @@
     python -m benchmarks.reader_oracle --bench DIR [--bench DIR ...] [--slm] [--half fit] [--profile] [--json OUT]
 
 Each answerable question's gold documents become numbered passages (excerpted to the question's sentences as the
-edge's retrieval does) and the answer is composed as the edge composes it (shared.core.reading). Without ``--slm`` only
-the model-free readers run (yes/no and choice questions then answer the first option, i.e. 'yes'); with it the
-configured SLM samples ``answer.n_answers`` answers per question (on the choice schema where the shape has one)
-and both compositions are scored: ``extractive`` (the model-free reader where it has an answer) and ``model``
+edge's retrieval does) and the answer is composed as the edge composes it (shared.reading.compose). Without
+``--slm`` only the model-free readers run (yes/no and choice questions then answer the first option, i.e. 'yes');
+with it the configured SLM samples ``answer.n_answers`` answers per question (on the choice schema where the shape
+has one) and both compositions are scored: ``extractive`` (the model-free reader where it has an answer) and ``model``
 (the samples' vote or chosen sample). The settings come from ``--config`` and ``DGRAG__...`` variables as for
 ``dgrag edge``. Scored strictly (simulation.scoring: the short answer alone). Printed per question shape: strict
 accuracy, the shape-aware baseline of the same questions and the count, on the fit half (where a reader may be
@@ -26,11 +26,11 @@ from pathlib import Path
 
 from benchmarks.reader_choice import accuracy, profile_toml
 from shared.config import EdgeConfig, load_config
-from shared.core.question_shape import shape_of
-from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
-from shared.core.reading import Reading, compose, plan_reading
-from shared.core.span_reader import Passage
 from shared.models.factory import build_generator
+from shared.reading.compose import Reading, compose, plan_reading
+from shared.reading.question_shape import shape_of
+from shared.reading.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
+from shared.reading.span_reader import Passage
 from simulation.bundle import Question, load_questions
 from simulation.halves import half_of, parse_half, split
 from simulation.oracle import first_usable, gold_passages, load_docs, sample_answers

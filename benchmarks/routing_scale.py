@@ -33,11 +33,11 @@ from benchmarks.scripted_models import scripted_generator
 from cloud_server.api import CloudClient, CloudParts, TokenBook, build_cloud, serve_cloud
 from shared.config import CloudConfig, CloudQueryConfig, EmbedderConfig
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, SummaryCard
+from shared.core.model_api import Embedder
 from shared.core.text import sentences
-from shared.core.tokenizer import WordPieceTokenizer
-from shared.models.base import Embedder
 from shared.models.factory import build_embedder
 from shared.models.fakes import HashEmbedder
+from shared.models.tokenizer import WordPieceTokenizer
 from shared.transport.secret_file import write_secret
 from simulation.bundle import load_questions
 from simulation.machine import machine_facts

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 
 _ENTITY_LINE = re.compile(r"^- ([^(\n]+) \(", re.MULTILINE)

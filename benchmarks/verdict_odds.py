@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from shared.core.temporal import read_times
+from shared.reading.temporal import read_times
 from simulation.bundle import load_questions
 from simulation.halves import half_of, parse_half
 from simulation.oracle import gold_passages, load_docs

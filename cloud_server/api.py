@@ -25,8 +25,8 @@ from shared.core.ablations import Ablations
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import DgragError
 from shared.core.knowledge import CloudAnswer, CloudQuery, SummaryMatch
-from shared.core.tokenizer import Tokenizer
-from shared.models.base import Embedder, TextGenerator
+from shared.core.model_api import Embedder, TextGenerator
+from shared.models.tokenizer import Tokenizer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
 from shared.transport.connection_hints import explained

@@ -37,8 +37,8 @@ def register(roles: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from cloud_server.api import build_cloud, serve_cloud
     from cloud_server.services.tokens import TokenBook
-    from shared.core.tokenizer import WordPieceTokenizer
     from shared.models.factory import build_embedder, build_generator
+    from shared.models.tokenizer import WordPieceTokenizer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = load_config(CloudConfig, args.config)

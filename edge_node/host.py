@@ -31,9 +31,9 @@ from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
-from shared.core.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.models.factory import build_embedder, build_generator
 from shared.models.pool import ModelPool
+from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.transport.lifecycle import stop_on_signals
 
 log = logging.getLogger(__name__)

@@ -50,13 +50,13 @@ from shared.core.knowledge import (
     ProbeScores,
     SummaryChanges,
 )
+from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors
 from shared.core.summary_digest import HeldSummary, reconcile
-from shared.core.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.core.trace import Decision
 from shared.core.vocabulary import EDGE_MODES
-from shared.models.base import Embedder, TextGenerator
 from shared.models.factory import build_embedder, build_generator
+from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.transport.tracing import phase, span
 
 T = TypeVar("T")

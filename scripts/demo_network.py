@@ -34,11 +34,11 @@ import grpc
 
 from shared.config import EdgeConfig
 from shared.core.errors import DgragError
-from shared.core.question_shape import Shape, shape_of
 from shared.core.text import occurs_in
 from shared.models.cpu import prepare_cpu
 from shared.models.locate import bundled_slm_path
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
+from shared.reading.question_shape import Shape, shape_of
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.secret_file import write_secret
 from simulation.credentials import api_token_file, write_api_tokens

@@ -17,11 +17,11 @@ from typing import Any
 import grpc
 
 from shared.core.errors import DgragError
-from shared.core.extractive import is_extractive
 from shared.core.knowledge import ProbeScores
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import EDGE_MODE_OF
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
+from shared.reading.extractive import is_extractive
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import Asked

@@ -25,7 +25,7 @@ from tqdm import tqdm
 from shared.config import JudgeConfig
 from shared.core import prompts
 from shared.core.errors import DgragError
-from shared.models.base import GenerationRequest, TextGenerator
+from shared.core.model_api import GenerationRequest, TextGenerator
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.metrics import normalise_answer
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from shared.config import JudgeConfig
 from shared.core.errors import DgragError, ModelError
-from shared.models.base import TextGenerator
+from shared.core.model_api import TextGenerator
 from simulation.answer_rows import find_answers, read_rows
 from simulation.judge import (
     Judge,

@@ -1,5 +1,5 @@
 """The ``oracle`` mode: every question read from its gold evidence documents, as an edge reads its own retrieval
-(the same prompt, samples, readers and composition, shared.core.reading), so a report shows how much is lost in
+(the same prompt, samples, readers and composition, shared.reading.compose), so a report shows how much is lost in
 retrieval (oracle against dgrag) and how much in reading (oracle against the gold).
 
 It runs in the simulation's own process after the edges and the cloud have stopped (one model process at a time
@@ -17,14 +17,14 @@ from typing import Any
 from tqdm import tqdm
 
 from shared.config import EdgeConfig
-from shared.core.answer_format import answer_request, declares_missing, render_answers
-from shared.core.degeneracy import content_words
-from shared.core.reading import ComposedAnswer, Reading, compose, plan_reading
-from shared.core.span_reader import Passage
+from shared.core.model_api import TextGenerator
 from shared.core.text import excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
-from shared.models.base import TextGenerator
 from shared.models.factory import build_generator
+from shared.reading.answer_format import answer_request, declares_missing, render_answers
+from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
+from shared.reading.degeneracy import content_words
+from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.indexing import docs_by_edge

@@ -16,8 +16,8 @@ from typing import Any
 
 from shared.config.pipeline import RetrievalConfig
 from shared.core.question_terms import question_terms
-from shared.core.span_reader import Passage
 from shared.core.text import excerpt
+from shared.reading.span_reader import Passage
 from simulation.answer_rows import read_rows
 
 ChunkKey = tuple[str, str, int]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from edge_node.api import EdgeModels
-from shared.core.tokenizer import RegexTokenizer
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.models.tokenizer import RegexTokenizer
 from tests.unit.fakes_edge import EMBED_DIM, scripted_slm
 from tests.unit.grpc_harness import free_port
 

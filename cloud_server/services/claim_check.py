@@ -37,9 +37,9 @@ import numpy as np
 from cloud_server.services.echo import without_echo
 from cloud_server.services.trust_file import load_trust, save_trust
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
+from shared.core.model_api import Embedder, FloatMatrix
 from shared.core.question_terms import question_terms, term_share
 from shared.core.text import occurs_in
-from shared.models.base import Embedder, FloatMatrix
 
 log = logging.getLogger("dgrag.cloud")
 

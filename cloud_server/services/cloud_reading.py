@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from cloud_server.services.answer_guard import Readers
 from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudQueryConfig
-from shared.core.answer_format import answer_request, degeneracy, render_answers
-from shared.core.extractive import SourcedText, extractive_answer
-from shared.core.reading import compose, plan_reading
-from shared.core.span_reader import Passage
-from shared.models.base import TextGenerator
+from shared.core.model_api import TextGenerator
+from shared.reading.compose import Reading, compose
+from shared.reading.extractive import SourcedText, extractive_answer
+from shared.reading.read import Sampling, read
+from shared.reading.span_reader import Passage
 
 FALLBACK = "fallback"
 SEED = 7
@@ -32,7 +32,7 @@ class CloudReading:
     short: str
     """The answer alone ("" when the shown answer is an extract)."""
     reader: str = FALLBACK
-    """The reader that made it (shared.core.reading.ComposedAnswer.reader), or ``fallback`` for an extract."""
+    """The reader that made it (shared.reading.compose.ComposedAnswer.reader), or ``fallback`` for an extract."""
 
 
 def read_context(
@@ -45,24 +45,16 @@ def read_context(
     """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed answer set
     is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer."""
     passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
-    reading = plan_reading(question, passages)
-    closed = bool(reading.options)
-    n = max(config.choice_samples, 1) if closed else 1
-    temperature = config.choice_temperature if n > 1 else 0.0
-    # no reason after a choice: the cloud shows evidence sentences, not the model's reasons, and each reason costs
-    # about 15 decoded tokens per sample
-    request = answer_request(
-        question,
-        merged.text,
-        n,
-        config.max_tokens,
-        temperature,
-        SEED if n > 1 else None,
-        options=reading.options,
-        reason=False,
-    )
-    generated = render_answers(generator.generate(request).texts, reading.options)
-    usable = [a for a, why in zip(generated, degeneracy(question, merged.text, generated), strict=True) if why is None]
+
+    def sampling(reading: Reading) -> Sampling:
+        # no reason after a choice: the cloud shows evidence sentences, not the model's reasons, and each reason
+        # costs about 15 decoded tokens per sample
+        n = max(config.choice_samples, 1) if reading.options else 1
+        temperature = config.choice_temperature if n > 1 else 0.0
+        return Sampling(n, config.max_tokens, temperature, SEED if n > 1 else None, reason=False)
+
+    sampled = read(question, passages, merged.text, generator, sampling)
+    reading, usable = sampled.reading, sampled.usable
     if not usable:
         return CloudReading(_fallback(question, merged, readers), "")
     composed = compose(reading, usable, 0, config.readers, quote=readers.all_quotable(merged))

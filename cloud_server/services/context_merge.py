@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.core.knowledge import ContextChunk, EdgeKnowledge
-from shared.core.tokenizer import Tokenizer
+from shared.models.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

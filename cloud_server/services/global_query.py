@@ -39,11 +39,11 @@ from shared.core.knowledge import (
     ProbeScores,
     SummaryMatch,
 )
+from shared.core.model_api import Embedder, FloatMatrix, TextGenerator
 from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.core.question_terms import question_terms
-from shared.core.tokenizer import Tokenizer
 from shared.core.vocabulary import MAX_QUESTION_CHARS
-from shared.models.base import Embedder, FloatMatrix, TextGenerator
+from shared.models.tokenizer import Tokenizer
 from shared.transport.tracing import phase, span
 
 MAX_FANOUT = 64

@@ -16,9 +16,9 @@ import numpy as np
 
 from cloud_server.services.sparse_index import SparseIndex
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
+from shared.core.model_api import Embedder
 from shared.core.summary_digest import HeldSummary as HeldCard
 from shared.core.summary_digest import held_summary
-from shared.models.base import Embedder
 
 MAX_TOMBSTONES = 100_000
 """Tombstones remembered (to ignore late, older upserts); beyond this the oldest are forgotten."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared.core.text import sentence_spans
-from shared.core.tokenizer import Tokenizer
+from shared.models.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from edge_node.store.records import ExtractedEntity, ExtractedRelation
 from shared.config import ExtractionConfig
 from shared.core import prompts
 from shared.core.candidates import find_candidates
+from shared.core.model_api import GenerationRequest, TextGenerator
 from shared.core.text import clean_text, first_json_value, normalise_name, occurs_in, sentences, truncate_chars
-from shared.models.base import GenerationRequest, TextGenerator
 
 ORIGIN_SLM = "slm"
 ORIGIN_HEURISTIC = "heuristic"

@@ -20,9 +20,9 @@ from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.records import ChunkInput, DocumentInput, SubgraphRecord
 from shared.config import EdgeConfig
 from shared.core.errors import DocumentNotFoundError, InputDocumentError
-from shared.core.tokenizer import Tokenizer
-from shared.models.base import Embedder, TextGenerator
+from shared.core.model_api import Embedder, TextGenerator
 from shared.models.cache import CachingGenerator
+from shared.models.tokenizer import Tokenizer
 
 FLUSH_EVERY_S = 30.0
 """Longest time between saves of the faiss files during a long ingest."""

@@ -17,8 +17,8 @@ from edge_node.ingest.merge_policy import DESCRIPTION_SEPARATOR
 from edge_node.store.records import EntityRow, RelationRow, SubgraphRecord
 from shared.config import SummaryConfig
 from shared.core import prompts
+from shared.core.model_api import GenerationRequest, TextGenerator
 from shared.core.text import clean_text, truncate_chars
-from shared.models.base import GenerationRequest, TextGenerator
 
 MIN_OVERLAP = 0.3
 """Least Jaccard overlap for a new community to inherit an old subgraph's id."""

@@ -5,7 +5,7 @@ Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the 
 similarity evaluation, ``bq`` one answer instead of a batch, ``kg`` vector-only retrieval without the graph.
 Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
 with their sources), marked unverified, never an untrusted generation; a degenerate generation
-(shared.core.degeneracy) counts as a refusal for the gate and is never shown.
+(shared.reading.degeneracy) counts as a refusal for the gate and is never shown.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
@@ -22,16 +23,16 @@ from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
-from shared.core.answer_format import answer_request, degeneracy, render_answers
 from shared.core.errors import DgragError
-from shared.core.extractive import SourcedText, extractive_answer
+from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
-from shared.core.reading import ComposedAnswer, Reading, compose, plan_reading, unsupported
-from shared.core.span_reader import Passage
-from shared.core.tokenizer import Tokenizer
 from shared.core.trace import AnswerTrace
 from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
-from shared.models.base import Embedder, GenerationRequest, TextGenerator
+from shared.models.tokenizer import Tokenizer
+from shared.reading.compose import ComposedAnswer, Reading, compose, unsupported
+from shared.reading.extractive import SourcedText, extractive_answer
+from shared.reading.read import Sampling, read
+from shared.reading.span_reader import Passage
 from shared.transport.tracing import phase, span
 
 NO_CLOUD_NOTE = (
@@ -159,13 +160,10 @@ class QueryService:
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive or ablations.one_answer else self._config.answer.n_answers
         with phase(timings, "generation", answers=n):
-            reading = plan_reading(question, passages(retrieval))
-            request = self._request(question, retrieval.context, n, reading.options)
-            completion = self._generator.generate(request)
-            answers = render_answers(completion.texts, reading.options)
-        flags = degeneracy(question, retrieval.context, answers)
-        sampling = request.sampling()
-        speed = completion.speed.as_dict() if completion.speed else {}
+            sampled = read(question, passages(retrieval), retrieval.context, self._generator, self._sampling(n))
+        reading, answers, flags = sampled.reading, sampled.answers, sampled.degenerate
+        sampling = sampled.request.sampling()
+        speed = sampled.completion.speed.as_dict() if sampled.completion.speed else {}
         made = functools.partial(
             LocalAnswer,
             question=question,
@@ -212,21 +210,20 @@ class QueryService:
         ungrounded = [not r and unsupported(a, reading.passages) for a, r in zip(answers, refused, strict=True)]
         return evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
 
-    def _request(self, question: str, context: str, n: int, options: tuple[str, ...]) -> GenerationRequest:
+    def _sampling(self, n: int) -> Callable[[Reading], Sampling]:
+        """The edge samples ``n`` answers to every question, as its answer settings say."""
         cfg = self._config.answer
-        return answer_request(
-            question,
-            context,
+        how = Sampling(
             n,
             cfg.max_tokens,
             cfg.temperature,
             cfg.seed,
-            options=options,
             top_p=cfg.top_p,
             top_k=cfg.top_k,
             min_p=cfg.min_p,
             repeat_penalty=cfg.repeat_penalty,
         )
+        return lambda reading: how
 
 
 def _naive(

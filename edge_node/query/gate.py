@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from shared.config import GateConfig
-from shared.core.answer_format import declares_missing as declares_missing  # the gate's confidence detection
+from shared.core.model_api import FloatMatrix
 from shared.core.trace import Decision, GateTrace
-from shared.models.base import FloatMatrix
+from shared.reading.answer_format import declares_missing as declares_missing  # the gate's confidence detection
 
 DECISION_LOCAL = Decision.LOCAL
 DECISION_ESCALATE = Decision.ESCALATE
@@ -81,7 +81,7 @@ def evaluate(
 ) -> GateResult:
     """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``);
     ``degenerate[i]`` marks an answer that must not be shown and ``unsupported[i]`` one whose claim the evidence
-    does not hold (shared.core.reading.unsupported): both count as refusals (an unsupported one by
+    does not hold (shared.reading.compose.unsupported): both count as refusals (an unsupported one by
     ``config.unsupported_weight``), even with confidence detection switched off (a loop is not an answer, nor an
     invented claim), and are never chosen as the best."""
     n = len(answers)

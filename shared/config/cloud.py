@@ -8,8 +8,8 @@ from shared.config.models import EmbedderConfig, ModelConfig
 from shared.config.tracing import TracingConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
-from shared.core.reader_profile import ReaderProfile
 from shared.core.verbatim import MIN_RUN_WORDS
+from shared.reading.reader_profile import ReaderProfile
 
 
 @dataclass(frozen=True)

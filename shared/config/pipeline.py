@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
-from shared.core.reader_profile import ReaderProfile
+from shared.reading.reader_profile import ReaderProfile
 
 
 @dataclass(frozen=True)

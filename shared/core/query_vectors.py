@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from shared.core.errors import InvalidRequestError
+from shared.core.model_api import Embedder, FloatMatrix
 from shared.core.vocabulary import MAX_QUESTION_CHARS
-from shared.models.base import Embedder, FloatMatrix
 
 MAX_TEXTS = 32
 """Texts one message may carry (the question and its names)."""

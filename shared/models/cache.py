@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Protocol
 
-from shared.models.base import Completion, GenerationRequest, TextGenerator
+from shared.core.model_api import Completion, GenerationRequest, TextGenerator
 
 
 class ResponseCache(Protocol):

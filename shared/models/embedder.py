@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.config import EmbedderConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
-from shared.models.base import FloatMatrix
+from shared.core.model_api import FloatMatrix
 from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path
 from shared.models.machine_lock import machine_lock
@@ -24,7 +24,7 @@ MIN_LENGTH = 24
 
 
 class SentenceTransformerEmbedder:
-    """An :class:`~shared.models.base.Embedder` over a local sentence-transformers model directory."""
+    """An :class:`~shared.core.model_api.Embedder` over a local sentence-transformers model directory."""
 
     def __init__(self, config: EmbedderConfig) -> None:
         # The model is read from disk; never let the hub client try the network.

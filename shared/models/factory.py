@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shared.config import EmbedderConfig, ModelConfig
 from shared.core.errors import ConfigError
-from shared.models.base import Embedder, TextGenerator
+from shared.core.model_api import Embedder, TextGenerator
 from shared.models.cpu import prepare_cpu
 
 

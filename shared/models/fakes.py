@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shared.models.base import Completion, FloatMatrix, GenerationRequest
+from shared.core.model_api import Completion, FloatMatrix, GenerationRequest
 
 Script = Callable[[GenerationRequest], str]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
-from shared.models.base import Completion, GenerationRequest, ModelSpeed
+from shared.core.model_api import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
@@ -20,7 +20,7 @@ from shared.models.weights import slm_path
 
 
 class LlamaCppGenerator:
-    """A :class:`~shared.models.base.TextGenerator` running a GGUF model in this process."""
+    """A :class:`~shared.core.model_api.TextGenerator` running a GGUF model in this process."""
 
     def __init__(self, config: ModelConfig) -> None:
         try:

@@ -11,14 +11,14 @@ from typing import Any
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
-from shared.models.base import Completion, GenerationRequest
+from shared.core.model_api import Completion, GenerationRequest
 from shared.models.pending import GENERATE, model_calls
 
 PLACEHOLDER_KEY = "not-needed"
 
 
 class OpenAIGenerator:
-    """A :class:`~shared.models.base.TextGenerator` calling an OpenAI-compatible chat endpoint."""
+    """A :class:`~shared.core.model_api.TextGenerator` calling an OpenAI-compatible chat endpoint."""
 
     def __init__(self, config: ModelConfig) -> None:
         try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from shared.core.errors import ModelError
-from shared.models.base import Completion, Embedder, FloatMatrix, GenerationRequest, TextGenerator
+from shared.core.model_api import Completion, Embedder, FloatMatrix, GenerationRequest, TextGenerator
 
 T = TypeVar("T")
 DEFAULT_MAX_WAITING = 64

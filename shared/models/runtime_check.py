@@ -40,7 +40,7 @@ class CheckResult:
 def child_main() -> int:
     """The check itself (in the child): load, generate, embed; print one JSON line."""
     from shared.config import EmbedderConfig, ModelConfig
-    from shared.models.base import GenerationRequest
+    from shared.core.model_api import GenerationRequest
     from shared.models.factory import build_embedder, build_generator
 
     started = time.perf_counter()

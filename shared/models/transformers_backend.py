@@ -15,15 +15,15 @@ from typing import Any
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
+from shared.core.model_api import Completion, GenerationRequest
 from shared.core.text import first_json_value
-from shared.models.base import Completion, GenerationRequest
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
 
 
 class TransformersGenerator:
-    """A :class:`~shared.models.base.TextGenerator` running a transformers causal LM in this process."""
+    """A :class:`~shared.core.model_api.TextGenerator` running a transformers causal LM in this process."""
 
     def __init__(self, config: ModelConfig) -> None:
         try:

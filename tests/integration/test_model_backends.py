@@ -21,8 +21,8 @@ import pytest
 
 from shared.config import EmbedderConfig, JsonMode, ModelConfig
 from shared.core.errors import ModelError
+from shared.core.model_api import Completion, Embedder, GenerationRequest, TextGenerator
 from shared.core.text import first_json_value
-from shared.models.base import Completion, Embedder, GenerationRequest, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.models.locate import bundled_slm_path
 

@@ -11,9 +11,9 @@ from edge_node.ingest.service import IngestService
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.opening import MEMORY
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
-from shared.core.tokenizer import RegexTokenizer
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.models.tokenizer import RegexTokenizer
 
 EMBED_DIM = 32
 """The width of the hash embeddings the edges' fakes use."""

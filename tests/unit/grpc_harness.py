@@ -34,9 +34,9 @@ from shared.config import (
     PartitionConfig,
     PrivacyConfig,
 )
-from shared.core.tokenizer import RegexTokenizer
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.models.tokenizer import RegexTokenizer
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import ClientTls

@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from edge_node.ingest.chunking import TextChunk, chunk_text
-from shared.core.tokenizer import RegexTokenizer
+from shared.models.tokenizer import RegexTokenizer
 
 TOK = RegexTokenizer()
 PROSE = " ".join(f"Sentence number {i} has some words in it." for i in range(30))

@@ -9,7 +9,7 @@ from cloud_server.services.cloud_reading import NO_USABLE_ANSWER, read_context
 from cloud_server.services.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 
 TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."

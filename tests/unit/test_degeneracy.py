@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.core.answer_format import ANSWER_INSTRUCTIONS, degeneracy
-from shared.core.degeneracy import degenerate_reason
+from shared.reading.answer_format import ANSWER_INSTRUCTIONS, degeneracy
+from shared.reading.degeneracy import degenerate_reason
 
 CONTEXT = (
     "Sam Bankman-Fried was convicted of fraud. Judge Lewis Kaplan presided over the trial in New York. "

@@ -9,7 +9,7 @@ from pathlib import Path
 from edge_node.ingest.extraction import ORIGIN_SLM, REJECT, Extractor
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import ExtractionConfig
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 
 

@@ -10,7 +10,7 @@ import pytest
 from edge_node.ingest.readers import RawDocument
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.core.errors import DocumentNotFoundError, StoreError
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from tests.unit.fakes_edge import DOCS, make_service
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.pool import FairQueue, ModelBusyError, ModelPool
 

@@ -11,10 +11,10 @@ from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import GateConfig
 from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
-from shared.core.extractive import is_extractive
-from shared.core.tokenizer import RegexTokenizer
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.models.tokenizer import RegexTokenizer
+from shared.reading.extractive import is_extractive
 from tests.unit.fakes_edge import make_service, scripted_slm
 
 DOCS = [

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from shared.config import CloudQueryConfig
+from shared.core.model_api import FloatMatrix
 from shared.core.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
-from shared.models.base import FloatMatrix
 from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde

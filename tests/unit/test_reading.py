@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from shared.core.answer_format import MISSING
-from shared.core.reader_profile import ALL_EXTRACTIVE, ALL_MODEL, ReaderProfile
-from shared.core.reading import compose, plan_reading, unsupported
-from shared.core.span_reader import Passage, find_date, rank_entities
+from shared.reading.answer_format import MISSING
+from shared.reading.compose import compose, plan_reading, unsupported
+from shared.reading.reader_profile import ALL_EXTRACTIVE, ALL_MODEL, ReaderProfile
+from shared.reading.span_reader import Passage, find_date, rank_entities
 
 PASSAGES = [
     Passage(1, "Sam Bankman-Fried founded FTX in 2019. Bankman-Fried was charged with fraud in 2022.", "tech:ftx-1"),

@@ -11,7 +11,7 @@ import pytest
 
 from shared.config import JudgeConfig
 from shared.core.errors import DgragError, ModelError
-from shared.models.base import Completion, GenerationRequest
+from shared.core.model_api import Completion, GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from simulation.judge import (
     CRITERIA,

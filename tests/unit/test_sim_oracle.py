@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shared.config import EdgeConfig
-from shared.models.base import GenerationRequest
+from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from shared.core.reading import compose, plan_reading
-from shared.core.span_reader import Passage
-from shared.core.temporal import passage_time, read_times, time_question
+from shared.reading.compose import compose, plan_reading
+from shared.reading.span_reader import Passage
+from shared.reading.temporal import passage_time, read_times, time_question
 
 CHATS = [
     Passage(1, "Time: 20260110_21:00\nAdamSmith: Hey Li Hua, the building maintenance schedule is out for March.", "a"),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from shared.core.reading import compose, plan_reading
-from shared.core.short_phrase import answer_phrase
-from shared.core.span_reader import Passage
-from shared.core.utterance import asked_speaker, read_utterance
+from shared.reading.compose import compose, plan_reading
+from shared.reading.short_phrase import answer_phrase
+from shared.reading.span_reader import Passage
+from shared.reading.utterance import asked_speaker, read_utterance
 
 CHAT = Passage(
     1,
@@ -50,7 +50,7 @@ def test_a_restated_tail_is_cut_only_where_a_function_word_opens_it() -> None:
 
 
 def test_who_said_names_the_speaker_of_the_matching_line_never_one_the_question_names() -> None:
-    from shared.core.utterance import who_said
+    from shared.reading.utterance import who_said
 
     found = who_said("Who suggests bringing blankets for seating?", [CHAT])
     assert found is not None and found.short == "MalfurionStormrage"
@@ -59,7 +59,7 @@ def test_who_said_names_the_speaker_of_the_matching_line_never_one_the_question_
 
 
 def test_a_who_question_reads_speakers_before_names_and_a_person_is_a_name_not_a_title() -> None:
-    from shared.core.span_reader import rank_entities
+    from shared.reading.span_reader import rank_entities
 
     shown = compose(plan_reading("Who offers to bring speakers for music?", [CHAT]), [])
     assert (shown.short, shown.reader) == ("Li Hua", "speaker")

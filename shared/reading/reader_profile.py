@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from shared.core.errors import ConfigError
-from shared.core.question_shape import Shape
+from shared.reading.question_shape import Shape
 
 Reader = Literal["model", "extractive"]
 SHAPES = tuple(s.value for s in Shape)
@@ -39,10 +39,10 @@ class ReaderProfile:
     evidence's best sentence."""
     dates: bool = True
     """Yes/no questions about the order of two events or the time between them are answered from the dates of
-    the passages that tell of each (shared.core.temporal) where both are found; otherwise by the yes_no reader."""
+    the passages that tell of each (shared.reading.temporal) where both are found; otherwise by the yes_no reader."""
     speakers: bool = True
     """Open questions about what a named person said, thinks or suggests are answered from that person's own
-    lines ("Name: ..."), cut to what they add to the question (shared.core.utterance), before the open reader."""
+    lines ("Name: ..."), cut to what they add to the question (shared.reading.utterance), before the open reader."""
     unreliable: str = "yes_no,number"
     """Comma-separated shapes no reader read above the shape's baseline: their answers carry a note saying so."""
 

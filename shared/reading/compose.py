@@ -16,15 +16,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.core.answer_format import MISSING, declares_missing
-from shared.core.degeneracy import content_words
-from shared.core.question_shape import QuestionShape, Shape, shape_of
-from shared.core.reader_profile import ReaderProfile
-from shared.core.short_phrase import agreed_phrase
-from shared.core.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
-from shared.core.temporal import read_times
 from shared.core.text import truncate_chars
-from shared.core.utterance import read_utterance, who_said
+from shared.reading.answer_format import MISSING, declares_missing
+from shared.reading.degeneracy import content_words
+from shared.reading.question_shape import QuestionShape, Shape, shape_of
+from shared.reading.reader_profile import ReaderProfile
+from shared.reading.short_phrase import agreed_phrase
+from shared.reading.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
+from shared.reading.temporal import read_times
+from shared.reading.utterance import read_utterance, who_said
 
 ENTITY_OPTIONS = 5
 """Entity names of the evidence the model chooses among."""
@@ -94,7 +94,7 @@ def compose(
     quote: bool = True,
 ) -> ComposedAnswer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
-    by the reader ``readers`` names for it (see shared.core.reader_profile). ``quote`` False (the reader may not
+    by the reader ``readers`` names for it (see shared.reading.reader_profile). ``quote`` False (the reader may not
     receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source, and
     open questions get the samples' short phrase or none. A shape the profile lists as unreliable says so."""
     shown = _read(reading, answers, best, readers, quote)
@@ -133,8 +133,8 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
 
 def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
     """The model-free readers of particular questions, which answer before the shape's reader where they can: the
-    order of two dated events (shared.core.temporal), a speaker's own line or who said a line
-    (shared.core.utterance)."""
+    order of two dated events (shared.reading.temporal), a speaker's own line or who said a line
+    (shared.reading.utterance)."""
     shape, question, passages = reading.shape, reading.question, reading.passages
     found: Found | None = None
     if shape.shape == Shape.YES_NO and readers.dates:

@@ -1,4 +1,5 @@
-"""Answer requests by the question's shape (shared.core.question_shape), and the model's output as text a person reads.
+"""Answer requests by the question's shape (shared.reading.question_shape), and the model's output as text a person
+reads.
 
 Closed questions are answered by choice: the model is asked for JSON ``{"answer": <one of the options>,
 "because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar),
@@ -17,8 +18,8 @@ import re
 from collections.abc import Sequence
 
 from shared.core import prompts
-from shared.core.degeneracy import degenerate_reason
-from shared.models.base import GenerationRequest, JsonSchema
+from shared.core.model_api import GenerationRequest, JsonSchema
+from shared.reading.degeneracy import degenerate_reason
 
 DECLINE = "insufficient information"
 VERDICTS = ("yes", "no", DECLINE)
@@ -140,7 +141,7 @@ ANSWER_INSTRUCTIONS = (
 
 
 def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str | None]:
-    """Why each answer must not be shown (shared.core.degeneracy), None for the ones that read as answers."""
+    """Why each answer must not be shown (shared.reading.degeneracy), None for the ones that read as answers."""
     return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
 
 

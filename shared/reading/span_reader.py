@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.core.candidates import find_candidates
-from shared.core.date_phrase import date_phrase, first_date
-from shared.core.degeneracy import content_words
 from shared.core.text import normalise_name, occurs_in, sentences
+from shared.reading.date_phrase import date_phrase, first_date
+from shared.reading.degeneracy import content_words
 
 IDF_WEIGHT = 1.0
 """How much more a question word held by few passages counts than one held by all (0 = all alike). 1.0: on the
@@ -165,7 +165,7 @@ def _fold_short_names(
 
 
 def find_date(question: str, passages: Sequence[Passage]) -> Found | None:
-    """The date or time phrase of the sentence that best matches the question (shared.core.date_phrase: "7 PM on
+    """The date or time phrase of the sentence that best matches the question (shared.reading.date_phrase: "7 PM on
     Saturday", not one the question names), else the first date of that sentence's passage (a chat's time line,
     an article's publication date)."""
     for found in best_sentences(question, passages, limit=3):

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from shared.core.degeneracy import content_words
-from shared.core.span_reader import Found, Passage, stems, term_weights
 from shared.core.text import sentences
+from shared.reading.degeneracy import content_words
+from shared.reading.span_reader import Found, Passage, stems, term_weights
 
 MIN_EVENT_SHARE = 0.3
 """An event is found when one sentence holds at least this weighted share of its content words. Fitted on the fit

@@ -4,7 +4,7 @@
 own lines. Lines are attributed by their "Name:" prefix (a line without one continues the last speaker's turn);
 names match ignoring spaces and case ("Li Hua" is "LiHua:"), and a first name matches a full one ("Wolfgang" is
 "WolfgangSchulz:"). Among the speaker's sentences the one sharing most words with the rest of the question is
-taken, and the answer is what that sentence adds to the question (shared.core.short_phrase): "some lanterns or
+taken, and the answer is what that sentence adds to the question (shared.reading.short_phrase): "some lanterns or
 string lights", not the whole line.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from shared.core.degeneracy import content_words
-from shared.core.short_phrase import answer_phrase
-from shared.core.span_reader import Found, Passage, stems
 from shared.core.text import sentences
+from shared.reading.degeneracy import content_words
+from shared.reading.short_phrase import answer_phrase
+from shared.reading.span_reader import Found, Passage, stems
 
 _ASKED = re.compile(
     r"\b(?:does|did|do)\s+(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?P<verb>say|think|suggest|recommend|propose|"

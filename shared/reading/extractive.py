@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.core.span_reader import Passage, best_sentences
+from shared.reading.span_reader import Passage, best_sentences
 
 EXTRACT_PREFIX = "Extract from the documents (not a generated answer): "
 MAX_SENTENCES = 2

@@ -4,7 +4,7 @@ A 135M model under sampling sometimes loops ("the company the company the compan
 list ("Theft / A. Theft of assets / B. Theft of money / ..."), echoes its own instructions, or writes
 about something the context never mentions. Each check here is cheap and explainable; a degenerate
 generation counts as a refusal for the gate, and an answer that nobody can trust is replaced by an
-extractive one (shared.core.extractive) rather than shown.
+extractive one (shared.reading.extractive) rather than shown.
 """
 
 from __future__ import annotations
