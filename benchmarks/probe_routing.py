@@ -8,7 +8,7 @@
 Loads each edge's index from the simulation's cache (built by `dgrag sim run`), puts the summaries into the
 cloud's real SummaryIndex (stage 1: dense, and fused with BM25 for each ``--sparse`` weight) and runs each
 edge's real probe (its retrieval scores, as the cloud's probe request does) for every question. Then, for
-every combination of the stage-2 settings, the same chooser the cloud runs (cloud_server.services.routing)
+every combination of the stage-2 settings, the same chooser the cloud runs (cloud_server.routing.choice)
 picks the edges to ask. Printed per setting: route hit@1 (the first edge asked is a home edge), route recall
 (some edge asked is a home edge), edges asked per question; and the summaries-only baseline (top-k = 1).
 And the gate's evidence check (gate.check_other_edges) per ``--evidence-margin``: how often another edge's probe

@@ -14,11 +14,11 @@ from typing import Any
 
 import grpc
 
-from cloud_server.services.edge_registry import EdgeRegistry, EdgeStatus
-from cloud_server.services.global_query import GlobalQueryService
-from cloud_server.services.parts import CloudParts
-from cloud_server.services.summary_index import SummaryIndex
-from cloud_server.services.tokens import TokenBook
+from cloud_server.answering.global_query import GlobalQueryService
+from cloud_server.parts import CloudParts
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
+from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from shared.config import CloudConfig
 from shared.core.ablations import Ablations

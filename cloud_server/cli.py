@@ -36,7 +36,7 @@ def register(roles: Any) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from cloud_server.api import build_cloud, serve_cloud
-    from cloud_server.services.tokens import TokenBook
+    from cloud_server.sessions.tokens import TokenBook
     from shared.models.factory import build_embedder, build_generator
     from shared.models.tokenizer import WordPieceTokenizer
 

@@ -7,7 +7,7 @@ import json
 import time
 from collections.abc import Sequence
 
-from cloud_server.services.edge_registry import EdgeStatus
+from cloud_server.sessions.edge_registry import EdgeStatus
 
 
 def edges_table(edges: Sequence[EdgeStatus], as_json: bool = False, now: float | None = None) -> str:

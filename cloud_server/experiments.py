@@ -5,10 +5,10 @@ For experiments: not a stable API for applications.
 
 from __future__ import annotations
 
-from cloud_server.services.answer_guard import guard_answer
-from cloud_server.services.knowledge_intake import bounded_lexical
-from cloud_server.services.routing import ProbeRouting, choose_edges
-from cloud_server.services.routing_memory import RoutingMemory
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.answering.answer_guard import guard_answer
+from cloud_server.routing.choice import ProbeRouting, choose_edges
+from cloud_server.routing.memory import RoutingMemory
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.knowledge_intake import bounded_lexical
 
 __all__ = ["ProbeRouting", "RoutingMemory", "SummaryIndex", "bounded_lexical", "choose_edges", "guard_answer"]

@@ -47,7 +47,7 @@ async def _blunt_probe(self: EdgeRuntime, question: str, given: Any = None) -> P
 
 async def _smart_probe(self: EdgeRuntime, question: str, given: Any = None) -> ProbeScores:
     """The honest probe with every field the cloud cannot re-measure on one probe claimed as high as its intake
-    accepts (cloud_server.services.knowledge_intake)."""
+    accepts (cloud_server.sessions.knowledge_intake)."""
     honest = await _honest_probe(self, question, given)
     signals = {name: 1.0 for name in honest.signals}
     evidence = (max(honest.best_chunk, 0.0) + 1.0) / 2

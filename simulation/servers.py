@@ -69,7 +69,7 @@ def _edges(cloud: str, metadata: Any) -> list[Any]:
 
 
 def edge_trust(cloud: str, metadata: Any) -> dict[str, dict[str, float]]:
-    """How far the cloud believed each edge's claims by the end of the run (cloud_server.services.claim_check)."""
+    """How far the cloud believed each edge's claims by the end of the run (cloud_server.routing.claim_check)."""
     return {
         e.edge_id: {"trust": e.trust, "over_claim": e.over_claim, "checked": e.checked} for e in _edges(cloud, metadata)
     }

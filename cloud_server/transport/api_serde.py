@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from cloud_server.services.edge_registry import EdgeStatus
+from cloud_server.sessions.edge_registry import EdgeStatus
 from shared.proto.dgrag.v1 import cloud_pb2
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 
-from cloud_server.services.tokens import Role, TokenBook
+from cloud_server.sessions.tokens import Role, TokenBook
 from shared.core.constants import EDGE_ID_HEADER
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_auth import CredentialInterceptor, PeerCheck, Refusal, bearer_token

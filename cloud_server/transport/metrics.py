@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from cloud_server.services.parts import CloudParts
+from cloud_server.parts import CloudParts
 from shared.core.knowledge import CloudAnswer
 from shared.transport.metrics_http import model_queue
 

@@ -17,7 +17,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from cloud_server.services.parts import CloudParts
+from cloud_server.parts import CloudParts
 from shared.core.knowledge import CloudAnswer
 
 log = logging.getLogger(__name__)

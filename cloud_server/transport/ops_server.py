@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from cloud_server.services.parts import CloudParts
-from cloud_server.services.tokens import TokenBook
+from cloud_server.parts import CloudParts
+from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.ops_page import RecentQuestions, render
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import CallBuckets

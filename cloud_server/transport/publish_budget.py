@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from cloud_server.services.summary_intake import MAX_SUMMARIES_PER_EDGE
+from cloud_server.sessions.summary_intake import MAX_SUMMARIES_PER_EDGE
 from shared.core.errors import ResourceExhaustedError
 from shared.transport.call_limits import CallBuckets
 

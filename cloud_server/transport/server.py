@@ -6,8 +6,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from cloud_server.services.parts import CloudParts
-from cloud_server.services.tokens import TokenBook
+from cloud_server.parts import CloudParts
+from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.auth import TokenAuthInterceptor
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions

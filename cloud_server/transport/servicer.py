@@ -15,14 +15,14 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from cloud_server.services.answer_guard import as_asker_sees
-from cloud_server.services.edge_registry import EdgeRegistry, EdgeSession
-from cloud_server.services.global_query import GlobalQueryService
-from cloud_server.services.knowledge_intake import accept_knowledge, accept_probe
-from cloud_server.services.parts import edge_statuses
-from cloud_server.services.summary_index import SummaryIndex
-from cloud_server.services.summary_intake import check_capacity, check_publication
-from cloud_server.services.tokens import Role
+from cloud_server.answering.answer_guard import as_asker_sees
+from cloud_server.answering.global_query import GlobalQueryService
+from cloud_server.parts import edge_statuses
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeSession
+from cloud_server.sessions.knowledge_intake import accept_knowledge, accept_probe
+from cloud_server.sessions.summary_intake import check_capacity, check_publication
+from cloud_server.sessions.tokens import Role
 from cloud_server.transport import api_serde
 from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics

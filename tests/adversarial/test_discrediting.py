@@ -14,7 +14,7 @@ import grpc
 import numpy as np
 import pytest
 
-from cloud_server.services.global_query import GlobalQueryService
+from cloud_server.answering.global_query import GlobalQueryService
 from shared.config import CloudQueryConfig
 from shared.core.query_vectors import QueryVectors
 from shared.models.fakes import HashEmbedder

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.guard_transforms import DOC, RUN, TRANSFORMS
-from cloud_server.services.answer_guard import guard_answer
+from cloud_server.answering.answer_guard import guard_answer
 from shared.core.verbatim import CopyIndex
 
 

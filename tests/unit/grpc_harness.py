@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 
 from cloud_server.api import CloudParts, build_cloud, serve_cloud
-from cloud_server.services.tokens import TokenBook
+from cloud_server.sessions.tokens import TokenBook
 from edge_node.api import EdgeModels, EdgeRuntime, build_edge
 from edge_node.ingest.readers import RawDocument
 from edge_node.store.knowledge_base import EdgeKnowledgeBase

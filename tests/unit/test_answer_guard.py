@@ -9,8 +9,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services.answer_guard import LEFT_OUT, WITHHELD, Readers, guard_answer, shown_context
-from cloud_server.services.context_merge import MergedContext
+from cloud_server.answering.answer_guard import LEFT_OUT, WITHHELD, Readers, guard_answer, shown_context
+from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudConfig, load_config
 from shared.core.errors import ConfigError
 from shared.core.knowledge import ContextChunk, KnowledgeChunk

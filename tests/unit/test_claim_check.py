@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cloud_server.edges_table import edges_table
-from cloud_server.services.claim_check import ClaimLedger, observe_claims, rescored
+from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
 from edge_node.policy.privacy import probe_reply
 from edge_node.query.retrieval import Evidence
 from shared.config import PrivacyConfig
@@ -97,7 +97,7 @@ def test_a_lying_edge_loses_the_routing_it_captured_and_the_operator_sees_it_fla
 
 
 def test_the_operators_table_shows_trust_and_flags() -> None:
-    from cloud_server.services.edge_registry import EdgeStatus
+    from cloud_server.sessions.edge_registry import EdgeStatus
 
     live = EdgeStatus("e1", True, 0.0, 95.0, 3)
     liar = EdgeStatus("e2", False, 0, 0, 0, trust=0.0, over_claim=0.8, checked=4, flagged=True)
@@ -230,7 +230,7 @@ def test_a_probe_refuser_s_summaries_are_checked_against_what_it_returns() -> No
 
 
 def test_a_lexical_claim_the_cloud_cannot_measure_is_bounded_by_the_term_coverage_it_can() -> None:
-    from cloud_server.services.knowledge_intake import LEXICAL_OVER_TERMS, accept_probe
+    from cloud_server.sessions.knowledge_intake import LEXICAL_OVER_TERMS, accept_probe
 
     smart = accept_probe("smart", ProbeScores("smart", 0.4, best_chunk=0.4, term_coverage=0.2, lexical=1.0))
     assert smart.lexical == pytest.approx(0.2 + LEXICAL_OVER_TERMS)

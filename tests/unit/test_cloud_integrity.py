@@ -9,9 +9,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services import summary_index
-from cloud_server.services.summary_index import SummaryIndex
-from cloud_server.services.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
+from cloud_server.routing import summary_index
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import CloudQuery, SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder

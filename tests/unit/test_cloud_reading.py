@@ -4,9 +4,9 @@ quote it."""
 
 from __future__ import annotations
 
-from cloud_server.services.answer_guard import Readers
-from cloud_server.services.cloud_reading import NO_USABLE_ANSWER, read_context
-from cloud_server.services.context_merge import MergedContext
+from cloud_server.answering.answer_guard import Readers
+from cloud_server.answering.cloud_reading import NO_USABLE_ANSWER, read_context
+from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest

@@ -206,7 +206,7 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
 
 
 def test_the_cloud_and_the_edges_refuse_the_public_example_tokens(tmp_path: Path) -> None:
-    from cloud_server.services.tokens import TokenBook
+    from cloud_server.sessions.tokens import TokenBook
     from edge_node.transport.server import edge_token
     from shared.config import CloudLinkConfig
     from shared.core.errors import ConfigError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cloud_server.services.echo import without_echo
+from cloud_server.routing.echo import without_echo
 
 Q = "Which company, known for its Kindle lineup that has led the e-reader market for years, sells books?"
 

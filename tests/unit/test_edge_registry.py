@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
-from cloud_server.services.routing import choose_edges
+from cloud_server.routing.choice import choose_edges
+from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from shared.core.knowledge import EdgeKnowledge, SummaryMatch
 
 
@@ -53,8 +53,8 @@ def test_choose_edges_takes_distinct_edges_in_rank_order() -> None:
 def test_a_silent_edge_is_not_live_for_routing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import time as real_time
 
-    from cloud_server.services import edge_registry
-    from cloud_server.services.edge_registry import EdgeRegistry
+    from cloud_server.sessions import edge_registry
+    from cloud_server.sessions.edge_registry import EdgeRegistry
 
     registry = EdgeRegistry(heartbeat_interval_s=1.0)
     session = registry.attach("a")

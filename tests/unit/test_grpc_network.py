@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from cloud_server.services.tokens import TokenBook
+from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from edge_node.ingest.readers import RawDocument
 from shared.cli.health_cli import check

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from cloud_server.services.context_merge import merge_knowledge
-from cloud_server.services.knowledge_intake import MAX_CHUNK_CHARS, MAX_ITEMS, accept_knowledge
+from cloud_server.answering.context_merge import merge_knowledge
+from cloud_server.sessions.knowledge_intake import MAX_CHUNK_CHARS, MAX_ITEMS, accept_knowledge
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity
 from shared.models.tokenizer import RegexTokenizer
 

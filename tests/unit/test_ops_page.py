@@ -22,7 +22,7 @@ def test_the_page_throttles_failed_logins_bounds_idle_connections_and_stays_on_l
 
     import pytest
 
-    from cloud_server.services.tokens import TokenBook
+    from cloud_server.sessions.tokens import TokenBook
     from cloud_server.transport.ops_page import RecentQuestions
     from cloud_server.transport.ops_server import ops_app, serve_ops_page
     from shared.core.errors import ConfigError

@@ -11,9 +11,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services.knowledge_intake import accept_probe
-from cloud_server.services.routing import ProbeRouting
-from cloud_server.services.routing_memory import RoutingMemory
+from cloud_server.routing.choice import ProbeRouting
+from cloud_server.routing.memory import RoutingMemory
+from cloud_server.sessions.knowledge_intake import accept_probe
 from shared.config import CloudQueryConfig, GateConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.probe_routing import Case, evaluate, evidence_check
-from cloud_server.services.routing import ProbeRouting
+from cloud_server.routing.choice import ProbeRouting
 from shared.core.knowledge import ProbeScores, SummaryMatch
 
 MATCHES = [SummaryMatch("s1", "a", 0.9), SummaryMatch("s2", "b", 0.8), SummaryMatch("s3", "c", 0.7)]

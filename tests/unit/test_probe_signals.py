@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from cloud_server.services.claim_check import ClaimLedger
-from cloud_server.services.knowledge_intake import MAX_SIGNALS, accept_probe, bounded_signals
-from cloud_server.services.routing import ProbeRouting, signal_weights
+from cloud_server.routing.choice import ProbeRouting, signal_weights
+from cloud_server.routing.claim_check import ClaimLedger
+from cloud_server.sessions.knowledge_intake import MAX_SIGNALS, accept_probe, bounded_signals
 from edge_node.policy.privacy import probe_reply
 from edge_node.query.retrieval import Evidence
 from shared.config import CloudQueryConfig, PrivacyConfig

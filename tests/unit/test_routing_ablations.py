@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cloud_server.services.routing_memory import RoutingMemory
+from cloud_server.routing.memory import RoutingMemory
 from shared.config import CloudQueryConfig, GateConfig
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cloud_server.services.routing import ProbeRouting
-from cloud_server.services.routing_memory import RoutingMemory, usefulness
+from cloud_server.routing.choice import ProbeRouting
+from cloud_server.routing.memory import RoutingMemory, usefulness
 from shared.core.errors import ConfigError
 from shared.core.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryMatch
 

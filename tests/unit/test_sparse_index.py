@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cloud_server.services.sparse_index import SparseIndex, terms
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.routing.sparse_index import SparseIndex, terms
+from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard
 from shared.models.fakes import HashEmbedder
 

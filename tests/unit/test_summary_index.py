@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
 
@@ -48,7 +48,7 @@ def test_full_sync_replaces_only_that_edges_view() -> None:
 
 
 def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lucky_summary() -> None:
-    from cloud_server.services.summary_index import rank_by_edge
+    from cloud_server.routing.summary_index import rank_by_edge
     from shared.core.knowledge import SummaryMatch
 
     matches = [
@@ -105,7 +105,7 @@ def test_one_id_twice_in_a_sync_then_its_tombstone_leaves_no_orphan_to_break_sea
 def test_a_message_naming_one_summary_twice_is_refused() -> None:
     import pytest
 
-    from cloud_server.services.summary_intake import check_publication
+    from cloud_server.sessions.summary_intake import check_publication
     from shared.core.errors import InvalidRequestError
 
     with pytest.raises(InvalidRequestError, match="appears twice"):

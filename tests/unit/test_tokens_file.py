@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cloud_server.services.tokens import TokenBook
+from cloud_server.sessions.tokens import TokenBook
 from shared.core.errors import ConfigError
 
 

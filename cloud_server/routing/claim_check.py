@@ -3,7 +3,7 @@ how well they held before.
 
 A probe reply is a claim (how well an edge's knowledge matches a question); so are the chunk scores of a
 retrieval reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the
-question itself, with the words they copy from the question taken out (cloud_server.services.echo): those scores
+question itself, with the words they copy from the question taken out (cloud_server.routing.echo): those scores
 order the context, never the edge's. Where the edge was probed, the claims the cloud can measure again are
 compared with what it measured on the chunks the edge returned: the best chunk similarity; the term coverage
 (the largest share of the question's keywords one returned chunk holds); the name coverage (the share of the
@@ -11,11 +11,11 @@ question's names its chunks and entities hold, with NAME_SLACK); the lexical cov
 an honest edge rarely claims far above the term coverage of what it returns (LEXICAL_SLACK); and the evidence
 score, which an honest edge computes as its best chunk similarity or the mean of that and its name coverage
 (edge_node.query.retrieval), so never above (1 + best chunk) / 2 (the intake already bounds it by the claimed best
-chunk and name coverage: cloud_server.services.knowledge_intake.consistent_evidence). An edge that claims more
+chunk and name coverage: cloud_server.sessions.knowledge_intake.consistent_evidence). An edge that claims more
 than it delivers builds up disagreement (a moving average of its largest over-claim, rising fast and falling
 slowly), and all its probe scores are reduced by that average and discounted by its trust (1 while the average
 stays within the tolerance, falling to 0 beyond).
-Trust outlives a cloud restart when ``query.trust_file`` is set (cloud_server.services.trust_file); otherwise a
+Trust outlives a cloud restart when ``query.trust_file`` is set (cloud_server.routing.trust_file); otherwise a
 restart gives every edge a fresh start.
 
 Not checked: the evidence score of an edge that returns no chunks (a level that keeps them home: its probes
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cloud_server.services.echo import without_echo
-from cloud_server.services.trust_file import load_trust, save_trust
+from cloud_server.routing.echo import without_echo
+from cloud_server.routing.trust_file import load_trust, save_trust
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.core.model_api import Embedder, FloatMatrix
 from shared.core.question_terms import question_terms, term_share

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from cloud_server.services.context_merge import MergedContext
+from cloud_server.answering.context_merge import MergedContext
 from shared.core.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores
 from shared.core.verbatim import CopyIndex, redact, tokens, words
 from shared.reading.degeneracy import content_words

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from cloud_server.services.sparse_index import SparseIndex
+from cloud_server.routing.sparse_index import SparseIndex
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.core.model_api import Embedder
 from shared.core.summary_digest import HeldSummary as HeldCard

@@ -17,15 +17,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cloud_server.services.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
-from cloud_server.services.claim_check import ClaimLedger, observe_claims, rescored
-from cloud_server.services.cloud_reading import read_context
-from cloud_server.services.context_merge import merge_knowledge
-from cloud_server.services.edge_registry import EdgeRegistry, EdgeUnavailableError
-from cloud_server.services.knowledge_intake import bounded_lexical
-from cloud_server.services.routing import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
-from cloud_server.services.routing_memory import SAVE_EVERY, open_memory, usefulness
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.answering.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
+from cloud_server.answering.cloud_reading import read_context
+from cloud_server.answering.context_merge import merge_knowledge
+from cloud_server.routing.choice import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
+from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
+from cloud_server.routing.memory import SAVE_EVERY, open_memory, usefulness
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
+from cloud_server.sessions.knowledge_intake import bounded_lexical
 from shared.config import CloudQueryConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations

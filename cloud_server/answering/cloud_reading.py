@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cloud_server.services.answer_guard import Readers
-from cloud_server.services.context_merge import MergedContext
+from cloud_server.answering.answer_guard import Readers
+from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.compose import Reading, compose

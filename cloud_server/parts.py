@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from cloud_server.services.claim_check import ClaimLedger
-from cloud_server.services.edge_registry import EdgeRegistry, EdgeStatus
-from cloud_server.services.global_query import GlobalQueryService
-from cloud_server.services.summary_index import SummaryIndex
+from cloud_server.answering.global_query import GlobalQueryService
+from cloud_server.routing.claim_check import ClaimLedger
+from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
 
 
 @dataclass
