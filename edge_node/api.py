@@ -32,7 +32,7 @@ from edge_node.policy.audit import AuditEntry, read_audit
 from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.privacy import outbound_doc_id
 from edge_node.query.edge_answer import EdgeAnswer, Escalator
-from edge_node.runtime import EdgeModels, EdgeRuntime
+from edge_node.runtime.edge_runtime import EdgeModels, EdgeRuntime
 from edge_node.store.knowledge_base import DB_FILE, EdgeKnowledgeBase, is_edge_dir
 from edge_node.store.publication import summary_card
 from edge_node.store.records import SubgraphRecord

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
-from edge_node.runtime import EdgeRuntime
+from edge_node.runtime.edge_runtime import EdgeRuntime
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.constants import SOFTWARE_VERSION

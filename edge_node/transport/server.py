@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from edge_node.runtime import EdgeRuntime
+from edge_node.runtime.edge_runtime import EdgeRuntime
 from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure_api_token
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession

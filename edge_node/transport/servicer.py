@@ -8,7 +8,7 @@ from pathlib import Path
 import grpc
 
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
-from edge_node.runtime import EdgeRuntime
+from edge_node.runtime.edge_runtime import EdgeRuntime
 from edge_node.transport import api_serde
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession

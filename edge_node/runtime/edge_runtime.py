@@ -2,15 +2,14 @@
 
 Every use of the knowledge base and the models runs on one worker thread, in order: llama.cpp and the
 SQLite connection are used by one thread at a time, and the event loop stays free for the gRPC API and
-the cloud session. The full query pipeline lives here: local answers + gate, then the cloud when the
-gate escalates and a cloud is reachable, else the best local answer marked unverified with a note.
+the cloud session. The full query path (local answers + gate, then the cloud when the gate escalates and a cloud
+is reachable, else the best local answer marked unverified with a note) is edge_node.runtime.full_query's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import dataclasses
 import functools
 import time
 from collections.abc import Callable, Sequence
@@ -25,39 +24,31 @@ from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.outbound import OutboundPolicy
 from edge_node.policy.privacy import Outbound
-from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
+from edge_node.query.answering import QueryService
 from edge_node.query.edge_answer import (
-    CLOUD_DOWN_NOTE,
-    OFFLINE_NOTE,
-    QUOTES_DOCUMENTS_NOTE,
-    STRONGER_ELSEWHERE_NOTE,
     EdgeAnswer,
     Escalator,
-    EvidenceChecker,
 )
-from edge_node.query.escalation import Action, Check, Signals, Situation, decide
+from edge_node.runtime.full_query import FullQuery
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.edge_stats import EdgeStats
-from shared.core.errors import CloudUnavailableError, InvalidRequestError
+from shared.core.errors import InvalidRequestError
 from shared.core.knowledge import (
-    CloudAnswer,
     EdgeKnowledge,
-    EvidenceClaim,
     ProbeScores,
     SummaryChanges,
 )
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors
 from shared.core.summary_digest import HeldSummary, reconcile
-from shared.core.trace import Decision
 from shared.core.vocabulary import EDGE_MODES
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
-from shared.transport.tracing import phase, span
+from shared.transport.tracing import span
 
 T = TypeVar("T")
 
@@ -97,6 +88,7 @@ class EdgeRuntime:
         self.outbound = OutboundPolicy(config.edge_id, config.privacy, guard, self.id_key)
         """Every decision about what may leave this edge (asked here, by the session outbox and the cloud link)."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
+        self._full = FullQuery(config, self._query, self.outbound, self.audit, self._run)
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
 
@@ -154,104 +146,10 @@ class EdgeRuntime:
             raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(EDGE_MODES)}")
         begun = time.perf_counter()
         with span("edge.query", edge=self.edge_id, mode=mode) as traced:
-            answer = await self._answer(question, mode, ablations, escalator)
+            answer = await self._full.answer(question, mode, ablations, escalator)
             traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         return answer
-
-    async def _answer(self, question: str, mode: str, ablations: Ablations, escalator: Escalator | None) -> EdgeAnswer:
-        local_mode = "naive" if mode == "naive" else "local"
-        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
-        out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
-        if mode != "full" or escalator is None or local.gate is None:
-            return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
-        signals = Signals(local.gate.score, local.gate.refusal_share)
-        checking = self.config.gate.check_other_edges and not ablations.no_gate_check
-        run = await self._run(self.outbound.quoted_run, question)
-        situation = Situation(
-            cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
-        )
-        outcome = decide(signals, self.config.gate, situation)
-        if run:  # audited: what the question would have been sent for, had it not quoted a document
-            sent_for = decide(signals, self.config.gate, dataclasses.replace(situation, keeps_home=False)).action
-            kind = {Action.CHECK: "evidence_check", Action.ESCALATE: "global_query"}.get(sent_for)
-            if kind is not None:
-                self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
-        if run and outcome.action == Action.EXTRACT:
-            return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
-        routing_off = ablations.cloud_routing
-        if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
-            check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, routing_off, out)
-            if cloud is not None:  # another edge was stronger and the cloud answered in the same call
-                return self._from_cloud(cloud, local, out)
-            outcome = decide(signals, self.config.gate, situation, check)
-            if outcome.action == Action.EXTRACT:
-                return self._extract(question, local, out, out.note)
-        if outcome.action == Action.ANSWER_HERE:
-            return self._here(local, out)
-        return await self._escalate(question, local, escalator, routing_off, out)
-
-    def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
-        """The local answer, as composed from the evidence (also when the gate alone would have escalated it); it
-        keeps the evidence check's note that an edge which may know more is offline."""
-        shown = local.composed.text if local.composed is not None else local.best_generated
-        note = out.note if out.note == OFFLINE_NOTE else ""
-        out.answer, out.decision, out.verified, out.note = shown, Decision.LOCAL, True, note
-        return out
-
-    def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
-        out.answer = extract_answer(question, local.retrieval)
-        out.decision, out.verified, out.note = Decision.ESCALATE, False, note
-        return out
-
-    async def _escalate(
-        self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: Ablations, out: EdgeAnswer
-    ) -> EdgeAnswer:
-        vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
-        try:
-            with phase(out.timings, "escalation"):
-                cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
-        except CloudUnavailableError as exc:
-            return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
-        return self._from_cloud(cloud, local, out)
-
-    def _from_cloud(self, cloud: CloudAnswer, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
-        for name, seconds in cloud.timings.items():
-            out.timings[f"cloud.{name}"] = seconds
-        note = out.note if out.note == STRONGER_ELSEWHERE_NOTE else ""  # not the local path's "no cloud" note
-        if cloud.matched_offline:
-            note = OFFLINE_NOTE
-        if cloud.edges_failed:
-            note = f"edges {', '.join(cloud.edges_failed)} did not answer in time; the answer uses the others"
-        return EdgeAnswer(cloud.answer, Decision.CLOUD, True, note, local, cloud, out.timings)
-
-    async def _check(
-        self,
-        question: str,
-        local: LocalAnswer,
-        checker: EvidenceChecker,
-        margin: float,
-        routing_off: Ablations,
-        out: EdgeAnswer,
-    ) -> tuple[Check, CloudAnswer | None]:
-        """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
-        and for its answer when it does. The question leaves the edge for it (the link audits it)."""
-        own = local.retrieval.evidence
-        vectors = local.retrieval.vectors
-        terms, lexical = self.outbound.word_scores(own.term_coverage, own.lexical)
-        claim = EvidenceClaim(own.score, terms, lexical, margin)
-        try:
-            with phase(out.timings, "evidence_check"):
-                verdict = await checker.check_evidence(question, claim, vectors, routing_off)
-        except CloudUnavailableError as exc:
-            out.note = CLOUD_DOWN_NOTE.format(why=exc)
-            return Check.UNREACHABLE, None
-        if verdict.stronger:
-            out.note = STRONGER_ELSEWHERE_NOTE
-            return Check.STRONGER_ELSEWHERE, verdict.answer
-        if verdict.matched_offline:
-            out.note = OFFLINE_NOTE
-        return Check.NOT_STRONGER, None
 
     async def retrieve(self, question: str) -> EdgeKnowledge:
         """This edge's knowledge about ``question``, as its privacy policy lets it leave (nothing is sent here)."""
