@@ -9,9 +9,40 @@ The public Python API (the CLI, the simulation and the benchmarks use the same):
         print(edge.query("Who runs the Oslo lab?", mode="local").answer)
 """
 
-from cloud_server.api import CloudClient, build_cloud, serve_cloud
-from edge_node.api import Document, Edge, EdgeAnswer, EdgeClient, EdgeModels, EdgeReply, build_edge, serve_edge
-from shared.config import CloudConfig, EdgeConfig, load_config
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cloud_server.api import CloudClient, build_cloud, serve_cloud
+    from edge_node.api import Document, Edge, EdgeAnswer, EdgeClient, EdgeModels, EdgeReply, build_edge, serve_edge
+    from shared.config import CloudConfig, EdgeConfig, load_config
+
+_HOMES = {
+    "cloud_server.api": ("CloudClient", "build_cloud", "serve_cloud"),
+    "edge_node.api": (
+        "Document",
+        "Edge",
+        "EdgeAnswer",
+        "EdgeClient",
+        "EdgeModels",
+        "EdgeReply",
+        "build_edge",
+        "serve_edge",
+    ),
+    "shared.config": ("CloudConfig", "EdgeConfig", "load_config"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Each name is imported from its role on first use, so a cloud-only install (no edge extras) can import
+    dgrag and run `dgrag cloud ...`."""
+    if name not in _HOME_OF:
+        raise AttributeError(f"module 'dgrag' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOME_OF[name]), name)
+
 
 __all__ = [
     "CloudClient",

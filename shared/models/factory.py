@@ -34,4 +34,8 @@ def build_embedder(config: EmbedderConfig) -> Embedder:
         from shared.models.embedder import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(config)
-    raise ConfigError(f"unknown embedder backend {config.backend!r}; use sentence_transformers")
+    if config.backend == "openai":
+        from shared.models.openai_embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(config)
+    raise ConfigError(f"unknown embedder backend {config.backend!r}; use sentence_transformers or openai")

@@ -21,18 +21,17 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from opentelemetry import trace
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
-from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from opentelemetry.trace import Span, SpanKind
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from shared.config.tracing import TracingConfig
 from shared.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
 TRACEPARENT = "traceparent"
 MAX_TRACEPARENT_CHARS = 128
@@ -62,6 +61,15 @@ def start_tracing(config: TracingConfig, service: str, **attributes: str) -> Tra
     """Record this process's spans as ``config`` says, as ``service`` (e.g. dgrag-cloud); None when off."""
     if not config.enabled:
         return None
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+        from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+    except ImportError as exc:
+        raise ConfigError(
+            "[tracing] is on but the OpenTelemetry SDK is not installed; run: pip install 'dgrag[otel]'"
+        ) from exc
     resource = Resource.create({"service.name": service, **{f"dgrag.{k}": v for k, v in attributes.items()}})
     provider = TracerProvider(resource=resource, sampler=ParentBased(TraceIdRatioBased(config.sample_ratio)))
     handle = None
