@@ -2,7 +2,7 @@
 
     python -m benchmarks.published          # prints the table's rows as README.md must show them
 
-tests/unit/test_published_figures.py compares README.md's table with these rows cell by cell, so a figure that
+tests/unit/docs/test_published_figures.py compares README.md's table with these rows cell by cell, so a figure that
 does not follow from its committed rows (a changed digit, a figure without rows) fails the tests. Answer figures
 come from the report half of the dev questions only (simulation/halves.py), scored strictly
 (simulation/scoring.py) beside the shape-aware baseline of the same asks.

@@ -1,6 +1,6 @@
 """Fixtures every test directory shares: the model fakes (a scripted SLM that answers each prompt kind, and
-hash-seeded embeddings) and a free loopback port. Fakes are for fast tests only; integration tests use the
-real models."""
+hash-seeded embeddings, plain or counting) and a free loopback port. Fakes are for fast tests only; integration
+tests use the real models. Helpers live in tests/support, never in a test directory."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 from edge_node.api import EdgeModels
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.tokenizer import RegexTokenizer
-from tests.unit.fakes_edge import EMBED_DIM, scripted_slm
-from tests.unit.grpc_harness import free_port
+from tests.support.fakes import CountingEmbedder
+from tests.support.fakes_edge import EMBED_DIM, scripted_slm
+from tests.support.grpc_harness import free_port
 
 
 @pytest.fixture
@@ -23,6 +24,12 @@ def hash_embedder() -> HashEmbedder:
 def edge_models() -> EdgeModels:
     """An edge's models as fakes: the scripted SLM, hash embeddings and the regex tokenizer."""
     return EdgeModels(ScriptedGenerator(scripted_slm), HashEmbedder(EMBED_DIM), RegexTokenizer())
+
+
+@pytest.fixture
+def counting_embedder() -> CountingEmbedder:
+    """Hash embeddings that remember what they were asked to embed."""
+    return CountingEmbedder()
 
 
 @pytest.fixture

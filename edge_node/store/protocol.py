@@ -1,6 +1,6 @@
 """What the rest of the edge may do with its store: the storage contract, met by the SQLite store (the
-deployment) and the in-memory store (its twin, for fast tests); ``tests/unit/test_store_contract.py`` runs one
-suite against both.
+deployment) and the in-memory store (its twin, for fast tests);
+``tests/unit/edge_node/store/test_store_contract.py`` runs one suite against both.
 
 Rows only: how mentions merge into entities and relations is the ingest's policy
 (:mod:`edge_node.ingest.merge_policy`), which calls the primitives below inside :meth:`transaction`.

@@ -21,7 +21,7 @@ from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_transport import auth_metadata
-from tests.unit.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, connected, start_network, token_of
+from tests.support.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, connected, start_network, token_of
 
 CALLS = 100
 QUESTIONS = ("Who founded Zephyr Medical in Lisbon?", "What does Zephyr Medical make?", "Where is Zephyr Medical?")

@@ -11,7 +11,7 @@ import pytest
 
 from edge_node.ingest.readers import RawDocument
 from shared.core.errors import StoreError
-from tests.unit.fakes_edge import make_service
+from tests.support.fakes_edge import make_service
 
 DOCS = [
     RawDocument(f"d{i}", f"D{i}", f"Company{i} Robotics hired Person{i} Smith in City{i}. " * 40, f"d{i}.txt")

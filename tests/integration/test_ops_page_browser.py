@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.ops_page_view import operators_page
+from tests.support.ops_page_view import operators_page
 
 pytestmark = pytest.mark.integration
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -1,0 +1,52 @@
+"""docs/results/cloud-models/README.md's table is what its committed rows give: strict accuracy within and out of
+domain, out-of-domain accuracy by shape, the cloud model's generation time and the escalated answer's time,
+recomputed from each run's answers.jsonl.gz with today's scoring and report code; a changed digit fails."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from simulation.report import latency
+from simulation.report_files import find_answers, read_rows
+from simulation.scoring import rescored
+from tests.support.paths import REPO
+
+RESULTS = REPO / "docs" / "results" / "cloud-models"
+RUNS = {
+    "SmolLM2-135M-Instruct Q8_0 (default)": "lihua4-smol",
+    "Qwen2.5-Coder-0.5B-Instruct Q4_K_M": "lihua4-qwen05",
+    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M": "lihua4-qwen15",
+}
+SHAPES = ("open", "entity", "yes_no", "date")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _accuracy(rows: Sequence[dict[str, Any]]) -> str:
+    return f"{100 * sum(1 for r in rows if r['correct'] is True) / len(rows):.1f}"
+
+
+def _figures(run: str, with_counts: bool) -> list[str]:
+    rows = [r for r in rescored(read_rows(find_answers(RESULTS / run))) if r["mode"] == "dgrag"]
+    out = [_accuracy([r for r in rows if r["kind"] == kind]) for kind in ("within", "out")]
+    for shape in SHAPES:
+        asks = [r for r in rows if r["kind"] == "out" and r["shape"] == shape]
+        out += [_accuracy(asks)] + ([str(len(asks))] if with_counts else [])
+    escalated = latency(rows)["escalated"]
+    generation = escalated["cloud.cloud_generation"]
+    return [*out, f"{generation['p50']:.2f}", f"{generation['p95']:.2f}", f"{escalated['total']['p50']:.2f}"]
+
+
+def _shown(label: str) -> list[str]:
+    for line in (RESULTS / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"| {label} |"):
+            return _NUMBER.findall(line[len(label) + 3 :])
+    raise AssertionError(f"no row {label!r} in the table")
+
+
+@pytest.mark.parametrize("label", list(RUNS))
+def test_each_cloud_models_row_is_recomputed_from_its_rows(label: str) -> None:
+    assert _shown(label) == _figures(RUNS[label], with_counts=label.startswith("SmolLM2"))

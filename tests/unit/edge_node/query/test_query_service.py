@@ -1,0 +1,106 @@
+"""The local query path with a scripted SLM: retrieval finds the right chunk, the trace is complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_node.ingest.readers import RawDocument
+from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
+from shared.config import GateConfig
+from shared.core.ablations import Ablations
+from shared.core.errors import DgragError
+from shared.core.model_api import GenerationRequest
+from shared.models.fakes import HashEmbedder, ScriptedGenerator
+from shared.models.tokenizer import RegexTokenizer
+from shared.reading.extractive import is_extractive
+from tests.support.fakes_edge import make_service, scripted_slm
+
+DOCS = [
+    RawDocument("acme", "Acme", "Acme Corp hired Jane Doe in Berlin. Jane Doe leads Acme Robotics there.", "a.txt"),
+    RawDocument("globex", "Globex", "Globex Inc sued Initech over Project Titan. Initech denied the claims.", "g.txt"),
+    RawDocument("umbrella", "Umbrella", "Umbrella Health opened a clinic in Lisbon with Maria Silva.", "u.txt"),
+]
+
+
+def _answer(request: GenerationRequest) -> str:
+    if "Question:" in request.prompt and "Context:" in request.prompt:
+        return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
+    return scripted_slm(request)
+
+
+@pytest.fixture
+def service(tmp_path: Path, hash_embedder: HashEmbedder):  # type: ignore[no-untyped-def]
+    ingest, _ = make_service(tmp_path / "edge")
+    ingest.ingest(DOCS)
+    kb = ingest._kb
+    yield QueryService(kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
+    kb.close()
+
+
+def test_retrieval_finds_the_document_naming_the_entities(service: QueryService) -> None:
+    r = service.retrieve("Who leads Acme Robotics, according to Jane Doe?")
+    assert r.chunks and r.chunks[0].doc_id == "acme"
+    assert "Jane Doe" in r.names
+    assert any(e.exact and e.name == "Jane Doe" for e in r.entities)
+    assert r.evidence.name_coverage == 1.0
+    assert r.context.startswith("[1] Acme Corp")
+
+
+def test_local_query_batches_answers_and_records_the_trace(service: QueryService) -> None:
+    result = service.query("Who leads Acme Robotics, according to Jane Doe?")
+    assert len(result.answers) == 4
+    trace = result.trace().to_dict()
+    assert trace["decision"] in ("local", "escalate")
+    assert set(trace["timings"]) == {"keywording", "retrieval", "generation", "gate"}
+    assert trace["gate"]["weights"] and trace["sources"][0]["doc_id"] == "acme"
+
+
+def test_question_about_unknown_things_escalates_with_a_note(service: QueryService) -> None:
+    result = service.query("What did the Tokyo Stock Exchange report about Nintendo?")
+    assert result.decision == "escalate" and not result.verified
+    assert result.note == NO_CLOUD_NOTE
+    assert is_extractive(result.answer)  # not an unverified generation
+    assert result.best_generated in result.answers
+    trace = result.trace().to_dict()
+    assert trace["sampling"]["temperature"] == 0.7 and trace["sampling"]["top_k"] == 40
+    assert len(trace["degenerate"]) == len(result.answers)
+
+
+def test_naive_mode_and_ablations(service: QueryService) -> None:
+    naive = service.query("Who leads Acme Robotics?", mode="naive")
+    assert naive.gate is None and len(naive.answers) == 1
+    single = service.query("Who leads Acme Robotics?", ablations=Ablations.of(["bq"]))
+    assert len(single.answers) == 1 and single.gate is not None and single.gate.cosine is None
+    with pytest.raises(DgragError, match="unknown ablation"):
+        service.query("Who?", ablations=Ablations.of(["xx"]))
+    with pytest.raises(DgragError, match="empty"):
+        service.query("  ")
+
+
+def test_threshold_moves_the_decision(service: QueryService) -> None:
+    q = "Who leads Acme Robotics, according to Jane Doe?"
+    low = service.query(q)
+    assert low.gate is not None
+    service._config = service._config.__class__(**{**service._config.__dict__, "gate": GateConfig(threshold=1.01)})
+    high = service.query(q)
+    assert high.decision == "escalate"
+
+
+def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(
+    tmp_path: Path, hash_embedder: HashEmbedder
+) -> None:
+    ingest, _ = make_service(tmp_path / "edge")
+    ingest.ingest(DOCS[:1])
+    service = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
+    question = "Who opened a clinic in Lisbon with Maria Silva?"
+    first = service.retrieve(question)
+    again = service.retrieve(question)
+    assert again.chunks == first.chunks and again.evidence == first.evidence
+    assert again.timings == {"retrieval": 0.0} and first.timings["retrieval"] > 0
+    assert all(c.doc_id != "umbrella" for c in again.chunks)
+    ingest.ingest(DOCS[2:])  # a write bumps the store's generation: the question is retrieved afresh
+    fresh = service.retrieve(question)
+    assert fresh.chunks[0].doc_id == "umbrella" and fresh.timings["retrieval"] > 0
+    ingest._kb.close()
