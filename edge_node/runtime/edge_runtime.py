@@ -45,7 +45,7 @@ from shared.core.knowledge import (
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors
 from shared.core.summary_digest import HeldSummary, reconcile
-from shared.core.vocabulary import EDGE_MODES
+from shared.core.vocabulary import edge_mode
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.transport.tracing import span
@@ -142,11 +142,13 @@ class EdgeRuntime:
         ablations: Ablations = NO_ABLATIONS,
         escalator: Escalator | None = None,
     ) -> EdgeAnswer:
-        if mode not in EDGE_MODES:
-            raise InvalidRequestError(f"unknown query mode {mode!r}; use one of {', '.join(EDGE_MODES)}")
+        try:
+            known = edge_mode(mode)
+        except ValueError as exc:
+            raise InvalidRequestError(str(exc)) from exc
         begun = time.perf_counter()
-        with span("edge.query", edge=self.edge_id, mode=mode) as traced:
-            answer = await self._full.answer(question, mode, ablations, escalator)
+        with span("edge.query", edge=self.edge_id, mode=known) as traced:
+            answer = await self._full.answer(question, known, ablations, escalator)
             traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         return answer

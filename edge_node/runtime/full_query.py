@@ -26,6 +26,7 @@ from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
 from shared.core.trace import Decision
+from shared.core.vocabulary import EdgeMode
 from shared.transport.tracing import phase
 
 OnWorker = Callable[..., Awaitable[Any]]
@@ -45,7 +46,9 @@ class FullQuery:
         self.audit = audit
         self._run = run
 
-    async def answer(self, question: str, mode: str, ablations: Ablations, escalator: Escalator | None) -> EdgeAnswer:
+    async def answer(
+        self, question: str, mode: EdgeMode, ablations: Ablations, escalator: Escalator | None
+    ) -> EdgeAnswer:
         local_mode = "naive" if mode == "naive" else "local"
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))

@@ -21,6 +21,15 @@ EDGE_MODES: tuple[EdgeMode, ...] = ("naive", "local", "full")
 LocalMode = Literal["naive", "local"]
 """The modes the local path itself answers (``full`` is ``local`` plus the cloud)."""
 
+
+def edge_mode(text: str) -> EdgeMode:
+    """``text`` as a query mode, read once where a request arrives; ValueError naming the modes otherwise."""
+    for mode in EDGE_MODES:
+        if text == mode:
+            return mode
+    raise ValueError(f"unknown query mode {text!r}; use one of {', '.join(EDGE_MODES)}")
+
+
 SIM_MODES = ("naive", "local", "dgrag", "central", "oracle")
 EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
 """The edge mode each simulation mode asks in."""
