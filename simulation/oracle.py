@@ -18,12 +18,11 @@ from tqdm import tqdm
 
 from shared.config import EdgeConfig
 from shared.core.model_api import TextGenerator
-from shared.core.text import excerpt
+from shared.core.text import content_words, excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
 from shared.reading.answer_format import answer_request, declares_missing, render_answers
 from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
-from shared.reading.degeneracy import content_words
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question

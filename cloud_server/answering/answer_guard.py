@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from cloud_server.answering.context_merge import MergedContext
 from shared.core.knowledge import CloudAnswer, ContextChunk, EdgeKnowledge, ProbeScores
+from shared.core.text import content_words
 from shared.core.verbatim import CopyIndex, redact, tokens, words
-from shared.reading.degeneracy import content_words
 
 WITHHELD = (
     "The answer would repeat text that its sources' owners do not let the cloud pass on; its sources are listed by id."

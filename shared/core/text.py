@@ -1,4 +1,4 @@
-"""Model-free text utilities: name normalisation, sentence splitting, JSON extraction."""
+"""Model-free text utilities: name normalisation, words and content words, sentence splitting, JSON extraction."""
 
 from __future__ import annotations
 
@@ -8,6 +8,14 @@ import unicodedata
 from collections.abc import Iterator
 
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+CONTENT_STOP_WORDS = frozenset(
+    "a an the and or but if then of to in on at by for with from as is are was were be been being it its this that "
+    "these those there their they them he she his her we our you your i not no yes do does did has have had can "
+    "could will would should may might about into over after before than also which who whom what when where why "
+    "how all any both each more most other some such only own same so too very just because said says".split()
+)
+"""Stop words of content_words (answers, questions, evidence): function words and a few reporting verbs."""
 _EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 # A sentence ends after . ! or ? (and any closing quotes/brackets) before whitespace and a capital, or at a line
 # break. Group 1 is the whitespace between two sentences.
@@ -113,3 +121,13 @@ def excerpt(text: str, terms: list[str], max_chars: int) -> str:
     if not keep:
         return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
     return " ".join(parts[i].strip() for i in sorted(keep))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return _WORD.findall(text.casefold())
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry content (not stop words, not single characters)."""
+    return [w for w in words(text) if len(w) > 2 and w not in CONTENT_STOP_WORDS]

@@ -16,9 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.core.text import truncate_chars
+from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
-from shared.reading.degeneracy import content_words
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.short_phrase import agreed_phrase

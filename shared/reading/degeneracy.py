@@ -14,14 +14,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+from shared.core.text import content_words, words
+
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\(?[0-9]{1,2}[.)]|\(?[A-Za-z][.)])\s+\S")
-_STOP = frozenset(
-    "a an the and or but if then of to in on at by for with from as is are was were be been being it its this that "
-    "these those there their they them he she his her we our you your i not no yes do does did has have had can "
-    "could will would should may might about into over after before than also which who whom what when where why "
-    "how all any both each more most other some such only own same so too very just because said says".split()
-)
 
 LOOP_NGRAM = 3
 """A word 3-gram repeated this many times (or more) is a loop."""
@@ -36,11 +31,6 @@ MIN_GROUNDED_SHARE = 0.25
 """An answer whose content words are found in the question or context less often than this is unrelated."""
 MIN_CONTENT_WORDS = 5
 """Answers with fewer content words are too short to call unrelated."""
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased word tokens."""
-    return _WORD.findall(text.casefold())
 
 
 def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
@@ -106,11 +96,6 @@ def echo_reason(text: str, instructions: Iterable[str]) -> str | None:
         if shared:
             return f"prompt echo: {' '.join(next(iter(sorted(shared))))!r}"
     return None
-
-
-def content_words(text: str) -> list[str]:
-    """Words that carry content (not stop words, not single characters)."""
-    return [w for w in words(text) if len(w) > 2 and w not in _STOP]
 
 
 def unrelated_reason(text: str, grounding: str) -> str | None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from shared.core.text import content_words
 from shared.reading.answer_format import declares_missing
-from shared.reading.degeneracy import content_words
 
 PHRASE_WORDS = 10
 """Longest phrase kept."""

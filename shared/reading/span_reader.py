@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.core.candidates import find_candidates
-from shared.core.text import normalise_name, occurs_in, sentences
+from shared.core.text import content_words, normalise_name, occurs_in, sentences
 from shared.reading.date_phrase import date_phrase, first_date
-from shared.reading.degeneracy import content_words
 
 IDF_WEIGHT = 1.0
 """How much more a question word held by few passages counts than one held by all (0 = all alike). 1.0: on the

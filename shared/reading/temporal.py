@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from shared.core.text import sentences
-from shared.reading.degeneracy import content_words
+from shared.core.text import content_words, sentences
 from shared.reading.span_reader import Found, Passage, stems, term_weights
 
 MIN_EVENT_SHARE = 0.3

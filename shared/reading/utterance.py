@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from shared.core.text import sentences
-from shared.reading.degeneracy import content_words
+from shared.core.text import content_words, sentences
 from shared.reading.short_phrase import answer_phrase
 from shared.reading.span_reader import Found, Passage, stems
 
