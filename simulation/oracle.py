@@ -21,8 +21,9 @@ from shared.core.model_api import TextGenerator
 from shared.core.text import content_words, excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
-from shared.reading.answer_format import answer_request, declares_missing, render_answers
+from shared.reading.answer_format import declares_missing
 from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
+from shared.reading.read import read
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
@@ -52,21 +53,8 @@ def sample_answers(generator: TextGenerator, reading: Reading, config: EdgeConfi
     """``answer.n_answers`` answers of the SLM from the reading's passages (on the choice schema where the
     question's shape has one), as the edge samples them."""
     context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
-    a = config.answer
-    request = answer_request(
-        reading.question,
-        context,
-        a.n_answers,
-        a.max_tokens,
-        a.temperature,
-        a.seed,
-        options=reading.options,
-        top_p=a.top_p,
-        top_k=a.top_k,
-        min_p=a.min_p,
-        repeat_penalty=a.repeat_penalty,
-    )
-    return render_answers(generator.generate(request).texts, reading.options)
+    how = config.answer.sampling(config.answer.n_answers)
+    return read(reading.question, reading.passages, context, generator, lambda _: how).answers
 
 
 def first_usable(answers: Sequence[str]) -> int:

@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
@@ -26,12 +25,12 @@ from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
-from shared.core.trace import AnswerTrace
+from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
 from shared.models.tokenizer import Tokenizer
 from shared.reading.compose import ComposedAnswer, Reading, compose, unsupported
 from shared.reading.extractive import SourcedText, extractive_answer
-from shared.reading.read import Sampling, read
+from shared.reading.read import read
 from shared.reading.span_reader import Passage
 from shared.transport.tracing import phase, span
 
@@ -48,7 +47,7 @@ class LocalAnswer:
 
     question: str
     answer: str
-    decision: str
+    decision: Decision
     verified: bool
     mode: str
     answers: list[str]
@@ -160,7 +159,13 @@ class QueryService:
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive or ablations.one_answer else self._config.answer.n_answers
         with phase(timings, "generation", answers=n):
-            sampled = read(question, passages(retrieval), retrieval.context, self._generator, self._sampling(n))
+            sampled = read(
+                question,
+                passages(retrieval),
+                retrieval.context,
+                self._generator,
+                lambda _: self._config.answer.sampling(n),
+            )
         reading, answers, flags = sampled.reading, sampled.answers, sampled.degenerate
         sampling = sampled.request.sampling()
         speed = sampled.completion.speed.as_dict() if sampled.completion.speed else {}
@@ -209,21 +214,6 @@ class QueryService:
         refused = [f is not None for f in flags]
         ungrounded = [not r and unsupported(a, reading.passages) for a, r in zip(answers, refused, strict=True)]
         return evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
-
-    def _sampling(self, n: int) -> Callable[[Reading], Sampling]:
-        """The edge samples ``n`` answers to every question, as its answer settings say."""
-        cfg = self._config.answer
-        how = Sampling(
-            n,
-            cfg.max_tokens,
-            cfg.temperature,
-            cfg.seed,
-            top_p=cfg.top_p,
-            top_k=cfg.top_k,
-            min_p=cfg.min_p,
-            repeat_penalty=cfg.repeat_penalty,
-        )
-        return lambda reading: how
 
 
 def _naive(

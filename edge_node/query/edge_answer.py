@@ -12,7 +12,7 @@ from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.core.query_vectors import QueryVectors
-from shared.core.trace import AnswerTrace, Source
+from shared.core.trace import AnswerTrace, Decision, Source
 
 OFFLINE_NOTE = (
     "a device whose summaries match this question is offline now: its knowledge is not in this answer; ask again "
@@ -67,7 +67,7 @@ class EdgeAnswer:
     """The final answer of the full pipeline, with the local trace and the cloud's provenance."""
 
     answer: str
-    decision: str
+    decision: Decision
     verified: bool
     note: str
     local: LocalAnswer

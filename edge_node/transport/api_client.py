@@ -21,6 +21,7 @@ from edge_node.transport import api_serde
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import DgragError
+from shared.core.trace import Decision, decision_of
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_auth import bearer_metadata
@@ -42,7 +43,7 @@ class EdgeReply:
     """An edge's answer as its API returns it; ``trace`` is the whole trace (gate signals, provenance)."""
 
     answer: str
-    decision: str
+    decision: Decision
     verified: bool
     note: str
     sources: tuple[ReplySource, ...]
@@ -56,7 +57,7 @@ class EdgeReply:
     @classmethod
     def from_proto(cls, reply: edge_pb2.QueryReply) -> EdgeReply:
         sources = tuple(ReplySource(s.edge_id, s.doc_id, s.chunk_id, s.score) for s in reply.sources)
-        return cls(reply.answer, reply.decision, reply.verified, reply.note, sources, reply.trace_json)
+        return cls(reply.answer, decision_of(reply.decision), reply.verified, reply.note, sources, reply.trace_json)
 
 
 class EdgeClient:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
+from shared.reading.read import Sampling
 from shared.reading.reader_profile import ReaderProfile
 
 
@@ -120,6 +121,19 @@ class AnswerConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
+
+    def sampling(self, n: int) -> Sampling:
+        """How ``n`` answers to one question are sampled under these settings (shared.reading.read)."""
+        return Sampling(
+            n,
+            self.max_tokens,
+            self.temperature,
+            self.seed,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            min_p=self.min_p,
+            repeat_penalty=self.repeat_penalty,
+        )
 
 
 @dataclass(frozen=True)

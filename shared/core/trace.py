@@ -29,6 +29,15 @@ class TraceError(DgragError):
     """A trace that does not have the shape of this version's traces."""
 
 
+def decision_of(text: object) -> Decision:
+    """``text`` (from a trace or a reply of another process) as a Decision; TraceError naming the known ones."""
+    try:
+        return Decision(str(text))
+    except ValueError:
+        known = ", ".join(d.value for d in Decision)
+        raise TraceError(f"a decision {text!r} is not one of {known}") from None
+
+
 @dataclass(frozen=True)
 class Source:
     """A chunk an answer was made from; ``edge_id`` is None for the asking edge's own chunks."""
@@ -52,7 +61,7 @@ class Source:
 class GateTrace:
     """Every signal, weight and the decision of the gate."""
 
-    decision: str
+    decision: Decision
     score: float
     threshold: float
     best_index: int
@@ -80,7 +89,7 @@ class GateTrace:
         names = {f.name for f in dataclasses.fields(cls)}
         optional = {"weights", "reasons", "degenerate", "unsupported"}
         _check_keys(raw, names - optional, optional, "gate")
-        return cls(**{**raw, "reasons": tuple(raw.get("reasons", ()))})
+        return cls(**{**raw, "reasons": tuple(raw.get("reasons", ())), "decision": decision_of(raw["decision"])})
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ class AnswerTrace:
 
     question: str
     answer: str
-    decision: str
+    decision: Decision
     verified: bool
     mode: str
     note: str
@@ -145,6 +154,7 @@ class AnswerTrace:
         return cls(
             **{
                 **raw,
+                "decision": decision_of(raw["decision"]),
                 "gate": GateTrace.from_dict(raw["gate"]) if raw["gate"] else None,
                 "sources": [Source.from_dict(s) for s in raw["sources"]],
                 "local_sources": None if local_sources is None else [Source.from_dict(s) for s in local_sources],

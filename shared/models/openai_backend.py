@@ -6,33 +6,21 @@ requested one by one, so callers always get ``n`` texts.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from shared.config import ModelConfig
-from shared.core.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError
 from shared.core.model_api import Completion, GenerationRequest
+from shared.models.openai_client import openai_client
 from shared.models.pending import GENERATE, model_calls
-
-PLACEHOLDER_KEY = "not-needed"
 
 
 class OpenAIGenerator:
     """A :class:`~shared.core.model_api.TextGenerator` calling an OpenAI-compatible chat endpoint."""
 
     def __init__(self, config: ModelConfig) -> None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise ModelNotInstalledError(
-                "the openai backend needs the openai package; run: pip install openai"
-            ) from exc
-        self._openai = openai
-        self._client = openai.OpenAI(
-            base_url=config.base_url,
-            api_key=os.environ.get(config.api_key_env) or PLACEHOLDER_KEY,
-            timeout=config.timeout_s,
-            max_retries=1,
+        self._openai, self._client = openai_client(
+            config.base_url, config.api_key_env, config.timeout_s, "the openai backend"
         )
         self._config = config
         self._name = f"openai:{config.model}@{config.base_url}"

@@ -6,17 +6,16 @@ reply; a reply with the wrong count or shape is an error, never a silently misal
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from shared.config import EmbedderConfig
-from shared.core.errors import ModelError, ModelNotInstalledError
+from shared.core.errors import ModelError
 from shared.core.model_api import FloatMatrix
+from shared.models.openai_client import openai_client
 
-PLACEHOLDER_KEY = "not-needed"
 MAX_BATCH = 64
 """Texts per request (the config's batch_size, capped here)."""
 
@@ -25,18 +24,8 @@ class OpenAIEmbedder:
     """A :class:`~shared.core.model_api.Embedder` calling an OpenAI-compatible embeddings endpoint."""
 
     def __init__(self, config: EmbedderConfig) -> None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise ModelNotInstalledError(
-                "the openai embedder needs the openai package; run: pip install openai"
-            ) from exc
-        self._openai = openai
-        self._client = openai.OpenAI(
-            base_url=config.base_url,
-            api_key=os.environ.get(config.api_key_env) or PLACEHOLDER_KEY,
-            timeout=config.timeout_s,
-            max_retries=1,
+        self._openai, self._client = openai_client(
+            config.base_url, config.api_key_env, config.timeout_s, "the openai embedder"
         )
         self._config = config
         self._name = f"openai:{config.model}"
