@@ -22,9 +22,9 @@ class CloudQueryConfig:
     """Edges asked for knowledge, taken from the top-m summaries in order (the paper uses 1)."""
     edge_pool: int = 3
     """Summaries ranked by their edge first: an edge scores the mean similarity of its best ``edge_pool``
-    summaries (1 = each summary on its own, as in the paper). On multihop4 (261 questions, no model) summary
-    hit@1 went from 92.3% (1) to 95.0% (3), on lihua4 (320) from 45.3% to 43.1% (hit@3 75.9% to 86.9%);
-    benchmarks/summary_routing.py measures it."""
+    summaries (1 = each summary on its own, as in the paper). On lihua4's 320 answerable questions (no model)
+    summary hit@1 went from 45.3% (1) to 43.1% (3) and hit@3 from 75.9% to 86.9%
+    (docs/results/lihua4-limit150/summary_routing.txt); benchmarks/summary_routing.py measures it."""
     sparse_weight: float = 0.4
     """Stage 1 fuses dense and sparse matching: a summary scores its cosine plus this weight × its BM25 against
     the question (text and key names, scaled to the best match); 0 = dense only, as the paper. 0.4: summary
