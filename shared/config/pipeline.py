@@ -118,6 +118,10 @@ class AnswerConfig:
     """Longest answer."""
     seed: int = 7
     """Sampling seed, so a re-run gives the same answers."""
+    reason: bool = True
+    """After a choice (yes/no, one of the options), the model's short reason: about 15 decoded tokens per sample,
+    which the gate's similarity and support checks read. false: the choice alone (faster; the gate's defaults were
+    fitted with reasons, so refit it with benchmarks/fit_gate_check.py first)."""
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
@@ -133,6 +137,7 @@ class AnswerConfig:
             top_k=self.top_k,
             min_p=self.min_p,
             repeat_penalty=self.repeat_penalty,
+            reason=self.reason,
         )
 
 
