@@ -23,7 +23,7 @@ from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
 from shared.reading.answer_format import declares_missing
 from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
-from shared.reading.read import read
+from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
@@ -54,7 +54,7 @@ def sample_answers(generator: TextGenerator, reading: Reading, config: EdgeConfi
     question's shape has one), as the edge samples them."""
     context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
     how = config.answer.sampling(config.answer.n_answers)
-    return read(reading.question, reading.passages, context, generator, lambda _: how).answers
+    return read_planned(reading, context, generator, how).answers
 
 
 def first_usable(answers: Sequence[str]) -> int:

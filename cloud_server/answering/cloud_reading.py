@@ -12,9 +12,10 @@ from cloud_server.answering.answer_guard import Readers
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
+from shared.reading.answer_format import Sampling
 from shared.reading.compose import Reading, compose
 from shared.reading.extractive import SourcedText, extractive_answer
-from shared.reading.read import Sampling, read
+from shared.reading.read import read
 from shared.reading.span_reader import Passage
 
 FALLBACK = "fallback"

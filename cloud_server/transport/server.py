@@ -19,7 +19,7 @@ from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
 from shared.transport.grpc_transport import is_loopback
-from shared.transport.metrics_http import metrics_token, serve_metrics
+from shared.transport.metrics_http import metrics_opener
 
 FAILED_AUTH_BURST = 10
 """Failed authentications one address may have at once before failed_auth_per_minute paces it."""
@@ -77,10 +77,8 @@ async def serve_cloud(
         )
     lifetime = Lifetime(closers=[parts.queries.close])
     if metrics is not None:
-        registry = metrics.registry
-        token = metrics_token(config.metrics_token_file)
         lifetime.openers.append(
-            lambda: serve_metrics(registry, config.metrics_host, config.metrics_port, token).shutdown
+            metrics_opener(metrics.registry, config.metrics_host, config.metrics_port, config.metrics_token_file)
         )
     if recent is not None:
         lifetime.openers.append(

@@ -81,7 +81,7 @@ def partition(
         if optimiser.optimise_partition(found, n_iterations=1) <= 0:
             break
     groups = [list(c) for c in found if c]
-    groups = [part for g in groups for part in _split(graph, g, config)]
+    groups = [part for g in groups for part in _split(la, graph, g, config)]
     groups = _merge_small(graph, groups, config)
     result = [sorted(order[v] for v in g) for g in groups]
     return sorted(result, key=lambda members: members[0])
@@ -109,11 +109,11 @@ def _graph_libraries() -> tuple[ModuleType, ModuleType]:
         ) from exc
 
 
-def _split(graph: ig.Graph, members: list[int], config: PartitionConfig) -> list[list[int]]:
+def _split(la: ModuleType, graph: ig.Graph, members: list[int], config: PartitionConfig) -> list[list[int]]:
+    """``members`` cut by leidenalg (``la``) into communities of at most ``config.max_size``."""
     if len(members) <= config.max_size:
         return [members]
     sub = graph.induced_subgraph(members)
-    _, la = _graph_libraries()
     parts = la.find_partition(
         sub,
         la.RBConfigurationVertexPartition,
@@ -126,7 +126,7 @@ def _split(graph: ig.Graph, members: list[int], config: PartitionConfig) -> list
         return [members[i : i + size] for i in range(0, len(members), size)]
     out: list[list[int]] = []
     for part in parts:
-        out.extend(_split(graph, [members[v] for v in part], config))
+        out.extend(_split(la, graph, [members[v] for v in part], config))
     return out
 
 

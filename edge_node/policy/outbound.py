@@ -27,7 +27,6 @@ from edge_node.query.retrieval import Evidence, Retrieval
 from shared.config import PrivacyConfig
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, ProbeScores, SummaryChanges
-from shared.core.vocabulary import AnswerUse
 
 
 class OutboundPolicy:
@@ -40,19 +39,19 @@ class OutboundPolicy:
         self._id_key = id_key
 
     @property
-    def answers(self) -> AnswerUse:
-        """How the cloud may use this edge's texts in answers to others (privacy.answers)."""
-        return self.privacy.answers
-
-    @property
     def unnamed(self) -> bool:
         """Whether askers may not learn that this edge exists; said in the session's hello."""
         return stays_unnamed(self.privacy)
 
+    @property
+    def guards_questions(self) -> bool:
+        """Whether a question must be checked for quoting a document before it leaves (raw text stays home)."""
+        return forbids_raw_text(self.privacy)
+
     def quoted_run(self, question: str) -> str:
         """The run of a document ``question`` quotes when the policy keeps raw text home (then the question may not
-        leave), else ""."""
-        if not forbids_raw_text(self.privacy):
+        leave), else "". Reads the store: run it on the edge's worker, and only when :attr:`guards_questions`."""
+        if not self.guards_questions:
             return ""
         return self._guard.shared_run(question) or ""
 

@@ -56,7 +56,7 @@ class FullQuery:
             return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
         signals = Signals(local.gate.score, local.gate.refusal_share)
         checking = self.config.gate.check_other_edges and not ablations.no_gate_check
-        run = await self._run(self.outbound.quoted_run, question)
+        run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
         situation = Situation(
             cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
         )

@@ -19,8 +19,8 @@ from shared.config import CloudLinkConfig, EdgeConfig
 from shared.core.errors import ConfigError
 from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.transport.grpc_auth import ApiTokenInterceptor
-from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
-from shared.transport.metrics_http import metrics_token, serve_metrics
+from shared.transport.grpc_server import Closer, GrpcService, Lifetime, Listener, serve_grpc
+from shared.transport.metrics_http import metrics_opener
 from shared.transport.secret_file import read_secret, refuse_example_token
 
 log = logging.getLogger(__name__)
@@ -72,15 +72,11 @@ async def serve_edge(
         max_concurrent_rpcs=served.max_concurrent_rpcs,
         interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
     )
-    lifetime = Lifetime(background=session.run if session else None, closers=[runtime.aclose])
-    if client is not None:
-        lifetime.closers.insert(0, client.aclose)
+    closers: list[Closer] = [client.aclose] if client is not None else []
+    lifetime = Lifetime(background=session.run if session else None, closers=[*closers, runtime.aclose])
     if metrics is not None:
-        registry = metrics.registry
-        token = metrics_token(served.metrics_token_file)
-        lifetime.openers.append(
-            lambda: serve_metrics(registry, served.metrics_host, served.metrics_port, token).shutdown
-        )
+        opener = metrics_opener(metrics.registry, served.metrics_host, served.metrics_port, served.metrics_token_file)
+        lifetime.openers.append(opener)
 
     def announce(port: int) -> None:
         log.info(

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
-from shared.reading.read import Sampling
+from shared.reading.answer_format import Sampling
 from shared.reading.reader_profile import ReaderProfile
 
 

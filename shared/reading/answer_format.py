@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from shared.core import prompts
 from shared.core.model_api import GenerationRequest, JsonSchema
@@ -91,24 +92,26 @@ def _parse(raw: str, options: Sequence[str]) -> tuple[str | None, str]:
     return verdict, reason.replace('\\"', '"')
 
 
-def answer_request(
-    question: str,
-    context: str,
-    n: int,
-    max_tokens: int,
-    temperature: float,
-    seed: int | None,
-    *,
-    options: Sequence[str] = (),
-    top_p: float = 1.0,
-    top_k: int = 0,
-    min_p: float = 0.0,
-    repeat_penalty: float = 1.0,
-    reason: bool = True,
-) -> GenerationRequest:
+@dataclass(frozen=True)
+class Sampling:
+    """How the model samples its answers to one question (one answer is always greedy)."""
+
+    n: int
+    max_tokens: int
+    temperature: float
+    seed: int | None
+    top_p: float = 1.0
+    top_k: int = 0
+    min_p: float = 0.0
+    repeat_penalty: float = 1.0
+    reason: bool = True
+    """After a choice, a short reason (about 15 decoded tokens per sample)."""
+
+
+def answer_request(question: str, context: str, how: Sampling, options: Sequence[str] = ()) -> GenerationRequest:
     """The request that answers ``question`` from ``context``: a choice among ``options`` when given (see
-    :func:`answer_options`; ``reason`` False: the choice alone, no reason after it), else one short free-text
-    sentence. One answer is always greedy; the sampling values apply to a batch of ``n`` > 1."""
+    :func:`answer_options`; without ``how.reason``: the choice alone, no reason after it), else one short free-text
+    sentence. One answer is always greedy; the sampling values apply to a batch of ``how.n`` > 1."""
     context = context or "(nothing found)"
     if options:
         listed = "; ".join(options)
@@ -118,15 +121,15 @@ def answer_request(
     return GenerationRequest(
         prompt=prompt,
         system=prompts.ANSWER_SYSTEM,
-        n=n,
-        max_tokens=max_tokens,
-        temperature=temperature if n > 1 else 0.0,
-        seed=seed,
-        top_p=top_p,
-        top_k=top_k,
-        min_p=min_p,
-        repeat_penalty=repeat_penalty,
-        json_schema=choice_schema(options, reason) if options else None,
+        n=how.n,
+        max_tokens=how.max_tokens,
+        temperature=how.temperature if how.n > 1 else 0.0,
+        seed=how.seed,
+        top_p=how.top_p,
+        top_k=how.top_k,
+        min_p=how.min_p,
+        repeat_penalty=how.repeat_penalty,
+        json_schema=choice_schema(options, how.reason) if options else None,
     )
 
 

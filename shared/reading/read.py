@@ -13,25 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shared.core.model_api import Completion, GenerationRequest, TextGenerator
-from shared.reading.answer_format import answer_request, degeneracy, render_answers
+from shared.reading.answer_format import Sampling, answer_request, degeneracy, render_answers
 from shared.reading.compose import Reading, plan_reading
 from shared.reading.span_reader import Passage
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """How the model samples its answers to one question (one answer is always greedy)."""
-
-    n: int
-    max_tokens: int
-    temperature: float
-    seed: int | None
-    top_p: float = 1.0
-    top_k: int = 0
-    min_p: float = 0.0
-    repeat_penalty: float = 1.0
-    reason: bool = True
-    """After a choice, a short reason (about 15 decoded tokens per sample)."""
 
 
 @dataclass(frozen=True)
@@ -60,21 +44,12 @@ def read(
     """Plan the reading of ``question`` over ``passages`` (numbered as in ``context``), ask ``generator`` as
     ``sampling`` says for that plan, and read its answers (blocking: it runs the model)."""
     reading = plan_reading(question, passages)
-    how = sampling(reading)
-    request = answer_request(
-        question,
-        context,
-        how.n,
-        how.max_tokens,
-        how.temperature,
-        how.seed,
-        options=reading.options,
-        top_p=how.top_p,
-        top_k=how.top_k,
-        min_p=how.min_p,
-        repeat_penalty=how.repeat_penalty,
-        reason=how.reason,
-    )
+    return read_planned(reading, context, generator, sampling(reading))
+
+
+def read_planned(reading: Reading, context: str, generator: TextGenerator, how: Sampling) -> Sampled:
+    """:func:`read` for a reading already planned (by a caller that needs the plan with or without a model)."""
+    request = answer_request(reading.question, context, how, reading.options)
     completion = generator.generate(request)
     answers = render_answers(completion.texts, reading.options)
-    return Sampled(reading, request, completion, answers, degeneracy(question, context, answers))
+    return Sampled(reading, request, completion, answers, degeneracy(reading.question, context, answers))

@@ -4,6 +4,7 @@ report the same way: the model queue."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -37,6 +38,15 @@ def serve_metrics(registry: CollectorRegistry, host: str, port: int, token: str 
         raise ConfigError(f"cannot serve metrics on {host}:{port} ({exc}); choose another metrics_port") from exc
     log.info("metrics on http://%s:%d/metrics%s", host, server.port, " (token required)" if token else "")
     return server
+
+
+def metrics_opener(
+    registry: CollectorRegistry, host: str, port: int, token_file: str
+) -> Callable[[], Callable[[], None]]:
+    """What a server's lifetime opens for its metrics endpoint: called, it serves ``registry`` and returns the
+    endpoint's shutdown. The token file is read now, so a bad one fails before anything is bound."""
+    token = metrics_token(token_file)
+    return lambda: serve_metrics(registry, host, port, token).shutdown
 
 
 def metrics_token(path: str) -> str:

@@ -22,6 +22,7 @@ def _policy(**privacy: object) -> OutboundPolicy:
 
 
 def test_a_question_quoting_a_document_stays_home_only_where_raw_text_does() -> None:
+    assert not _policy().guards_questions and _policy(level="entities").guards_questions
     assert _policy().quoted_run(QUOTING) == ""  # chunks may leave: so may a question quoting one
     assert _policy(level="entities").quoted_run(QUOTING) != ""
     assert _policy(level="chunks", share_chunks=False).quoted_run(QUOTING) != ""
