@@ -38,6 +38,10 @@ class ModelConfig:
     """How the openai backend asks for JSON: json_schema (OpenAI, vLLM), json_object (+schema, llama.cpp)."""
     n_ctx: int = 4096
     """Context window in tokens (llama_cpp)."""
+    batch_samples: bool = True
+    """llama_cpp: decode a question's sampled answers together (the prompt read once, one sequence per sample,
+    one batch per step) instead of one after another; the answers differ from the one-by-one draws only by
+    their random draws. benchmarks/batched_samples.py measures both on this machine."""
     n_threads: int = 0
     """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads sleep
     (OMP_WAIT_POLICY=PASSIVE unless the environment says otherwise), so co-located processes don't spin."""

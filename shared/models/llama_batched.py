@@ -1,0 +1,194 @@
+"""A question's sampled answers decoded together: one llama.cpp context, one sequence per sample.
+
+The prompt is read once (its longest prefix shared with the previous prompt is kept in the KV cache, so a
+fixed system prompt is read once per process), its cache is copied to every sequence, and each decoding step
+evaluates the next token of all unfinished samples in one batch. On a small model the cost of a step hardly
+grows with the number of sequences, so n samples cost about what one costs (benchmarks/batched_samples.py
+measures it). Each sequence has its own sampler chain (penalties, grammar, top-k, typical, top-p, min-p,
+temperature, a seeded draw), in the order llama-cpp-python's own sampling uses.
+
+Only llama.cpp's public C functions are called (llama_cpp's ctypes bindings), never llama-cpp-python's private
+helpers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from shared.core.errors import ModelError
+
+PENALTY_LAST_N = 64
+"""Tokens the repeat penalty looks back over (llama-cpp-python's default ``last_n_tokens_size``)."""
+RANDOM_SEED = 0xFFFFFFFF
+"""llama.cpp's LLAMA_DEFAULT_SEED: a random seed."""
+
+
+@dataclass(frozen=True)
+class SampleSettings:
+    """How each sequence samples its tokens."""
+
+    temperature: float
+    top_p: float
+    top_k: int
+    min_p: float
+    repeat_penalty: float
+    max_tokens: int
+    seed: int | None
+    """Sequence i draws with seed + i (None: random)."""
+    grammar: str | None = None
+    """A GBNF grammar every sample must follow (root rule ``root``)."""
+
+
+@dataclass(frozen=True)
+class BatchedRun:
+    """The samples' tokens and what reading and writing them cost."""
+
+    tokens: list[list[int]]
+    prompt_tokens: int
+    """Prompt tokens evaluated (those after the prefix kept from the previous prompt)."""
+    prompt_seconds: float
+    decode_steps: int
+    decode_seconds: float
+
+
+class BatchedSampler:
+    """Samples up to ``n_seq`` answers of one prompt in parallel sequences of its own llama.cpp context."""
+
+    def __init__(self, llama_cpp: Any, model: Any, n_ctx: int, n_seq: int, threads: int, n_batch: int = 512) -> None:
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx
+        params.n_batch = params.n_ubatch = n_batch
+        params.n_seq_max = n_seq
+        params.kv_unified = True  # the sequences share every cell: a copied prompt costs no room
+        params.n_threads = params.n_threads_batch = threads
+        self._l = llama_cpp
+        self._ctx = llama_cpp.llama_init_from_model(model, params)
+        if not self._ctx:
+            raise ModelError(f"llama.cpp could not make a context for {n_seq} parallel samples")
+        self._vocab = llama_cpp.llama_model_get_vocab(model)
+        self._batch = llama_cpp.llama_batch_init(n_batch, 0, n_seq)
+        self._n_batch = n_batch
+        self.n_ctx = n_ctx
+        self.n_seq = n_seq
+        self._cached: list[int] = []
+
+    def fits(self, prompt: Sequence[int], n: int, max_tokens: int) -> bool:
+        """Whether ``n`` samples of ``max_tokens`` after ``prompt`` fit this context and its sequences."""
+        return n <= self.n_seq and len(prompt) + n * max_tokens <= self.n_ctx
+
+    def sample(self, prompt: Sequence[int], n: int, settings: SampleSettings) -> BatchedRun:
+        """``n`` samples after ``prompt`` (a non-empty token list); call :meth:`fits` first."""
+        start = time.perf_counter()
+        evaluated, last = self._read_prompt(list(prompt))
+        read = time.perf_counter()
+        memory = self._l.llama_get_memory(self._ctx)
+        for seq in range(1, n):
+            self._l.llama_memory_seq_cp(memory, 0, seq, -1, -1)
+        chains = [self._chain(settings, i) for i in range(n)]
+        try:
+            tokens, steps = self._decode(chains, last, len(prompt), settings.max_tokens)
+        finally:
+            for chain in chains:
+                self._l.llama_sampler_free(chain)
+            for seq in range(1, self.n_seq):
+                self._l.llama_memory_seq_rm(memory, seq, -1, -1)
+            self._l.llama_memory_seq_rm(memory, 0, len(prompt), -1)
+        done = time.perf_counter()
+        return BatchedRun(tokens, evaluated, read - start, steps, done - read)
+
+    def _read_prompt(self, prompt: list[int]) -> tuple[int, int]:
+        """Evaluate the part of ``prompt`` not already cached on sequence 0; returns the tokens evaluated and the
+        batch index of the last one's logits."""
+        keep = 0
+        for cached, token in zip(self._cached, prompt, strict=False):
+            if cached != token:
+                break
+            keep += 1
+        keep = min(keep, len(prompt) - 1)  # the last token is always evaluated: its logits start every sample
+        memory = self._l.llama_get_memory(self._ctx)
+        self._cached = []
+        if not self._l.llama_memory_seq_rm(memory, 0, keep, -1):
+            self._l.llama_memory_clear(memory, True)
+            keep = 0
+        rest = prompt[keep:]
+        last = 0
+        for begin in range(0, len(rest), self._n_batch):
+            part = rest[begin : begin + self._n_batch]
+            ends = begin + len(part) == len(rest)
+            self._decode_batch([(t, keep + begin + k, 0, ends and k == len(part) - 1) for k, t in enumerate(part)])
+            last = len(part) - 1
+        self._cached = prompt
+        return len(rest), last
+
+    def _decode(self, chains: list[Any], last: int, position: int, max_tokens: int) -> tuple[list[list[int]], int]:
+        """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens)."""
+        out: list[list[int]] = [[] for _ in chains]
+        logits_at = [last] * len(chains)
+        active = list(range(len(chains)))
+        steps = 0
+        while active:
+            batch: list[tuple[int, int, int, bool]] = []
+            for seq in list(active):
+                token = self._l.llama_sampler_sample(chains[seq], self._ctx, logits_at[seq])
+                if self._l.llama_vocab_is_eog(self._vocab, token):
+                    active.remove(seq)
+                    continue
+                out[seq].append(token)
+                if len(out[seq]) >= max_tokens:
+                    active.remove(seq)
+                    continue
+                logits_at[seq] = len(batch)
+                batch.append((token, position + len(out[seq]) - 1, seq, True))
+            if batch:
+                self._decode_batch(batch)
+                steps += 1
+        return out, steps
+
+    def _decode_batch(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
+        """One llama_decode of (token, position, sequence, wants logits) items."""
+        batch = self._batch
+        batch.n_tokens = len(items)
+        for j, (token, position, seq, logits) in enumerate(items):
+            batch.token[j] = token
+            batch.pos[j] = position
+            batch.n_seq_id[j] = 1
+            batch.seq_id[j][0] = seq
+            batch.logits[j] = logits
+        status = self._l.llama_decode(self._ctx, batch)
+        if status != 0:
+            self._cached = []
+            raise ModelError(f"llama.cpp could not decode a batch of {len(items)} tokens (status {status})")
+
+    def _chain(self, s: SampleSettings, index: int) -> Any:
+        lib = self._l
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        parts = [lib.llama_sampler_init_penalties(PENALTY_LAST_N, s.repeat_penalty, 0.0, 0.0)]
+        if s.grammar is not None:
+            grammar = lib.llama_sampler_init_grammar(self._vocab, s.grammar.encode("utf-8"), b"root")
+            if not grammar:
+                lib.llama_sampler_free(parts[0])
+                lib.llama_sampler_free(chain)
+                raise ModelError("llama.cpp could not parse the answer's grammar")
+            parts.append(grammar)
+        parts += [
+            lib.llama_sampler_init_top_k(s.top_k),
+            lib.llama_sampler_init_typical(1.0, 1),
+            lib.llama_sampler_init_top_p(s.top_p, 1),
+            lib.llama_sampler_init_min_p(s.min_p, 1),
+            lib.llama_sampler_init_temp(s.temperature),
+            lib.llama_sampler_init_dist(RANDOM_SEED if s.seed is None else s.seed + index),
+        ]
+        for part in parts:
+            lib.llama_sampler_chain_add(chain, part)
+        return chain
+
+    def close(self) -> None:
+        if self._batch is not None:
+            self._l.llama_batch_free(self._batch)
+            self._batch = None
+        if self._ctx:
+            self._l.llama_free(self._ctx)
+            self._ctx = None

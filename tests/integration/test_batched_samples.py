@@ -1,0 +1,86 @@
+"""Sampled answers decoded together (shared.models.llama_batched) against the real bundled SmolLM2 GGUF: the same
+prompt as one-by-one sampling, answers that follow the choice grammar, repeatable seeds, and the one-by-one path
+where the samples would not fit the context."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from shared.config import ModelConfig
+from shared.core.model_api import GenerationRequest
+from shared.models.llama_cpp_backend import LlamaCppGenerator
+from shared.reading.answer_format import Sampling, answer_request
+
+pytestmark = pytest.mark.integration
+
+CONTEXT = "\n".join(f"[{i}] Report {i}: the company Apple released a phone in Paris on Monday." for i in range(1, 9))
+
+
+@pytest.fixture(scope="module")
+def batched() -> Iterator[LlamaCppGenerator]:
+    generator = LlamaCppGenerator(ModelConfig(batch_samples=True))
+    try:
+        yield generator
+    finally:
+        generator.close()
+
+
+@pytest.fixture(scope="module")
+def one_by_one() -> Iterator[LlamaCppGenerator]:
+    generator = LlamaCppGenerator(ModelConfig(batch_samples=False))
+    try:
+        yield generator
+    finally:
+        generator.close()
+
+
+def _choice(n: int = 4, seed: int = 7) -> GenerationRequest:
+    return answer_request("Which company released a phone?", CONTEXT, Sampling(n, 48, 0.8, seed), ("Apple", "Google"))
+
+
+def test_batched_samples_read_the_same_prompt_and_follow_the_choice_grammar(
+    batched: LlamaCppGenerator, one_by_one: LlamaCppGenerator
+) -> None:
+    together, apart = batched.generate(_choice()), one_by_one.generate(_choice())
+    assert together.prompt_tokens == apart.prompt_tokens  # the chat template is rendered as llama-cpp-python does
+    assert len(together.texts) == 4
+    for text in together.texts:
+        value = json.loads(text)
+        assert value["answer"] in ("Apple", "Google", "Insufficient information"), text
+        assert isinstance(value["because"], str), text
+    assert together.speed is not None
+    assert together.speed.decode_tokens == together.completion_tokens > 0
+
+
+def test_batched_samples_are_repeatable_and_differ_by_seed(batched: LlamaCppGenerator) -> None:
+    request = GenerationRequest(prompt="Name one fruit and one colour.", n=4, temperature=1.0, max_tokens=16, seed=3)
+    first, second = batched.generate(request), batched.generate(request)
+    assert first.texts == second.texts
+    assert len(set(first.texts)) > 1  # sequence i draws with seed + i
+    other = batched.generate(dataclasses.replace(request, seed=11))
+    assert other.texts != first.texts
+
+
+def test_the_prompt_prefix_is_read_once(batched: LlamaCppGenerator) -> None:
+    request = _choice()
+    batched.generate(request)
+    again = batched.generate(dataclasses.replace(request, prompt=request.prompt + " Answer briefly."))
+    assert again.speed is not None
+    assert again.speed.prefill_tokens < again.prompt_tokens / 4  # only the changed end is read again
+
+
+def test_samples_that_would_not_fit_the_context_are_drawn_one_by_one() -> None:
+    generator = LlamaCppGenerator(ModelConfig(batch_samples=True, n_ctx=512))
+    prompt = f"{CONTEXT}\n\nWrite a long story about the phone, its makers and its buyers, with many details."
+    # ~200 prompt tokens + 4 samples x 150 > 512 cells: decoded together they would run out of room in the KV cache
+    request = GenerationRequest(prompt=prompt, n=4, temperature=1.0, max_tokens=150, seed=5)
+    try:
+        completion = generator.generate(request)
+    finally:
+        generator.close()
+    assert len(completion.texts) == 4
+    assert completion.completion_tokens > 512 - completion.prompt_tokens
