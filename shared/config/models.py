@@ -40,8 +40,8 @@ class ModelConfig:
     """Context window in tokens (llama_cpp)."""
     batch_samples: bool = True
     """llama_cpp: decode a question's sampled answers together (the prompt read once, one sequence per sample,
-    one batch per step) instead of one after another; the answers differ from the one-by-one draws only by
-    their random draws. benchmarks/batched_samples.py measures both on this machine."""
+    one batch per step) instead of one after another. Sample i draws with seed + i either way; a batch's
+    arithmetic rounds a little differently, so a few samples differ. benchmarks/batched_samples.py times both."""
     n_threads: int = 0
     """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads sleep
     (OMP_WAIT_POLICY=PASSIVE unless the environment says otherwise), so co-located processes don't spin."""

@@ -1,11 +1,12 @@
-"""A question's sampled answers decoded together: one llama.cpp context, one sequence per sample.
+"""Generation in one llama.cpp context, a question's sampled answers decoded together, one sequence per sample.
 
 The prompt is read once (its longest prefix shared with the previous prompt is kept in the KV cache, so a
 fixed system prompt is read once per process), its cache is copied to every sequence, and each decoding step
 evaluates the next token of all unfinished samples in one batch. On a small model the cost of a step hardly
 grows with the number of sequences, so n samples cost about what one costs (benchmarks/batched_samples.py
-measures it). Each sequence has its own sampler chain (penalties, grammar, top-k, typical, top-p, min-p,
-temperature, a seeded draw), in the order llama-cpp-python's own sampling uses.
+measures it). Samples that would not all fit the context at once are decoded in waves that do; ``together``
+False decodes them one after another. Each sequence has its own sampler chain (penalties, grammar, then greedy,
+or top-k, typical, top-p, min-p, temperature and a seeded draw), in the order llama-cpp-python's sampling uses.
 
 Only llama.cpp's public C functions are called (llama_cpp's ctypes bindings), never llama-cpp-python's private
 helpers.
@@ -13,6 +14,7 @@ helpers.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,29 +77,54 @@ class BatchedSampler:
         self.n_seq = n_seq
         self._cached: list[int] = []
 
-    def fits(self, prompt: Sequence[int], n: int, max_tokens: int) -> bool:
-        """Whether ``n`` samples of ``max_tokens`` after ``prompt`` fit this context and its sequences."""
-        return n <= self.n_seq and len(prompt) + n * max_tokens <= self.n_ctx
+    def wave(self, prompt_tokens: int, n: int, max_tokens: int) -> int:
+        """How many of ``n`` samples of up to ``max_tokens`` after a prompt of ``prompt_tokens`` are decoded at once:
+        as many as fit the context's cells and its sequences (at least one)."""
+        room = (self.n_ctx - prompt_tokens) // max(max_tokens, 1)
+        return max(1, min(n, self.n_seq, room))
 
-    def sample(self, prompt: Sequence[int], n: int, settings: SampleSettings) -> BatchedRun:
-        """``n`` samples after ``prompt`` (a non-empty token list); call :meth:`fits` first."""
+    def sample(self, prompt: Sequence[int], n: int, settings: SampleSettings, together: bool = True) -> BatchedRun:
+        """``n`` samples after ``prompt``, decoded together in waves that fit the context (``together`` False:
+        one after another). A prompt that leaves no room for an answer is refused; an answer is cut where the
+        context ends."""
+        if not prompt:
+            raise ModelError("the prompt is empty")
+        if len(prompt) >= self.n_ctx:
+            raise ModelError(
+                f"the prompt has {len(prompt)} tokens, the context {self.n_ctx}: raise slm.n_ctx or shorten the"
+                " retrieved context"
+            )
+        settings = dataclasses.replace(settings, max_tokens=min(settings.max_tokens, self.n_ctx - len(prompt)))
+        size = self.wave(len(prompt), n, settings.max_tokens) if together else 1
         start = time.perf_counter()
         evaluated, last = self._read_prompt(list(prompt))
         read = time.perf_counter()
+        tokens: list[list[int]] = []
+        steps = 0
+        for first in range(0, n, size):
+            if first:  # the previous wave's decoding replaced the prompt's logits: read its last token again
+                self._l.llama_memory_seq_rm(self._l.llama_get_memory(self._ctx), 0, len(prompt) - 1, -1)
+                self._decode_batch([(prompt[-1], len(prompt) - 1, 0, True)])
+                last = 0
+            out, taken = self._wave(range(first, min(n, first + size)), settings, last, len(prompt))
+            tokens += out
+            steps += taken
+        return BatchedRun(tokens, evaluated, read - start, steps, time.perf_counter() - read)
+
+    def _wave(self, indexes: range, settings: SampleSettings, last: int, length: int) -> tuple[list[list[int]], int]:
+        """Samples ``indexes`` (their seeds' offsets) decoded together from the prompt cached on sequence 0."""
         memory = self._l.llama_get_memory(self._ctx)
-        for seq in range(1, n):
+        for seq in range(1, len(indexes)):
             self._l.llama_memory_seq_cp(memory, 0, seq, -1, -1)
-        chains = [self._chain(settings, i) for i in range(n)]
+        chains = [self._chain(settings, i) for i in indexes]
         try:
-            tokens, steps = self._decode(chains, last, len(prompt), settings.max_tokens)
+            return self._decode(chains, last, length, settings.max_tokens)
         finally:
             for chain in chains:
                 self._l.llama_sampler_free(chain)
             for seq in range(1, self.n_seq):
                 self._l.llama_memory_seq_rm(memory, seq, -1, -1)
-            self._l.llama_memory_seq_rm(memory, 0, len(prompt), -1)
-        done = time.perf_counter()
-        return BatchedRun(tokens, evaluated, read - start, steps, done - read)
+            self._l.llama_memory_seq_rm(memory, 0, length, -1)
 
     def _read_prompt(self, prompt: list[int]) -> tuple[int, int]:
         """Evaluate the part of ``prompt`` not already cached on sequence 0; returns the tokens evaluated and the
@@ -173,7 +200,17 @@ class BatchedSampler:
                 lib.llama_sampler_free(chain)
                 raise ModelError("llama.cpp could not parse the answer's grammar")
             parts.append(grammar)
-        parts += [
+        if s.temperature <= 0:
+            parts.append(lib.llama_sampler_init_greedy())
+        else:
+            parts += self._sampling(s, index)
+        for part in parts:
+            lib.llama_sampler_chain_add(chain, part)
+        return chain
+
+    def _sampling(self, s: SampleSettings, index: int) -> list[Any]:
+        lib = self._l
+        return [
             lib.llama_sampler_init_top_k(s.top_k),
             lib.llama_sampler_init_typical(1.0, 1),
             lib.llama_sampler_init_top_p(s.top_p, 1),
@@ -181,9 +218,6 @@ class BatchedSampler:
             lib.llama_sampler_init_temp(s.temperature),
             lib.llama_sampler_init_dist(RANDOM_SEED if s.seed is None else s.seed + index),
         ]
-        for part in parts:
-            lib.llama_sampler_chain_add(chain, part)
-        return chain
 
     def close(self) -> None:
         if self._batch is not None:

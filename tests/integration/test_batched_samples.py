@@ -1,6 +1,7 @@
-"""Sampled answers decoded together (shared.models.llama_batched) against the real bundled SmolLM2 GGUF: the same
-prompt as one-by-one sampling, answers that follow the choice grammar, repeatable seeds, and the one-by-one path
-where the samples would not fit the context."""
+"""Generation in one llama.cpp context (shared.models.llama_batched) against the real bundled SmolLM2 GGUF: sampled
+answers decoded together read the same prompt as one by one and follow the choice grammar, seeds repeat, the
+prompt's prefix is read once, samples that would not all fit the context are decoded in waves, greedy decoding
+matches llama-cpp-python's own, and a prompt the context cannot hold is refused with a clear error."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from shared.config import ModelConfig
+from shared.core.errors import ModelError
 from shared.core.model_api import GenerationRequest
 from shared.models.llama_cpp_backend import LlamaCppGenerator
 from shared.reading.answer_format import Sampling, answer_request
@@ -73,7 +75,7 @@ def test_the_prompt_prefix_is_read_once(batched: LlamaCppGenerator) -> None:
     assert again.speed.prefill_tokens < again.prompt_tokens / 4  # only the changed end is read again
 
 
-def test_samples_that_would_not_fit_the_context_are_drawn_one_by_one() -> None:
+def test_samples_that_would_not_all_fit_the_context_are_decoded_in_waves() -> None:
     generator = LlamaCppGenerator(ModelConfig(batch_samples=True, n_ctx=512))
     prompt = f"{CONTEXT}\n\nWrite a long story about the phone, its makers and its buyers, with many details."
     # ~200 prompt tokens + 4 samples x 150 > 512 cells: decoded together they would run out of room in the KV cache
@@ -84,3 +86,29 @@ def test_samples_that_would_not_fit_the_context_are_drawn_one_by_one() -> None:
         generator.close()
     assert len(completion.texts) == 4
     assert completion.completion_tokens > 512 - completion.prompt_tokens
+
+
+def test_greedy_decoding_matches_llama_cpp_pythons_chat_completion(batched: LlamaCppGenerator) -> None:
+    import llama_cpp
+
+    from shared.models.weights import slm_path
+
+    request = GenerationRequest(prompt="What is the capital of France? Answer in one sentence.", max_tokens=24)
+    ours = batched.generate(request)
+    reference = llama_cpp.Llama(model_path=str(slm_path(ModelConfig())), n_ctx=512, verbose=False)
+    try:
+        theirs = reference.create_chat_completion(
+            messages=[{"role": "user", "content": request.prompt}], temperature=0.0, max_tokens=24
+        )
+    finally:
+        reference.close()
+    assert ours.texts[0] == theirs["choices"][0]["message"]["content"]
+
+
+def test_a_prompt_the_context_cannot_hold_is_refused() -> None:
+    generator = LlamaCppGenerator(ModelConfig(n_ctx=256))
+    try:
+        with pytest.raises(ModelError, match=r"raise slm\.n_ctx"):
+            generator.generate(GenerationRequest(prompt=CONTEXT * 4, max_tokens=8))
+    finally:
+        generator.close()
