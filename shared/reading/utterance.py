@@ -66,7 +66,7 @@ def who_said(question: str, passages: Sequence[Passage]) -> Found | None:
     best: tuple[int, int, str, str, Passage] | None = None
     at = 0
     for passage in passages:
-        for speaker, said, sentence in _attributed(passage.text):
+        for speaker, said, sentence in attributed(passage.text):
             at += 1
             shared = len(stems(said) & topic)
             enough = shared >= MIN_WHO_SHARE * len(topic) and not _named_in(speaker, question)
@@ -90,12 +90,12 @@ def _asks_others(said: str) -> bool:
 
 def _turns(text: str, who: str) -> Iterator[tuple[str, str]]:
     """(what was said, the sentence) for each sentence of ``text`` spoken by ``who``."""
-    for speaker, said, sentence in _attributed(text):
+    for speaker, said, sentence in attributed(text):
         if _same_person(speaker, who):
             yield said, sentence
 
 
-def _attributed(text: str) -> Iterator[tuple[str, str, str]]:
+def attributed(text: str) -> Iterator[tuple[str, str, str]]:
     """(speaker, what was said, the sentence) for each sentence of ``text`` after its first "Name:" line."""
     speaker = ""
     for sentence in sentences(text):

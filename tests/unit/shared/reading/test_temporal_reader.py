@@ -67,3 +67,38 @@ def test_a_dated_verdict_is_shown_without_the_guess_note_and_others_keep_it() ->
     assert (dated.short, dated.reader, dated.reliable) == ("Yes", "dates", True)
     voted = compose(plan_reading("Is the maintenance schedule out?", CHATS), ["Yes", "Yes"])
     assert voted.reader == "vote" and not voted.reliable and "guess" in voted.text
+
+
+def test_a_chat_lines_speaker_counts_toward_the_event_it_tells() -> None:
+    fridge = [
+        Passage(
+            1,
+            "Time: 20261116_16:00\nAdamSmith: Hey Li Hua! Just checking in, what size fridge are you thinking of?",
+            "a",
+        ),
+        Passage(2, "Time: 20261123_23:00\nAdamSmith: Hey Li Hua, the fridge will be delivered tomorrow at 4pm.", "b"),
+    ]
+    q = (
+        "Is the time interval more than 5 days between Adam asking LiHua about the size of the fridge and Adam "
+        "informing LiHua that the fridge will be delivered at 4pm next day?"
+    )
+    found = read_times(q, fridge)
+    assert found is not None and found.short == "Yes"  # the size question is Adam's line, though not his sentence
+    assert found.passage.number == 2
+
+
+def test_two_events_best_matching_one_sentence_are_read_from_two_places() -> None:
+    same = [
+        Passage(1, "Time: 20260301_10:00\nJake: The match and the party plans are both set.", "a"),
+        Passage(2, "Time: 20260305_10:00\nJake: That party was great.", "b"),
+    ]
+    found = read_times("Did Jake mention the match before Jake shared the party plans?", same)
+    assert found is not None and found.short == "Yes" and found.passage.number == 2
+
+
+def test_an_event_matched_equally_well_at_two_dates_gives_no_verdict() -> None:
+    trips = [
+        Passage(1, "Time: 20261219_19:00\nWolfgang: Off to Hong Kong next week!\nLiHua: Have a nice trip!", "a"),
+        Passage(2, "Time: 20261223_23:00\nWolfgang: Just landed in Hong Kong!", "b"),
+    ]
+    assert read_times("Did Wolfgang arrive in Hong Kong after he told Li Hua about his trip?", trips) is None
