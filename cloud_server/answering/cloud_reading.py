@@ -1,8 +1,9 @@
 """The cloud's reading of the merged context (transport-free): the question's shape decides the reader, the cloud
 LLM answers once (on a choice schema where the shape has one), and the answer is composed as an edge composes
 its own: the short answer, then one supporting sentence with its source where every text read may be quoted to
-the asker (see answer_guard), else the source ids only. A degenerate generation gives way to an extract of the
-texts the asker may be quoted."""
+the asker (see answer_guard), else the source ids only. When every generation is degenerate and the context held
+entity and relation lines besides its chunks, the model is asked again from the chunks alone; if that too gives
+nothing usable, an extract of the texts the asker may be quoted is shown."""
 
 from __future__ import annotations
 
@@ -55,6 +56,10 @@ def read_context(
         return Sampling(n, config.max_tokens, temperature, SEED if n > 1 else None, reason=False)
 
     sampled = read(question, passages, merged.text, generator, sampling)
+    if not sampled.usable and passages and merged.chunk_text != merged.text:
+        # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is
+        # asked once more from the chunks alone
+        sampled = read(question, passages, merged.chunk_text, generator, sampling)
     reading, usable = sampled.reading, sampled.usable
     if not usable:
         return CloudReading(_fallback(question, merged, readers), "")

@@ -21,6 +21,11 @@ class MergedContext:
     edges: frozenset[str] = frozenset()
     """Every edge whose text (a chunk, or an entity or relation line) is in ``text``."""
 
+    @property
+    def chunk_text(self) -> str:
+        """The context without its entity and relation lines: the numbered chunks alone (numbered as in ``text``)."""
+        return "\n\n".join(f"[{i + 1}] {c.chunk.text}" for i, c in enumerate(self.chunks))
+
 
 def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokenizer: Tokenizer) -> MergedContext:
     """The context text for the cloud LLM, and which chunks went into it."""

@@ -57,3 +57,18 @@ def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:
     read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
     schema = model.requests[0].json_schema
     assert schema is not None and set(schema["properties"]) == {"answer"} and schema["required"] == ["answer"]
+
+
+def test_a_degenerate_answer_from_chunks_and_entity_lines_is_asked_again_from_the_chunks_alone() -> None:
+    with_facts = MergedContext(
+        f"{MERGED.text}\n\n- Acme Robotics (organization): a maker of welding arms", MERGED.chunks, 30, MERGED.edges
+    )
+    model = _replies("1. Acme\n2. Acme\n3. Acme\n4. Acme\n5. Acme\n6. Acme\n7. Acme", "Welding arms, in Berlin [1].")
+    read = read_context("What does Acme Robotics do?", with_facts, model, CloudQueryConfig(), APP_QUOTING)
+    assert len(model.requests) == 2
+    assert "- Acme Robotics (organization)" in model.requests[0].prompt
+    assert "- Acme Robotics (organization)" not in model.requests[1].prompt and TEXT in model.requests[1].prompt
+    assert "Welding arms" in read.short
+    chunks_only = _replies("1. Acme\n2. Acme\n3. Acme\n4. Acme\n5. Acme\n6. Acme\n7. Acme")
+    read_context("What does Acme Robotics do?", MERGED, chunks_only, CloudQueryConfig(), APP_QUOTING)
+    assert len(chunks_only.requests) == 1, "a context of chunks alone is not asked again"
