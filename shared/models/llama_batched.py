@@ -5,8 +5,8 @@ fixed system prompt is read once per process), its cache is copied to every sequ
 evaluates the next token of all unfinished samples in one batch. On a small model the cost of a step hardly
 grows with the number of sequences, so n samples cost about what one costs (benchmarks/batched_samples.py
 measures it). Samples that would not all fit the context at once are decoded in waves that do; ``together``
-False decodes them one after another. Each sequence has its own sampler chain (penalties, grammar, then greedy,
-or top-k, typical, top-p, min-p, temperature and a seeded draw), in the order llama-cpp-python's sampling uses.
+False decodes them one after another. Each sequence picks its tokens with its own sampler
+(shared.models.llama_sampling).
 
 Only llama.cpp's public C functions are called (llama_cpp's ctypes bindings), never llama-cpp-python's private
 helpers.
@@ -21,27 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.core.errors import ModelError
-
-PENALTY_LAST_N = 64
-"""Tokens the repeat penalty looks back over (llama-cpp-python's default ``last_n_tokens_size``)."""
-RANDOM_SEED = 0xFFFFFFFF
-"""llama.cpp's LLAMA_DEFAULT_SEED: a random seed."""
-
-
-@dataclass(frozen=True)
-class SampleSettings:
-    """How each sequence samples its tokens."""
-
-    temperature: float
-    top_p: float
-    top_k: int
-    min_p: float
-    repeat_penalty: float
-    max_tokens: int
-    seed: int | None
-    """Sequence i draws with seed + i (None: random)."""
-    grammar: str | None = None
-    """A GBNF grammar every sample must follow (root rule ``root``)."""
+from shared.models.llama_sampling import SampleSettings, SequenceSampler
 
 
 @dataclass(frozen=True)
@@ -116,12 +96,13 @@ class BatchedSampler:
         memory = self._l.llama_get_memory(self._ctx)
         for seq in range(1, len(indexes)):
             self._l.llama_memory_seq_cp(memory, 0, seq, -1, -1)
-        chains = [self._chain(settings, i) for i in indexes]
+        samplers: list[SequenceSampler] = []
         try:
-            return self._decode(chains, last, length, settings.max_tokens)
+            samplers += [SequenceSampler(self._l, self._vocab, settings, i) for i in indexes]
+            return self._decode(samplers, last, length, settings.max_tokens)
         finally:
-            for chain in chains:
-                self._l.llama_sampler_free(chain)
+            for sampler in samplers:
+                sampler.close()
             for seq in range(1, self.n_seq):
                 self._l.llama_memory_seq_rm(memory, seq, -1, -1)
             self._l.llama_memory_seq_rm(memory, 0, length, -1)
@@ -150,16 +131,18 @@ class BatchedSampler:
         self._cached = prompt
         return len(rest), last
 
-    def _decode(self, chains: list[Any], last: int, position: int, max_tokens: int) -> tuple[list[list[int]], int]:
+    def _decode(
+        self, samplers: list[SequenceSampler], last: int, position: int, max_tokens: int
+    ) -> tuple[list[list[int]], int]:
         """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens)."""
-        out: list[list[int]] = [[] for _ in chains]
-        logits_at = [last] * len(chains)
-        active = list(range(len(chains)))
+        out: list[list[int]] = [[] for _ in samplers]
+        logits_at = [last] * len(samplers)
+        active = list(range(len(samplers)))
         steps = 0
         while active:
             batch: list[tuple[int, int, int, bool]] = []
             for seq in list(active):
-                token = self._l.llama_sampler_sample(chains[seq], self._ctx, logits_at[seq])
+                token = samplers[seq].pick(self._ctx, logits_at[seq])
                 if self._l.llama_vocab_is_eog(self._vocab, token):
                     active.remove(seq)
                     continue
@@ -188,36 +171,6 @@ class BatchedSampler:
         if status != 0:
             self._cached = []
             raise ModelError(f"llama.cpp could not decode a batch of {len(items)} tokens (status {status})")
-
-    def _chain(self, s: SampleSettings, index: int) -> Any:
-        lib = self._l
-        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        parts = [lib.llama_sampler_init_penalties(PENALTY_LAST_N, s.repeat_penalty, 0.0, 0.0)]
-        if s.grammar is not None:
-            grammar = lib.llama_sampler_init_grammar(self._vocab, s.grammar.encode("utf-8"), b"root")
-            if not grammar:
-                lib.llama_sampler_free(parts[0])
-                lib.llama_sampler_free(chain)
-                raise ModelError("llama.cpp could not parse the answer's grammar")
-            parts.append(grammar)
-        if s.temperature <= 0:
-            parts.append(lib.llama_sampler_init_greedy())
-        else:
-            parts += self._sampling(s, index)
-        for part in parts:
-            lib.llama_sampler_chain_add(chain, part)
-        return chain
-
-    def _sampling(self, s: SampleSettings, index: int) -> list[Any]:
-        lib = self._l
-        return [
-            lib.llama_sampler_init_top_k(s.top_k),
-            lib.llama_sampler_init_typical(1.0, 1),
-            lib.llama_sampler_init_top_p(s.top_p, 1),
-            lib.llama_sampler_init_min_p(s.min_p, 1),
-            lib.llama_sampler_init_temp(s.temperature),
-            lib.llama_sampler_init_dist(RANDOM_SEED if s.seed is None else s.seed + index),
-        ]
 
     def close(self) -> None:
         if self._batch is not None:

@@ -18,7 +18,8 @@ from shared.config import ModelConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.core.model_api import Completion, GenerationRequest, ModelSpeed
 from shared.models.cpu import resolve_threads
-from shared.models.llama_batched import BatchedSampler, SampleSettings
+from shared.models.llama_batched import BatchedSampler
+from shared.models.llama_sampling import SampleSettings
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
 from shared.models.weights import slm_path
