@@ -1,0 +1,83 @@
+"""The local-answer speed tables (docs/results/answer-reason, docs/results/batched-samples) are what their committed
+rows give: local answer p50 / p95, generation p50, decoded tokens p50, the gate's escalation within and out of
+domain and the strict accuracy of the answers kept within; and the batched-samples benchmark table is the one its
+committed output printed. A changed digit fails."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simulation.report_files import read_rows
+from tests.support.paths import REPO
+
+RESULTS = REPO / "docs" / "results"
+TABLES = [
+    ("answer-reason", "| true (default) |", "answer-reason/on.jsonl.gz"),
+    ("answer-reason", "| false |", "answer-reason/off.jsonl.gz"),
+    ("batched-samples", "| before (`b754520`, one by one, grammar first) |", "answer-reason/on.jsonl.gz"),
+    ("batched-samples", "| after (`0db317f`, together, grammar checked) |", "batched-samples/local-fit40.jsonl.gz"),
+]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.95 * len(ordered))]
+
+
+def _share(rows: Sequence[dict[str, Any]], key: str) -> str:
+    return f"{100 * sum(1 for r in rows if r[key]) / len(rows):.1f}"
+
+
+def _figures(path: Path) -> list[str]:
+    rows = [r for r in read_rows(path) if r["mode"] == "local"]
+    total = [r["timings"]["total"] for r in rows]
+    generation = [r["timings"]["generation"] for r in rows]
+    tokens = [r["model_speed"]["decode_tokens"] for r in rows]
+    within = [r for r in rows if r["kind"] == "within"]
+    kept = [r for r in within if not r["escalated"]]
+    return [
+        f"{statistics.median(total):.2f}",
+        f"{_p95(total):.2f}",
+        f"{statistics.median(generation):.2f}",
+        f"{statistics.median(tokens):.0f}",
+        _share(within, "escalated"),
+        _share([r for r in rows if r["kind"] == "out"], "escalated"),
+        _share(kept, "correct"),
+        str(len(kept)),
+    ]
+
+
+def _shown(result: str, label: str) -> list[str]:
+    for line in (RESULTS / result / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith(label):
+            return _NUMBER.findall(line[len(label) :])
+    raise AssertionError(f"no row {label!r} in {result}/README.md")
+
+
+@pytest.mark.parametrize(("result", "label", "rows"), TABLES)
+def test_each_local_speed_row_is_recomputed_from_its_rows(result: str, label: str, rows: str) -> None:
+    assert _shown(result, label) == _figures(RESULTS / rows)
+
+
+def test_the_batched_samples_benchmark_table_is_its_committed_output() -> None:
+    printed = (RESULTS / "batched-samples" / "benchmark.txt").read_text(encoding="utf-8").splitlines()
+    for setting in ("together", "one by one"):
+        line = next(x for x in printed if x.startswith(f"| {setting} |"))
+        assert _shown("batched-samples", f"| {setting} |") == _NUMBER.findall(line[len(setting) + 3 :])
+
+
+def test_docs_benchmarks_quotes_the_same_figures() -> None:
+    text = " ".join((REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    together, apart = (_shown("batched-samples", f"| {s} |") for s in ("together", "one by one"))
+    saved = float(apart[4]) - float(together[4])  # decoding p50
+    before = _figures(RESULTS / "answer-reason/on.jsonl.gz")[0]
+    after = _figures(RESULTS / "batched-samples/local-fit40.jsonl.gz")[0]
+    assert f"decoding together saved {saved:.2f} s of {apart[4]} s at p50" in text
+    assert f"local answer went from {before} s to {after} s p50" in text
