@@ -24,22 +24,22 @@ CHOSEN = re.compile(r'\s*\{\s*"answer"\s*:\s*"(?:Apple|Google|Insufficient infor
 CONTEXT = "\n".join(f"[{i}] Report {i}: the company Apple released a phone in Paris on Monday." for i in range(1, 9))
 
 
-@pytest.fixture(scope="module")
-def batched() -> Iterator[LlamaCppGenerator]:
-    generator = LlamaCppGenerator(ModelConfig(batch_samples=True))
+def _generator(together: bool) -> Iterator[LlamaCppGenerator]:
+    generator = LlamaCppGenerator(ModelConfig(batch_samples=together))
     try:
         yield generator
     finally:
         generator.close()
+
+
+@pytest.fixture(scope="module")
+def batched() -> Iterator[LlamaCppGenerator]:
+    yield from _generator(together=True)
 
 
 @pytest.fixture(scope="module")
 def one_by_one() -> Iterator[LlamaCppGenerator]:
-    generator = LlamaCppGenerator(ModelConfig(batch_samples=False))
-    try:
-        yield generator
-    finally:
-        generator.close()
+    yield from _generator(together=False)
 
 
 def _choice(n: int = 4, seed: int = 7) -> GenerationRequest:
