@@ -25,6 +25,7 @@ from shared.core.model_api import Completion, GenerationRequest
 from shared.models.llama_cpp_backend import LlamaCppGenerator
 from shared.reading.answer_format import answer_request
 from shared.reading.compose import plan_reading
+from shared.reading.span_reader import numbered_context
 from simulation.bundle import load_questions
 from simulation.halves import half_of, parse_half
 from simulation.machine import machine_facts
@@ -42,7 +43,7 @@ def requests(bench: Path, config: EdgeConfig, limit: int, half: str) -> list[Gen
         if not question.evidence_doc_ids or (wanted is not None and half_of(question.qid) != wanted):
             continue
         reading = plan_reading(question.question, gold_passages(question, docs))
-        context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
+        context = numbered_context(reading.passages)
         how = config.answer.sampling(config.answer.n_answers)
         out.append(answer_request(question.question, context, how, reading.options))
         if len(out) == limit:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from shared.reading.span_reader import numbered_context
 from shared.reading.temporal import read_times
 from simulation.bundle import load_questions
 from simulation.halves import half_of, parse_half
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     with args.out.open("w", encoding="utf-8") as out:
         for i, q in enumerate(asked, 1):
             passages = gold_passages(q, docs)
-            context = "\n\n".join(f"[{p.number}] {p.text}" for p in passages)
+            context = numbered_context(passages)
             started = time.perf_counter()
             reply: Any = llm.create_chat_completion(
                 [

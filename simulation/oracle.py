@@ -24,7 +24,7 @@ from shared.models.factory import build_generator
 from shared.reading.answer_format import declares_missing
 from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
 from shared.reading.read import read_planned
-from shared.reading.span_reader import Passage
+from shared.reading.span_reader import Passage, numbered_context
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.indexing import docs_by_edge
@@ -52,7 +52,7 @@ def gold_passages(question: Question, docs: dict[str, str]) -> list[Passage]:
 def sample_answers(generator: TextGenerator, reading: Reading, config: EdgeConfig) -> list[str]:
     """``answer.n_answers`` answers of the SLM from the reading's passages (on the choice schema where the
     question's shape has one), as the edge samples them."""
-    context = "\n\n".join(f"[{p.number}] {p.text}" for p in reading.passages)
+    context = numbered_context(reading.passages)
     how = config.answer.sampling(config.answer.n_answers)
     return read_planned(reading, context, generator, how).answers
 

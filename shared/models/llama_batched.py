@@ -32,7 +32,6 @@ class BatchedRun:
     prompt_tokens: int
     """Prompt tokens evaluated (those after the prefix kept from the previous prompt)."""
     prompt_seconds: float
-    decode_steps: int
     decode_seconds: float
 
 
@@ -80,18 +79,15 @@ class BatchedSampler:
         evaluated, last = self._read_prompt(list(prompt))
         read = time.perf_counter()
         tokens: list[list[int]] = []
-        steps = 0
         for first in range(0, n, size):
             if first:  # the previous wave's decoding replaced the prompt's logits: read its last token again
                 self._l.llama_memory_seq_rm(self._l.llama_get_memory(self._ctx), 0, len(prompt) - 1, -1)
                 self._decode_batch([(prompt[-1], len(prompt) - 1, 0, True)])
                 last = 0
-            out, taken = self._wave(range(first, min(n, first + size)), settings, last, len(prompt))
-            tokens += out
-            steps += taken
-        return BatchedRun(tokens, evaluated, read - start, steps, time.perf_counter() - read)
+            tokens += self._wave(range(first, min(n, first + size)), settings, last, len(prompt))
+        return BatchedRun(tokens, evaluated, read - start, time.perf_counter() - read)
 
-    def _wave(self, indexes: range, settings: SampleSettings, last: int, length: int) -> tuple[list[list[int]], int]:
+    def _wave(self, indexes: range, settings: SampleSettings, last: int, length: int) -> list[list[int]]:
         """Samples ``indexes`` (their seeds' offsets) decoded together from the prompt cached on sequence 0."""
         memory = self._l.llama_get_memory(self._ctx)
         for seq in range(1, len(indexes)):
@@ -131,14 +127,11 @@ class BatchedSampler:
         self._cached = prompt
         return len(rest), last
 
-    def _decode(
-        self, samplers: list[SequenceSampler], last: int, position: int, max_tokens: int
-    ) -> tuple[list[list[int]], int]:
+    def _decode(self, samplers: list[SequenceSampler], last: int, position: int, max_tokens: int) -> list[list[int]]:
         """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens)."""
         out: list[list[int]] = [[] for _ in samplers]
         logits_at = [last] * len(samplers)
         active = list(range(len(samplers)))
-        steps = 0
         while active:
             batch: list[tuple[int, int, int, bool]] = []
             for seq in list(active):
@@ -154,8 +147,7 @@ class BatchedSampler:
                 batch.append((token, position + len(out[seq]) - 1, seq, True))
             if batch:
                 self._decode_batch(batch)
-                steps += 1
-        return out, steps
+        return out
 
     def _decode_batch(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
         """One llama_decode of (token, position, sequence, wants logits) items."""

@@ -58,6 +58,9 @@ class SequenceSampler:
         for part in self._parts(settings, index):
             lib.llama_sampler_chain_add(self._chain, part)
         self._one = np.zeros(1, dtype=_TOKEN_DATA)
+        self._all = np.zeros(self._n_vocab, dtype=_TOKEN_DATA)
+        self._ids = np.arange(self._n_vocab, dtype=np.int32)
+        """Every token's id, copied into the candidates before each draw (a draw sorts and cuts them in place)."""
 
     def _parts(self, s: SampleSettings, index: int) -> list[Any]:
         lib = self._l
@@ -87,11 +90,10 @@ class SequenceSampler:
         return token
 
     def _draw(self, logits: np.ndarray, constrained: bool) -> int:
-        data = np.empty(self._n_vocab, dtype=_TOKEN_DATA)
-        data["id"] = np.arange(self._n_vocab, dtype=np.int32)
-        data["logit"] = logits
-        data["p"] = 0.0
-        array = self._array(data)
+        self._all["id"] = self._ids
+        self._all["logit"] = logits
+        self._all["p"] = 0.0
+        array = self._array(self._all)
         if constrained:
             self._l.llama_sampler_apply(self._grammar, ctypes.byref(array))
         self._l.llama_sampler_apply(self._chain, ctypes.byref(array))
