@@ -43,8 +43,8 @@ class ModelConfig:
     one batch per step) instead of one after another. Sample i draws with seed + i either way; a batch's
     arithmetic rounds a little differently, so a few samples differ. benchmarks/batched_samples.py times both."""
     n_threads: int = 0
-    """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads sleep
-    (OMP_WAIT_POLICY=PASSIVE unless the environment says otherwise), so co-located processes don't spin."""
+    """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads spin
+    briefly, then sleep (shared/models/cpu.py), so co-located processes don't spin against each other."""
     timeout_s: float = 120.0
     """Per-request timeout (openai backend)."""
     extended_sampling: bool = True
