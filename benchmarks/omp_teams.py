@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from shared.models.cpu import SHORT_SPIN_COUNT, WAIT_ENV, wait_environment
+from simulation.machine import machine_facts
 
 SETTINGS: dict[str, dict[str, str]] = {
     "short (dgrag's default)": wait_environment("short"),
@@ -87,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         got = json.loads(done.stdout.strip().splitlines()[-1])
         shown = " ".join(f"{k}={v}" for k, v in env.items() if k in WAIT_ENV and k != "DGRAG_WAIT_POLICY")
         print(f"| {name} | {shown} | {got['total']:.1f} s | {got['p50']:.2f} s | {got['switches']:,.0f} |")
+    print("\n" + machine_facts().markdown())  # this process set no OpenMP environment: it runs no model
     return 0
 
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from shared.core.text import content_words, sentences
+from shared.core.text import content_words
 from shared.reading.span_reader import Found, Passage, stems, term_weights
-from shared.reading.utterance import attributed
+from shared.reading.utterance import spoken
 
 MIN_EVENT_SHARE = 0.3
 """An event is found when one sentence holds at least this weighted share of its content words. Fitted on the fit
@@ -168,10 +168,9 @@ def _places(text: str, passages: Sequence[Passage]) -> list[Found]:
     found: list[Found] = []
     at = 0
     for passage in passages:
-        speakers = {sentence: speaker for speaker, _, sentence in attributed(passage.text)}
-        for sentence in sentences(passage.text):
+        for speaker, _, sentence in spoken(passage.text):
             at += 1
-            told = _stems(f"{speakers.get(sentence, '')} {sentence}")
+            told = _stems(f"{speaker} {sentence}")
             share = sum(weight[t] for t in told & wanted) / total
             if share >= MIN_EVENT_SHARE:
                 found.append(Found(sentence, sentence, passage, share, at))

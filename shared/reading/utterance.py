@@ -95,16 +95,21 @@ def _turns(text: str, who: str) -> Iterator[tuple[str, str]]:
             yield said, sentence
 
 
-def attributed(text: str) -> Iterator[tuple[str, str, str]]:
-    """(speaker, what was said, the sentence) for each sentence of ``text`` after its first "Name:" line."""
+def spoken(text: str) -> Iterator[tuple[str, str, str]]:
+    """(speaker, what was said, the sentence) for every sentence of ``text`` in order; the speaker is the last
+    "Name:" line's, or "" before the first one."""
     speaker = ""
     for sentence in sentences(text):
         m = _SPEAKER.search(sentence)
         said = sentence
         if m:
             speaker, said = m.group("name"), m.group("said")
-        if speaker:
-            yield speaker, said, sentence
+        yield speaker, said, sentence
+
+
+def attributed(text: str) -> Iterator[tuple[str, str, str]]:
+    """(speaker, what was said, the sentence) for each sentence of ``text`` after its first "Name:" line."""
+    return ((speaker, said, sentence) for speaker, said, sentence in spoken(text) if speaker)
 
 
 def _same_person(speaker: str, who: str) -> bool:

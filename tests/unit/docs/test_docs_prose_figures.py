@@ -226,7 +226,7 @@ def _readme_phrases() -> list[str]:
         f"multihop4 {old_within} / {old_out} -> {within} / {out} (entity {old_entity} -> {entity}; the yes/no votes "
         f"drawn anew by the batched decoder, {right} from wrong to right and {wrong} back), lihua4 {old_lihua[0]} / "
         f"{old_lihua[1]} -> {lihua[0]} / {lihua[1]}",
-        f"A local answer takes {_local_p50(RESULTS / 'batched-samples/local-fit40.jsonl.gz')} s at p50 on 40 fit-half "
+        f"A local answer takes {_local_p50(RESULTS / 'omp-teams/local-fit40.jsonl.gz')} s at p50 on 40 fit-half "
         f"multihop4 questions, from {_local_p50(RESULTS / 'answer-reason/on.jsonl.gz')} s",
         f"got {smart} of the routed asks against its honest {smart_honest} (`docs/results/lying-edge-smart`; "
         f"{before_fix} before",

@@ -1,4 +1,4 @@
-"""The local-answer speed tables (docs/results/answer-reason, docs/results/batched-samples) are what their committed
+"""The local-answer speed tables (docs/results/answer-reason, batched-samples, omp-teams) are what their committed
 rows give: local answer p50 / p95, generation p50, decoded tokens p50, the gate's escalation within and out of
 domain and the strict accuracy of the answers kept within; and the batched-samples benchmark table is the one its
 committed output printed. A changed digit fails."""
@@ -22,6 +22,8 @@ TABLES = [
     ("answer-reason", "| false |", "answer-reason/off.jsonl.gz"),
     ("batched-samples", "| before (`b754520`, one by one, grammar first) |", "answer-reason/on.jsonl.gz"),
     ("batched-samples", "| after (`0db317f`, together, grammar checked) |", "batched-samples/local-fit40.jsonl.gz"),
+    ("omp-teams", "| before (`0db317f`, spin count alone) |", "batched-samples/local-fit40.jsonl.gz"),
+    ("omp-teams", "| after (`b15e5d9`, ACTIVE with the spin count) |", "omp-teams/local-fit40.jsonl.gz"),
 ]
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -95,6 +97,15 @@ def test_the_batched_samples_benchmark_tables_are_their_committed_output(output:
         assert numbers == _NUMBER.findall(line[len(setting) + 3 :])
 
 
+def test_the_omp_teams_benchmark_table_is_its_committed_output() -> None:
+    printed = (RESULTS / "omp-teams" / "benchmark.txt").read_text(encoding="utf-8").splitlines()
+    shown = _table("omp-teams", "| OpenMP setting |")
+    assert len(shown) == 3
+    for setting, numbers in shown.items():
+        line = next(x for x in printed if x.startswith(f"| {setting} |"))
+        assert numbers == _NUMBER.findall(line[len(setting) + 3 :])
+
+
 def test_docs_benchmarks_quotes_the_same_figures() -> None:
     text = " ".join((REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
     table = _table("batched-samples", "| samples decoded | generations")
@@ -104,3 +115,8 @@ def test_docs_benchmarks_quotes_the_same_figures() -> None:
     after = _figures(RESULTS / "batched-samples/local-fit40.jsonl.gz")[0]
     assert f"decoding together saved {saved:.2f} s of {apart[4]} s at p50" in text
     assert f"local answer went from {before} s to {after} s p50" in text
+    teams = _table("omp-teams", "| OpenMP setting |")
+    fixed = _figures(RESULTS / "omp-teams/local-fit40.jsonl.gz")[0]
+    spun, short = teams["spin count alone"][1], teams["short (dgrag's default)"][1]  # after the spin count
+    assert f"{spun} s against {short} s for twelve questions" in text
+    assert f"local answer of a 4-edge simulation went from {after} s to {fixed} s p50" in text

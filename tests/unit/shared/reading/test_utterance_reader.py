@@ -5,7 +5,7 @@ from __future__ import annotations
 from shared.reading.compose import compose, plan_reading
 from shared.reading.short_phrase import answer_phrase
 from shared.reading.span_reader import Passage
-from shared.reading.utterance import asked_speaker, read_utterance
+from shared.reading.utterance import asked_speaker, read_utterance, spoken
 
 CHAT = Passage(
     1,
@@ -66,3 +66,10 @@ def test_a_who_question_reads_speakers_before_names_and_a_person_is_a_name_not_a
     article = Passage(1, "The CEO of FTX spoke. Sam Bankman-Fried, the CEO of FTX, faces a fraud trial.", "a")
     ranked = rank_entities("Who is the individual facing a fraud trial?", [article], wants_person=True)
     assert ranked[0].short == "Sam Bankman-Fried"
+
+
+def test_every_sentence_keeps_its_own_speaker_even_one_said_twice() -> None:
+    text = "Time: 20261013_13:30\nAdam: Hi there. Sounds good.\nJake: Hey. Sounds good."
+    said = [(speaker, sentence) for speaker, _, sentence in spoken(text)]
+    assert [s for s, sentence in said if sentence == "Sounds good."] == ["Adam", "Jake"]
+    assert said[0][0] == "", "a sentence before the first 'Name:' line has no speaker"
