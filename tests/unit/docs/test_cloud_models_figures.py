@@ -33,7 +33,11 @@ def _accuracy(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def _figures(bundle: str, run: str, with_counts: bool) -> list[str]:
-    rows = [r for r in rescored(read_rows(find_answers(RESULTS / run))) if r["mode"] == "dgrag"]
+    return _figures_of(rescored(read_rows(find_answers(RESULTS / run))), bundle, with_counts)
+
+
+def _figures_of(rows: Sequence[dict[str, Any]], bundle: str, with_counts: bool) -> list[str]:
+    rows = [r for r in rows if r["mode"] == "dgrag"]
     out = [_accuracy([r for r in rows if r["kind"] == kind]) for kind in ("within", "out")]
     for shape in SHAPES[bundle]:
         asks = [r for r in rows if r["kind"] == "out" and r["shape"] == shape]
@@ -57,3 +61,33 @@ def _shown(bundle: str, label: str) -> list[str]:
 def test_each_cloud_models_row_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
     run = f"{bundle}-{MODELS[label]}"
     assert _shown(bundle, label) == _figures(bundle, run, with_counts=label.startswith("SmolLM2"))
+
+
+AFTER = {
+    "SmolLM2-135M-Instruct Q8_0 (default)": None,
+    "Qwen2.5-Coder-0.5B-Instruct Q4_K_M": "qwen05",
+    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M": "qwen15",
+}
+"""The rerun at commit b15e5d9: the Qwen runs in cloud-models/b15e5d9/, SmolLM2's rows the published report run's."""
+
+
+def _after_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
+    if model is not None:
+        return rescored(read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-{model}")))
+    asked = {r["qid"] for r in read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-qwen05"))}
+    report = REPO / "docs" / "results" / f"report-{bundle}"
+    return [r for r in rescored(read_rows(find_answers(report))) if r["qid"] in asked]
+
+
+def _after_shown(bundle: str, label: str) -> list[str]:
+    text = (RESULTS / "README.md").read_text(encoding="utf-8").split("## After the OpenMP fix", 1)[1]
+    for line in text.split(f"### {bundle}", 1)[1].split("\n### ", 1)[0].splitlines():
+        if line.startswith(f"| {label} |"):
+            return _NUMBER.findall(line[len(label) + 3 :])
+    raise AssertionError(f"no row {label!r} in the {bundle} table after the OpenMP fix")
+
+
+@pytest.mark.parametrize(("bundle", "label"), [(bundle, label) for bundle in SHAPES for label in AFTER])
+def test_each_row_after_the_openmp_fix_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
+    figures = _figures_of(_after_rows(bundle, AFTER[label]), bundle, with_counts=AFTER[label] is None)
+    assert _after_shown(bundle, label) == figures

@@ -69,7 +69,7 @@ def test_a_who_question_reads_speakers_before_names_and_a_person_is_a_name_not_a
 
 
 def test_every_sentence_keeps_its_own_speaker_even_one_said_twice() -> None:
-    text = "Time: 20261013_13:30\nAdam: Hi there. Sounds good.\nJake: Hey. Sounds good."
+    text = "Notes first.\nAdam: Hi there. Sounds good.\nJake: Hey. Sounds good."
     said = [(speaker, sentence) for speaker, _, sentence in spoken(text)]
     assert [s for s, sentence in said if sentence == "Sounds good."] == ["Adam", "Jake"]
     assert said[0][0] == "", "a sentence before the first 'Name:' line has no speaker"
