@@ -120,3 +120,24 @@ def test_docs_benchmarks_quotes_the_same_figures() -> None:
     spun, short = teams["spin count alone"][1], teams["short (dgrag's default)"][1]  # after the spin count
     assert f"{spun} s against {short} s for twelve questions" in text
     assert f"local answer of a 4-edge simulation went from {after} s to {fixed} s p50" in text
+
+
+def test_the_no_reason_fit_half_figures_are_their_rows_and_replay() -> None:
+    readme = " ".join((RESULTS / "answer-reason" / "README.md").read_text(encoding="utf-8").split())
+    replay = (RESULTS / "answer-reason" / "fit-half-noreason" / "fit_gate_check.md").read_text(encoding="utf-8")
+    defaults = [line for line in replay.splitlines() if line.startswith("| 0.1 | 0.05 | -0.1 | 0 |")]
+    shown = [_NUMBER.findall(line)[-4:-2] for line in defaults]  # escalation within, out per bundle
+    (mh_in, mh_out), (lh_in, lh_out) = shown
+    assert (
+        f"| without reasons (`fit-half-noreason/`, commit 9b64c8d) | {mh_in}% / {mh_out}% | {lh_in}% / {lh_out}% |"
+        in (RESULTS / "answer-reason" / "README.md").read_text(encoding="utf-8")
+    )
+    asked = {(r["qid"], r["kind"]) for r in read_rows(RESULTS / "omp-teams/local-fit40.jsonl.gz")}
+    rows = read_rows(RESULTS / "answer-reason/fit-half-noreason/multihop4-local.jsonl.gz")
+    total = [r["timings"]["total"] for r in rows if (r["qid"], r["kind"]) in asked]
+    assert len(total) == len(asked)
+    with_reasons = _figures(RESULTS / "omp-teams/local-fit40.jsonl.gz")
+    assert (
+        f"the local answer takes {statistics.median(total):.2f} s at p50 and {_p95(total):.2f} s at p95 without "
+        f"reasons against {with_reasons[0]} s and {with_reasons[1]} s with them" in readme
+    )
