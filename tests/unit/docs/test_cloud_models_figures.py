@@ -50,11 +50,15 @@ def _figures_of(rows: Sequence[dict[str, Any]], bundle: str, with_counts: bool) 
 def _shown(bundle: str, label: str) -> list[str]:
     """The numbers of ``label``'s row in the table under the heading that names ``bundle``."""
     text = (RESULTS / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"## {bundle}", 1)[1].split("\n## ", 1)[0]
+    return _row(text.split(f"## {bundle}", 1)[1].split("\n## ", 1)[0], label, f"the {bundle} table")
+
+
+def _row(section: str, label: str, where: str) -> list[str]:
+    """The numbers of ``label``'s table row in ``section``."""
     for line in section.splitlines():
         if line.startswith(f"| {label} |"):
             return _NUMBER.findall(line[len(label) + 3 :])
-    raise AssertionError(f"no row {label!r} in the {bundle} table")
+    raise AssertionError(f"no row {label!r} in {where}")
 
 
 @pytest.mark.parametrize(("bundle", "label"), ROWS)
@@ -81,10 +85,8 @@ def _after_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
 
 def _after_shown(bundle: str, label: str) -> list[str]:
     text = (RESULTS / "README.md").read_text(encoding="utf-8").split("## After the OpenMP fix", 1)[1]
-    for line in text.split(f"### {bundle}", 1)[1].split("\n### ", 1)[0].splitlines():
-        if line.startswith(f"| {label} |"):
-            return _NUMBER.findall(line[len(label) + 3 :])
-    raise AssertionError(f"no row {label!r} in the {bundle} table after the OpenMP fix")
+    section = text.split(f"### {bundle}", 1)[1].split("\n### ", 1)[0]
+    return _row(section, label, f"the {bundle} table after the OpenMP fix")
 
 
 @pytest.mark.parametrize(("bundle", "label"), [(bundle, label) for bundle in SHAPES for label in AFTER])
