@@ -118,10 +118,11 @@ class AnswerConfig:
     """Longest answer."""
     seed: int = 7
     """Sampling seed, so a re-run gives the same answers."""
-    reason: bool = True
-    """After a choice (yes/no, one of the options), the model's short reason: about 15 decoded tokens per sample,
-    which the gate's similarity and support checks read. false: the choice alone (faster; the gate's defaults were
-    fitted with reasons, so refit it with benchmarks/fit_gate_check.py first)."""
+    reason: bool = False
+    """After a choice (yes/no, one of the options), also decode the model's short reason (about 15 tokens per
+    sample) for the gate's similarity and support checks to read. false (default): the choice alone, about 0.5 s
+    faster a question on 2 cores; the gate's defaults replay the same on the fit half either way
+    (docs/results/answer-reason). Refit the gate with benchmarks/fit_gate_check.py after changing it."""
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
