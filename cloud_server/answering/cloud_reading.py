@@ -3,7 +3,8 @@ LLM answers once (on a choice schema where the shape has one), and the answer is
 its own: the short answer, then one supporting sentence with its source where every text read may be quoted to
 the asker (see answer_guard), else the source ids only. When every generation is degenerate and the context held
 entity and relation lines besides its chunks, the model is asked again from the chunks alone; if that too gives
-nothing usable, an extract of the texts the asker may be quoted is shown."""
+nothing usable, the shape's model-free reader answers where it can, and otherwise an extract of the texts the
+asker may be quoted is shown."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ from shared.reading.read import read
 from shared.reading.span_reader import Passage
 
 FALLBACK = "fallback"
+MODEL_FREE = frozenset({"extractive", "speaker", "dates"})
+"""Readers that answer without the model's samples: when every sample is degenerate, the shape's model-free
+reader (a name, date or number of the evidence, a speaker's own words, the order of two dated events) still answers
+before an extract is shown."""
 SEED = 7
 """Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""
 NO_USABLE_ANSWER = (
@@ -61,10 +66,10 @@ def read_context(
         # asked once more from the chunks alone
         sampled = read(question, passages, merged.chunk_text, generator, sampling)
     reading, usable = sampled.reading, sampled.usable
-    if not usable:
-        return CloudReading(_fallback(question, merged, readers), "")
     composed = compose(reading, usable, 0, config.readers, quote=readers.all_quotable(merged))
-    return CloudReading(composed.text, composed.short, composed.reader)
+    if usable or composed.reader in MODEL_FREE:
+        return CloudReading(composed.text, composed.short, composed.reader)
+    return CloudReading(_fallback(question, merged, readers), "")
 
 
 def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:

@@ -72,3 +72,12 @@ def test_a_degenerate_answer_from_chunks_and_entity_lines_is_asked_again_from_th
     chunks_only = _replies("1. Acme\n2. Acme\n3. Acme\n4. Acme\n5. Acme\n6. Acme\n7. Acme")
     read_context("What does Acme Robotics do?", MERGED, chunks_only, CloudQueryConfig(), APP_QUOTING)
     assert len(chunks_only.requests) == 1, "a context of chunks alone is not asked again"
+
+
+def test_when_every_sample_is_degenerate_the_shapes_model_free_reader_still_answers() -> None:
+    only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
+    read = read_context("Who leads Acme Robotics?", MERGED, only_loops, CloudQueryConfig(), APP_QUOTING)
+    assert read.short == "Jane Doe" and read.reader == "extractive"
+    assert "[1: edge-b:acme-1]" in read.text, "the name comes with the sentence and source that back it"
+    no_quote = read_context("Who leads Acme Robotics?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)
+    assert no_quote.short == "Jane Doe" and TEXT.split(". ")[1] not in no_quote.text, "no sentence for an edge"
