@@ -79,7 +79,7 @@ def _after_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
     if model is not None:
         return rescored(read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-{model}")))
     asked = {r["qid"] for r in read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-qwen05"))}
-    report = REPO / "docs" / "results" / f"report-{bundle}"
+    report = REPO / "docs" / "results" / f"report-{bundle}" / "run-b15e5d9"
     return [r for r in rescored(read_rows(find_answers(report))) if r["qid"] in asked]
 
 

@@ -192,11 +192,11 @@ def _readme_phrases() -> list[str]:
     """README.md's prose below its results table, from the same functions as the table."""
     within, out, base, _ = _numbers(published.accuracy_within_out(ROOT / published.MULTIHOP))[:4]
     entity, entity_base, _, yes_no, yes_no_base, _ = _numbers(published.by_shape(ROOT / published.MULTIHOP))
-    before = ROOT / published.MULTIHOP / "run-8b8757b"
+    before = ROOT / published.MULTIHOP / "run-b15e5d9"
     old_within, old_out = _numbers(published.accuracy_within_out(before))[:2]
     old_entity = _numbers(published.by_shape(before))[0]
     lihua = _numbers(published.accuracy_within_out(ROOT / published.LIHUA))[:2]
-    old_lihua = _numbers(published.accuracy_within_out(ROOT / published.LIHUA / "run-8b8757b"))[:2]
+    old_lihua = _numbers(published.accuracy_within_out(ROOT / published.LIHUA / "run-b15e5d9"))[:2]
     right, wrong = _flips(
         rescored(read_rows(find_answers(ROOT / published.MULTIHOP))),
         rescored(read_rows(find_answers(before))),
@@ -217,17 +217,19 @@ def _readme_phrases() -> list[str]:
         f"multihop4's out-of-domain asks reach {_right(_out(qwen))} against the baseline's {cloud_base} (SmolLM2: "
         f'{_right(_out(smol))}), its yes/no comparisons {_right(_out(qwen, "yes_no"))} against always "yes" '
         f"{always_yes}",
-        f"above the baseline within multihop4's domains ({within} against {base}), level with it out of them ({out})",
+        f"above the baseline within multihop4's domains ({within} against {base}) and out of them ({out})",
         f"(multihop4 {entity} against {entity_base}, within and out of domain alike",
         f"yes/no questions are not ({yes_no} against {yes_no_base}:",
         f"on lihua4 that reader answered {dated} of {asks} asks, all right, and from the gold evidence {gold_dated} of "
         f"{asks}, all right",
         f"lihua4's open questions ({open_n} of {len(open_rows)} asks) are rarely answered ({open_share})",
         f"multihop4 {old_within} / {old_out} -> {within} / {out} (entity {old_entity} -> {entity}; the yes/no votes "
-        f"drawn anew by the batched decoder, {right} from wrong to right and {wrong} back), lihua4 {old_lihua[0]} / "
-        f"{old_lihua[1]} -> {lihua[0]} / {lihua[1]}",
-        f"A local answer takes {_local_p50(RESULTS / 'omp-teams/local-fit40.jsonl.gz')} s at p50 on 40 fit-half "
-        f"multihop4 questions, from {_local_p50(RESULTS / 'answer-reason/on.jsonl.gz')} s",
+        f"drawn anew without reasons on another machine, {right} from wrong to right and {wrong} back), lihua4 "
+        f"{old_lihua[0]} / {old_lihua[1]} -> {lihua[0]} / {lihua[1]}",
+        f"A local answer takes {_local_p50(RESULTS / 'answer-reason/amx/off.jsonl.gz')} s at p50 on 40 fit-half "
+        f"multihop4 questions on the AMX machine ({_local_p50(RESULTS / 'answer-reason/amx/on.jsonl.gz')} s with the "
+        f"model's reasons, the default until now); on the AMD EPYC {_local_p50(RESULTS / 'omp-teams/local-fit40.jsonl.gz')}"
+        f" s, from {_local_p50(RESULTS / 'answer-reason/on.jsonl.gz')} s",
         f"got {smart} of the routed asks against its honest {smart_honest} (`docs/results/lying-edge-smart`; "
         f"{before_fix} before",
     ]

@@ -18,8 +18,10 @@ from tests.support.paths import REPO
 
 RESULTS = REPO / "docs" / "results"
 TABLES = [
-    ("answer-reason", "| true (default) |", "answer-reason/on.jsonl.gz"),
+    ("answer-reason", "| true (the default then) |", "answer-reason/on.jsonl.gz"),
     ("answer-reason", "| false |", "answer-reason/off.jsonl.gz"),
+    ("answer-reason", "| true (AMX machine) |", "answer-reason/amx/on.jsonl.gz"),
+    ("answer-reason", "| false (AMX machine, the default) |", "answer-reason/amx/off.jsonl.gz"),
     ("batched-samples", "| before (`b754520`, one by one, grammar first) |", "answer-reason/on.jsonl.gz"),
     ("batched-samples", "| after (`0db317f`, together, grammar checked) |", "batched-samples/local-fit40.jsonl.gz"),
     ("omp-teams", "| before (`0db317f`, spin count alone) |", "batched-samples/local-fit40.jsonl.gz"),
