@@ -1,19 +1,24 @@
 """Choose a model's reader profile from reader_oracle rows of the fit half: per question shape the reader (the
 model's samples or the model-free one) with the higher strict accuracy, and the shapes where neither beat the
-shape's baseline (always its most frequent gold) marked unreliable."""
+shape's baseline (always its most frequent gold) marked unreliable, and ``speakers`` kept on only where the
+model's reading with the speaker reader first is at least as good as without it."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from shared.reading.reader_profile import SHAPES
+from shared.reading.reader_profile import ALL_MODEL, SHAPES
 from simulation.halves import Half
 from simulation.scoring import shape_baseline, strictly_correct
 
 Row = Mapping[str, Any]
 READERS = ("model", "extractive")
+NO_SPEAKERS = "model_no_speakers"
+MODEL_NO_SPEAKERS = dataclasses.replace(ALL_MODEL, speakers=False)
+"""The model's reading without the speaker reader answering first (the rows' ``model_no_speakers``)."""
 
 
 def accuracy(rows: Sequence[Row], reader: str) -> float:
@@ -50,4 +55,16 @@ def profile_toml(rows: Sequence[Row]) -> str:
         model, extractive, base, n = measured[shape]
         lines.append(f'{shape} = "{reader}"  # {model:.1%} / {extractive:.1%} vs {base:.1%}, n={n}')
     lines.append(f'unreliable = "{",".join(unreliable)}"')
+    with_speakers, without = speaker_accuracy(rows)
+    keep = str(with_speakers >= without).lower()
+    lines.append(f"speakers = {keep}  # {with_speakers:.1%} with / {without:.1%} without, where they differ")
     return "\n".join(lines)
+
+
+def speaker_accuracy(rows: Sequence[Row]) -> tuple[float, float]:
+    """The model's strict accuracy on the fit half's rows with the speaker reader first and without it, over the
+    rows where the two differ in the shown answer (0, 0 where none do)."""
+    differ = [
+        r for r in rows if r["half"] == Half.FIT and NO_SPEAKERS in r and r["model_short"] != r[f"{NO_SPEAKERS}_short"]
+    ]
+    return accuracy(differ, "model"), accuracy(differ, NO_SPEAKERS)

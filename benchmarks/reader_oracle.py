@@ -12,7 +12,8 @@ has one) and both compositions are scored: ``extractive`` (the model-free reader
 accuracy, the shape-aware baseline of the same questions and the count, on the fit half (where a reader may be
 chosen), the report half and both (simulation/halves.py). ``--profile`` prints the reader profile (TOML for
 ``[answer.readers]``, or the cloud's ``[query.readers]``) that the fit half's rows choose: per shape the reader with
-the higher strict accuracy, and the shapes where neither beat the shape's baseline listed as unreliable.
+the higher strict accuracy, the shapes where neither beat the shape's baseline listed as unreliable, and whether a
+speaker's own line should answer before the model (``speakers``: the model's reading with and without it).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.reader_choice import accuracy, profile_toml
+from benchmarks.reader_choice import MODEL_NO_SPEAKERS, NO_SPEAKERS, accuracy, profile_toml
 from shared.config import EdgeConfig, load_config
 from shared.models.factory import build_generator
 from shared.reading.compose import Reading, compose, plan_reading
@@ -123,8 +124,8 @@ def _row(q: Question, reading: Reading, answers: list[str], modelled: bool) -> d
         "half": half_of(q.qid),
         "samples": answers,
     }
-    for name, profile in (("extractive", ALL_EXTRACTIVE), ("model", ALL_MODEL)):
-        if not modelled and profile is ALL_MODEL:
+    for name, profile in (("extractive", ALL_EXTRACTIVE), ("model", ALL_MODEL), (NO_SPEAKERS, MODEL_NO_SPEAKERS)):
+        if not modelled and profile is not ALL_EXTRACTIVE:
             continue
         shown = compose(reading, answers, first_usable(answers), profile)
         row[name] = shown.text
