@@ -213,6 +213,9 @@ def _readme_phrases() -> list[str]:
     cloud_base = _pct(shape_baseline(_out(smol)).accuracy)
     always_yes = _pct(shape_baseline(_out(smol, "yes_no")).accuracy)
     assert dated == dated_right and gold_dated == gold_right, "the prose says every dated verdict was right"
+    amx_off, amx_on = (_local_p50(RESULTS / f"answer-reason/amx/{x}.jsonl.gz") for x in ("off", "on"))
+    epyc = _local_p50(RESULTS / "omp-teams/local-fit40.jsonl.gz")
+    epyc_before = _local_p50(RESULTS / "answer-reason/on.jsonl.gz")
     return [
         f"multihop4's out-of-domain asks reach {_right(_out(qwen))} against the baseline's {cloud_base} (SmolLM2: "
         f'{_right(_out(smol))}), its yes/no comparisons {_right(_out(qwen, "yes_no"))} against always "yes" '
@@ -226,10 +229,8 @@ def _readme_phrases() -> list[str]:
         f"multihop4 {old_within} / {old_out} -> {within} / {out} (entity {old_entity} -> {entity}; the yes/no votes "
         f"drawn anew without reasons on another machine, {right} from wrong to right and {wrong} back), lihua4 "
         f"{old_lihua[0]} / {old_lihua[1]} -> {lihua[0]} / {lihua[1]}",
-        f"A local answer takes {_local_p50(RESULTS / 'answer-reason/amx/off.jsonl.gz')} s at p50 on 40 fit-half "
-        f"multihop4 questions on the AMX machine ({_local_p50(RESULTS / 'answer-reason/amx/on.jsonl.gz')} s with the "
-        f"model's reasons, the default until now); on the AMD EPYC {_local_p50(RESULTS / 'omp-teams/local-fit40.jsonl.gz')}"
-        f" s, from {_local_p50(RESULTS / 'answer-reason/on.jsonl.gz')} s",
+        f"A local answer takes {amx_off} s at p50 on 40 fit-half multihop4 questions on the AMX machine ({amx_on} s "
+        f"with the model's reasons, the default until now); on the AMD EPYC {epyc} s, from {epyc_before} s",
         f"got {smart} of the routed asks against its honest {smart_honest} (`docs/results/lying-edge-smart`; "
         f"{before_fix} before",
     ]
