@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from shared.config.model_readers import with_measured_readers
 from shared.core.errors import ConfigError
 
 T = TypeVar("T")
@@ -18,7 +19,8 @@ ENV_PREFIX = "DGRAG__"
 
 
 def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | None = None) -> T:
-    """Build ``cls`` from defaults, then the TOML file at ``path`` (if any), then ``DGRAG__`` variables."""
+    """Build ``cls`` from defaults, then the TOML file at ``path`` (if any), then ``DGRAG__`` variables; a
+    packaged model without readers of its own reads with the profile measured for it (shared.config.model_readers)."""
     raw: dict[str, Any] = {}
     if path is not None:
         try:
@@ -31,7 +33,7 @@ def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | No
     for key, value in env.items():
         if key.startswith(ENV_PREFIX) and len(key) > len(ENV_PREFIX):
             _set_path(raw, key[len(ENV_PREFIX) :].lower().split("__"), value)
-    return _build(cls, raw, where="config")
+    return with_measured_readers(_build(cls, raw, where="config"), raw)
 
 
 def _set_path(tree: dict[str, Any], parts: list[str], value: str) -> None:

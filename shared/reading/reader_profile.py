@@ -67,3 +67,16 @@ ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="mo
 """The model's samples for every shape."""
 ALL_EXTRACTIVE = ReaderProfile(entity="extractive", date="extractive", number="extractive", open="extractive")
 """The model-free reader wherever it has an answer (yes/no and choice questions are always voted)."""
+
+MEASURED_PROFILES: dict[str, ReaderProfile] = {
+    # the same choices as SmolLM2's: open 29.1% model / 8.7% model-free, entity 52.1% / 61.6%, yes/no 49.0% vs 62.5%
+    "qwen2.5-coder-0.5b-instruct": ReaderProfile(),
+    # entity 67.1% model / 61.6% model-free, open 31.1% / 8.7%, date 28.6% both, number 66.7% / 33.3% (n=3),
+    # yes/no 59.4% vs 62.5%, choice 25.0% vs 75.0% (n=4); a speaker's line first: 24.0% against 38.0% without
+    "qwen2.5-coder-1.5b-instruct": ReaderProfile(
+        entity="model", date="model", number="model", unreliable="yes_no,choice", speakers=False
+    ),
+}
+"""The profile measured for each packaged model (shared.models.packaged, by name) on the fit half's gold evidence
+(docs/results/reader-profile, commit e49dae0), used where a config names that model and sets no readers of its own
+(shared.config.model_readers)."""
