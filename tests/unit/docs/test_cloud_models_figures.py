@@ -93,3 +93,28 @@ def _after_shown(bundle: str, label: str) -> list[str]:
 def test_each_row_after_the_openmp_fix_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
     figures = _figures_of(_after_rows(bundle, AFTER[label]), bundle, with_counts=AFTER[label] is None)
     assert _after_shown(bundle, label) == figures
+
+
+OWN_PROFILE = {
+    "SmolLM2-135M-Instruct Q8_0 (default)": None,
+    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, its own profile": "qwen15",
+}
+"""The rerun at commit a91aeb5 with Qwen 1.5B's own reader profile: its rows in cloud-models/a91aeb5/, SmolLM2's the
+published report run's rows of the same questions."""
+
+
+def _own_profile_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
+    qwen = rescored(read_rows(find_answers(RESULTS / "a91aeb5" / f"{bundle}-qwen15")))
+    if model is not None:
+        return qwen
+    asked = {r["qid"] for r in qwen}
+    report = REPO / "docs" / "results" / f"report-{bundle}"
+    return [r for r in rescored(read_rows(find_answers(report))) if r["qid"] in asked]
+
+
+@pytest.mark.parametrize(("bundle", "label"), [(bundle, label) for bundle in SHAPES for label in OWN_PROFILE])
+def test_each_row_with_qwens_own_profile_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
+    figures = _figures_of(_own_profile_rows(bundle, OWN_PROFILE[label]), bundle, with_counts=OWN_PROFILE[label] is None)
+    text = (RESULTS / "README.md").read_text(encoding="utf-8").split("## Qwen 1.5B with its own reader profile", 1)[1]
+    section = text.split(f"### {bundle}, its own profile", 1)[1].split("\n### ", 1)[0]
+    assert _row(section, label, f"the {bundle} table with Qwen's own profile") == figures
