@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.core.errors import DgragError
 from shared.reading.question_shape import Shape, shape_of
 from shared.reading.span_reader import stems
-from simulation.bundle import Question, load_questions
+from simulation.bundle import Question, load_edges, load_questions
 from simulation.halves import half_of, parse_half
 from simulation.oracle import load_docs
 
@@ -102,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--half", default="fit", help="fit, report or all (default: fit)")
     args = p.parse_args(argv)
     half = parse_half(args.half)
-    docs = load_docs(args.bench)
+    try:
+        load_edges(args.bench)  # a clear message for a directory that is no bundle
+        docs = load_docs(args.bench)
+    except (DgragError, OSError) as exc:
+        raise SystemExit(f"{args.bench}: {exc}") from exc
     asked = [
         q
         for q in load_questions(args.bench)
