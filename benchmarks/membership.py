@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 
 from benchmarks.bench_network import APP, Network, network
+from benchmarks.ranking import auc
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import load_edges
@@ -52,12 +53,6 @@ def names(texts: dict[str, list[str]], target: str, count: int, rng: random.Rand
     if min(len(members), len(non_members)) < count:
         raise SystemExit(f"only {len(members)} member and {len(non_members)} non-member names; lower --names")
     return rng.sample(members, count), rng.sample(non_members, count)
-
-
-def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
-    """The probability that a member scores above a non-member (ties count half)."""
-    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
-    return wins / max(len(positives) * len(negatives), 1)
 
 
 def scores(reply: cloud_pb2.GlobalQueryReply, target: str) -> dict[str, float]:

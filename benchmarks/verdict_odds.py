@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.ranking import auc
 from shared.reading.span_reader import numbered_context
 from shared.reading.temporal import read_times
 from simulation.bundle import load_questions
@@ -86,11 +87,11 @@ def _summary(rows: list[dict[str, Any]]) -> None:
     odds = [(r["yes"] - r["no"], r["gold"] == "yes") for r in rows]
     pos = [o for o, y in odds if y]
     neg = [o for o, y in odds if not y]
-    auc = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / max(len(pos) * len(neg), 1)
+    ranked = auc(pos, neg)
     majority = max(len(pos), len(neg)) / max(len(odds), 1)
     argmax = sum((o > 0) == y for o, y in odds) / max(len(odds), 1)
     best = max((sum((o > t) == y for o, y in odds) / len(odds), t) for t in [-2.0, *sorted({o for o, _ in odds})])
-    print(f"n={len(rows)}  AUC {auc:.3f}  majority {majority:.1%}  argmax {argmax:.1%}  ", end="")
+    print(f"n={len(rows)}  AUC {ranked:.3f}  majority {majority:.1%}  argmax {argmax:.1%}  ", end="")
     print(f"best threshold (in-sample) {best[0]:.1%} at P(yes) - P(no) > {best[1]:.3f}")
 
 

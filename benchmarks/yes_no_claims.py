@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import ranking
 from shared.core.errors import DgragError
 from shared.reading.question_shape import Shape, shape_of
 from shared.reading.span_reader import stems
@@ -71,12 +72,10 @@ def check(question: Question, docs: dict[str, str]) -> Checked:
 
 
 def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """The AUC of ``scores`` against the ``positive`` labels (0.5 when one label is absent: nothing to rank)."""
     pos = [s for s, y in zip(scores, positive, strict=True) if y]
     neg = [s for s, y in zip(scores, positive, strict=True) if not y]
-    if not pos or not neg:
-        return 0.5
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
+    return ranking.auc(pos, neg) if pos and neg else 0.5
 
 
 def two_fold(rows: Sequence[Checked], feature: Callable[[Checked], float]) -> tuple[float, float]:
