@@ -12,31 +12,32 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from shared.config.cloud import CloudConfig
+from shared.config.cloud import CloudConfig, CloudQueryConfig
 from shared.config.edge import EdgeConfig
+from shared.config.pipeline import AnswerConfig
 from shared.reading.reader_profile import MEASURED_PROFILES
 
 T = TypeVar("T")
+P = TypeVar("P", AnswerConfig, CloudQueryConfig)
 
 
 def with_measured_readers(config: T, raw: Mapping[str, Any]) -> T:
     """``config`` with the reader profile measured for its packaged model, where ``raw`` (the file and the
     environment's settings) sets no readers of its own; other configs unchanged."""
     if isinstance(config, EdgeConfig):
-        profile = MEASURED_PROFILES.get(config.slm.packaged)
-        if profile is None or _sets_readers(raw, "answer"):
-            return config
-        answer = dataclasses.replace(config.answer, readers=profile)
-        return dataclasses.replace(config, answer=answer)
+        answer = _measured(config.answer, config.slm.packaged, raw, "answer")
+        return config if answer is config.answer else dataclasses.replace(config, answer=answer)
     if isinstance(config, CloudConfig):
-        profile = MEASURED_PROFILES.get(config.llm.packaged)
-        if profile is None or _sets_readers(raw, "query"):
-            return config
-        query = dataclasses.replace(config.query, readers=profile)
-        return dataclasses.replace(config, query=query)
+        query = _measured(config.query, config.llm.packaged, raw, "query")
+        return config if query is config.query else dataclasses.replace(config, query=query)
     return config
 
 
-def _sets_readers(raw: Mapping[str, Any], section: str) -> bool:
+def _measured(part: P, packaged: str, raw: Mapping[str, Any], section: str) -> P:
+    """``part`` (the table holding ``readers``) with ``packaged``'s measured profile, unless ``raw[section]``
+    sets readers or no profile was measured for it."""
+    profile = MEASURED_PROFILES.get(packaged)
     table = raw.get(section)
-    return isinstance(table, Mapping) and "readers" in table
+    if profile is None or (isinstance(table, Mapping) and "readers" in table):
+        return part
+    return dataclasses.replace(part, readers=profile)
