@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,24 +76,30 @@ AFTER = {
 """The rerun at commit b15e5d9: the Qwen runs in cloud-models/b15e5d9/, SmolLM2's rows the published report run's."""
 
 
-def _after_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
+def _rows_beside(run: str, model: str | None, report: Path) -> list[dict[str, Any]]:
+    """The rows of the Qwen run ``run`` (a folder under cloud-models/), or (``model`` None) ``report``'s rows of
+    the same questions (SmolLM2's)."""
+    rows = rescored(read_rows(find_answers(RESULTS / run)))
     if model is not None:
-        return rescored(read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-{model}")))
-    asked = {r["qid"] for r in read_rows(find_answers(RESULTS / "b15e5d9" / f"{bundle}-qwen05"))}
-    report = REPO / "docs" / "results" / f"report-{bundle}" / "run-b15e5d9"
+        return rows
+    asked = {r["qid"] for r in rows}
     return [r for r in rescored(read_rows(find_answers(report))) if r["qid"] in asked]
 
 
-def _after_shown(bundle: str, label: str) -> list[str]:
-    text = (RESULTS / "README.md").read_text(encoding="utf-8").split("## After the OpenMP fix", 1)[1]
-    section = text.split(f"### {bundle}", 1)[1].split("\n### ", 1)[0]
-    return _row(section, label, f"the {bundle} table after the OpenMP fix")
+def _section_row(heading: str, table: str, label: str) -> list[str]:
+    """The numbers of ``label``'s row in the table under ``### table`` of the README's section ``## heading``."""
+    text = (RESULTS / "README.md").read_text(encoding="utf-8").split(f"## {heading}", 1)[1]
+    section = text.split(f"### {table}", 1)[1].split("\n### ", 1)[0]
+    return _row(section, label, f"the {table} table of '{heading}'")
 
 
 @pytest.mark.parametrize(("bundle", "label"), [(bundle, label) for bundle in SHAPES for label in AFTER])
 def test_each_row_after_the_openmp_fix_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
-    figures = _figures_of(_after_rows(bundle, AFTER[label]), bundle, with_counts=AFTER[label] is None)
-    assert _after_shown(bundle, label) == figures
+    model = AFTER[label]
+    report = REPO / "docs" / "results" / f"report-{bundle}" / "run-b15e5d9"
+    rows = _rows_beside(f"b15e5d9/{bundle}-{model or 'qwen05'}", model, report)
+    figures = _figures_of(rows, bundle, with_counts=model is None)
+    assert _section_row("After the OpenMP fix", bundle, label) == figures
 
 
 OWN_PROFILE = {
@@ -103,18 +110,9 @@ OWN_PROFILE = {
 published report run's rows of the same questions."""
 
 
-def _own_profile_rows(bundle: str, model: str | None) -> list[dict[str, Any]]:
-    qwen = rescored(read_rows(find_answers(RESULTS / "a91aeb5" / f"{bundle}-qwen15")))
-    if model is not None:
-        return qwen
-    asked = {r["qid"] for r in qwen}
-    report = REPO / "docs" / "results" / f"report-{bundle}"
-    return [r for r in rescored(read_rows(find_answers(report))) if r["qid"] in asked]
-
-
 @pytest.mark.parametrize(("bundle", "label"), [(bundle, label) for bundle in SHAPES for label in OWN_PROFILE])
 def test_each_row_with_qwens_own_profile_is_recomputed_from_its_rows(bundle: str, label: str) -> None:
-    figures = _figures_of(_own_profile_rows(bundle, OWN_PROFILE[label]), bundle, with_counts=OWN_PROFILE[label] is None)
-    text = (RESULTS / "README.md").read_text(encoding="utf-8").split("## Qwen 1.5B with its own reader profile", 1)[1]
-    section = text.split(f"### {bundle}, its own profile", 1)[1].split("\n### ", 1)[0]
-    assert _row(section, label, f"the {bundle} table with Qwen's own profile") == figures
+    model = OWN_PROFILE[label]
+    rows = _rows_beside(f"a91aeb5/{bundle}-qwen15", model, REPO / "docs" / "results" / f"report-{bundle}")
+    figures = _figures_of(rows, bundle, with_counts=model is None)
+    assert _section_row("Qwen 1.5B with its own reader profile", f"{bundle}, its own profile", label) == figures
