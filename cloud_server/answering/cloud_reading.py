@@ -21,10 +21,6 @@ from shared.reading.read import read
 from shared.reading.span_reader import Passage
 
 FALLBACK = "fallback"
-MODEL_FREE = frozenset({"extractive", "speaker", "dates"})
-"""Readers that answer without the model's samples: when every sample is degenerate, the shape's model-free
-reader (a name, date or number of the evidence, a speaker's own words, the order of two dated events) still answers
-before an extract is shown."""
 SEED = 7
 """Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""
 NO_USABLE_ANSWER = (
@@ -67,7 +63,7 @@ def read_context(
         sampled = read(question, passages, merged.chunk_text, generator, sampling)
     reading, usable = sampled.reading, sampled.usable
     composed = compose(reading, usable, 0, config.readers, quote=readers.all_quotable(merged))
-    if usable or composed.reader in MODEL_FREE:
+    if usable or composed.reader != "declined":  # without samples only a model-free reader can have answered
         return CloudReading(composed.text, composed.short, composed.reader)
     return CloudReading(_fallback(question, merged, readers), "")
 
