@@ -35,7 +35,8 @@ def _table() -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("column", list(MODELS))
 def test_each_models_column_is_what_its_rows_give(column: str) -> None:
-    _, _, measured = choose(_rows(MODELS[column]))
+    rows = _rows(MODELS[column])
+    _, _, measured = choose(rows)
     table = _table()
     at = list(MODELS).index(column) + 1  # after n
     for shape, (model, extractive, base, n) in measured.items():
@@ -43,7 +44,7 @@ def test_each_models_column_is_what_its_rows_give(column: str) -> None:
         assert cells[0] == str(n) and cells[at] == f"{model:.1%}" and cells[5] == f"{base:.1%}"
         voted = shape in ("yes_no", "choice")  # the model-free composition votes the same samples there
         assert cells[4] == ("— (voted)" if voted else f"{extractive:.1%}")
-    with_speakers, without = speaker_accuracy(_rows(MODELS[column]))
+    with_speakers, without = speaker_accuracy(rows)
     assert table["speakers first, where it changes the answer"][at] == f"{with_speakers:.1%} vs {without:.1%} without"
 
 
