@@ -26,6 +26,7 @@ from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import DgragError
 from shared.core.knowledge import CloudAnswer, CloudQuery, SummaryMatch
 from shared.core.model_api import Embedder, TextGenerator
+from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
@@ -48,8 +49,16 @@ def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerato
     """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``)."""
     registry = EdgeRegistry(config.heartbeat_interval_s)
     index = SummaryIndex(embedder)
+    calibration = calibration_for(config.query.calibration, config.llm)
     queries = GlobalQueryService(
-        index, registry, embedder, generator, tokenizer, config.query, knowledge_size=serde.knowledge_size
+        index,
+        registry,
+        embedder,
+        generator,
+        tokenizer,
+        config.query,
+        knowledge_size=serde.knowledge_size,
+        calibration=calibration,
     )
     return CloudParts(registry, index, queries)
 

@@ -36,6 +36,7 @@ def register(roles: Any) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from cloud_server.api import build_cloud, serve_cloud
+    from cloud_server.cloud_model import cloud_model
     from cloud_server.sessions.tokens import TokenBook
     from shared.models.factory import build_embedder, build_generator
     from shared.models.tokenizer import WordPieceTokenizer
@@ -45,6 +46,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not config.tokens_file:
         raise ConfigError("the cloud needs tokens_file (lines of `edge_id token`); set it in the config file")
     tokens = TokenBook.load(Path(config.tokens_file))
+    config = cloud_model(config, logging.getLogger("dgrag.cloud").warning)
+    if config.llm.packaged_in_use:
+        logging.getLogger("dgrag.cloud").info("the cloud reads with %s", config.llm.packaged_in_use)
     parts = build_cloud(config, build_embedder(config.embedder), build_generator(config.llm), WordPieceTokenizer())
     with traced_process(config.tracing, "dgrag-cloud"):
         asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))

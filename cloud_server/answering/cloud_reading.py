@@ -16,6 +16,7 @@ from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.answer_format import Sampling
 from shared.reading.compose import Reading, compose
+from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence
 from shared.reading.extractive import SourcedText, extractive_answer
 from shared.reading.read import read
 from shared.reading.span_reader import Passage
@@ -36,6 +37,7 @@ class CloudReading:
     """The answer alone ("" when the shown answer is an extract)."""
     reader: str = FALLBACK
     """The reader that made it (shared.reading.compose.ComposedAnswer.reader), or ``fallback`` for an extract."""
+    confidence: Confidence = CANT_TELL
 
 
 def read_context(
@@ -44,6 +46,7 @@ def read_context(
     generator: TextGenerator,
     config: CloudQueryConfig,
     readers: Readers,
+    calibration: Calibration = PRIOR,
 ) -> CloudReading:
     """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed answer set
     is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer."""
@@ -62,9 +65,10 @@ def read_context(
         # asked once more from the chunks alone
         sampled = read(question, passages, merged.chunk_text, generator, sampling)
     reading, usable = sampled.reading, sampled.usable
-    composed = compose(reading, usable, 0, config.readers, quote=readers.all_quotable(merged))
+    quote = readers.all_quotable(merged)
+    composed = compose(reading, usable, 0, config.readers, quote=quote, calibration=calibration)
     if usable or composed.reader != "declined":  # without samples only a model-free reader can have answered
-        return CloudReading(composed.text, composed.short, composed.reader)
+        return CloudReading(composed.text, composed.short, composed.reader, composed.confidence)
     return CloudReading(_fallback(question, merged, readers), "")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -19,7 +18,8 @@ from pathlib import Path
 
 from cloud_server.answering.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
 from cloud_server.answering.cloud_reading import read_context
-from cloud_server.answering.context_merge import merge_knowledge
+from cloud_server.answering.context_merge import MergedContext, merge_knowledge
+from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
 from cloud_server.routing.choice import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.routing.memory import SAVE_EVERY, open_memory, usefulness
@@ -29,7 +29,7 @@ from cloud_server.sessions.knowledge_intake import bounded_lexical
 from shared.config import CloudQueryConfig
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
-from shared.core.errors import InvalidRequestError, ResourceExhaustedError
+from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import (
     CloudAnswer,
     CloudQuery,
@@ -42,21 +42,16 @@ from shared.core.knowledge import (
 from shared.core.model_api import Embedder, FloatMatrix, TextGenerator
 from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.core.question_terms import question_terms
-from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.tokenizer import Tokenizer
+from shared.reading.confidence import PRIOR, Calibration
 from shared.transport.tracing import phase, span
 
-MAX_FANOUT = 64
 CHECK_SHORTLIST = 3
 """Other edges probed by an evidence check when the config sets no probe shortlist."""
 RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
 
 KnowledgeSizer = Callable[[EdgeKnowledge], int]
-
-
-class InvalidQueryError(InvalidRequestError):
-    """A global query that cannot be served as asked (empty question, impossible m or k)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +80,7 @@ class GlobalQueryService:
         tokenizer: Tokenizer,
         config: CloudQueryConfig,
         knowledge_size: KnowledgeSizer | None = None,
+        calibration: Calibration = PRIOR,
     ) -> None:
         self._index = index
         self._registry = registry
@@ -93,6 +89,7 @@ class GlobalQueryService:
         self._tokenizer = tokenizer
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
+        self._calibration = calibration
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
         self._probing = ProbeRouting.from_config(config)
@@ -101,7 +98,7 @@ class GlobalQueryService:
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
-        _check_match(question, top_m or self._config.top_m, self._config)
+        check_match(question, top_m or self._config.top_m, self._config)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         cfg = self._config
         return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
@@ -117,8 +114,8 @@ class GlobalQueryService:
         m = query.top_m or cfg.top_m
         k = query.top_k or self._default_k(route)
         deadline = query.deadline_s or cfg.deadline_s
-        _check_match(query.question, m, cfg)
-        _check_fan_out(k, deadline, cfg)
+        check_match(query.question, m, cfg)
+        check_fan_out(k, deadline, cfg)
         with self._slot(query.caller or query.asked_at):
             return await self._answer(
                 query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors
@@ -214,17 +211,28 @@ class GlobalQueryService:
                 await asyncio.to_thread(self._memory.save)
 
         with phase(out.timings, "cloud_generation") as generation:
-            reading = await asyncio.to_thread(read_context, question, merged, self._generator, cfg, readers)
-            protected = protected_texts(read, readers)
-            guarded = guard_answer(
-                question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
-            )
-            out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
-            out.reader = reading.reader
+            await self._read(question, merged, read, readers, out)
             out.context = shown_context(merged, cited, readers)
-            generation.set_attribute("withheld_words", guarded.removed_words)
+            generation.set_attribute("withheld_words", out.withheld_words)
         out.timings["total"] = time.perf_counter() - started
         return out
+
+    async def _read(
+        self, question: str, merged: MergedContext, read: list[EdgeKnowledge], readers: Readers, out: CloudAnswer
+    ) -> None:
+        """The cloud model's reading of ``merged``, guarded against text its owners do not let answers quote."""
+        cfg = self._config
+        reading = await asyncio.to_thread(
+            read_context, question, merged, self._generator, cfg, readers, self._calibration
+        )
+        protected = protected_texts(read, readers)
+        guarded = guard_answer(
+            question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
+        )
+        out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
+        out.reader = reading.reader
+        # a short answer the guard cut is no longer the one the confidence was measured for
+        out.confidence = reading.confidence.probability if guarded.short == reading.short else 0.0
 
     async def _probe(
         self,
@@ -288,7 +296,7 @@ class GlobalQueryService:
         sides. With ``answer_if_stronger``, a yes comes with the cloud's answer (as :meth:`answer` gives an edge),
         routed without probing again the edges the check probed."""
         cfg = self._config
-        _check_match(question, cfg.top_m, cfg)
+        check_match(question, cfg.top_m, cfg)
         route = self._route(routing_off)
         with self._slot(asked_at):
             started = time.perf_counter()
@@ -310,10 +318,10 @@ class GlobalQueryService:
             if claim.lexical is None:
                 scoring = dataclasses.replace(scoring, lexical_weight=0)
             best = max((scoring.probed(self.claims.discounted(p)) for p in probes if not p.error), default=0.0)
-            terms = _unit(claim.terms)
+            terms = unit(claim.terms)
             lexical = bounded_lexical(claim.lexical or 0.0, terms)
-            mine = ProbeScores(asked_at, _unit(claim.evidence), term_coverage=terms, lexical=lexical)
-            lead = _bounded(claim.margin, cfg.evidence_margin)
+            mine = ProbeScores(asked_at, unit(claim.evidence), term_coverage=terms, lexical=lexical)
+            lead = bounded(claim.margin, cfg.evidence_margin)
             stronger = best > scoring.probed(mine) + lead
             if not (stronger and answer_if_stronger):
                 return EvidenceVerdict(stronger, matched_offline=offline)
@@ -369,31 +377,3 @@ class GlobalQueryService:
         out.timings["edge_retrieval"] = edge_retrieval
         out.timings["transfers"] = max(fan_out - edge_retrieval, 0.0)
         return replies
-
-
-def _check_match(question: str, m: int, cfg: CloudQueryConfig) -> None:
-    if not question.strip():
-        raise InvalidQueryError("the question is empty; ask something")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidQueryError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION_CHARS}")
-    if not 1 <= m <= cfg.max_top_m:
-        raise InvalidQueryError(f"top_m={m} must be in 1..{cfg.max_top_m} (the cloud's query.max_top_m)")
-
-
-def _check_fan_out(k: int, deadline: float, cfg: CloudQueryConfig) -> None:
-    most = min(cfg.max_top_k, MAX_FANOUT)
-    if not 1 <= k <= most:
-        raise InvalidQueryError(f"top_k={k} must be in 1..{most} (the cloud's query.max_top_k)")
-    if not 0 < deadline <= cfg.max_deadline_s:
-        raise InvalidQueryError(
-            f"deadline {deadline} s must be in (0, {cfg.max_deadline_s}] (the cloud's query.max_deadline_s)"
-        )
-
-
-def _bounded(margin: float | None, default: float) -> float:
-    """An asker's margin, within [-1, 1]; the cloud's default when absent or not a number."""
-    return default if margin is None or not math.isfinite(margin) else min(max(margin, -1.0), 1.0)
-
-
-def _unit(value: float) -> float:
-    return min(max(value, 0.0), 1.0)

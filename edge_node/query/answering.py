@@ -27,6 +27,7 @@ from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
+from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.reading.compose import ComposedAnswer, Reading, compose, unsupported
 from shared.reading.extractive import SourcedText, extractive_answer
@@ -186,7 +187,8 @@ class QueryService:
             result = self._gate(reading, retrieval, answers, flags, ablations)
         best = answers[result.best_index]
         a = self._config.answer
-        composed = compose(reading, answers, result.best_index, a.readers)
+        calibration = calibration_for(a.calibration, self._config.slm)
+        composed = compose(reading, answers, result.best_index, a.readers, calibration=calibration)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
@@ -245,6 +247,8 @@ def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]
         "reader": composed.reader,
         "short": composed.short,
         "reliable": reliable,
+        "confidence": f"{composed.confidence.probability:.3f}",
+        "sureness": composed.confidence.word.value,
     }
 
 

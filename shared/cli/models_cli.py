@@ -18,12 +18,12 @@ def register(roles: Any) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from shared.models.packaged import MODELS
+    from shared.models.packaged import MODELS, is_fetched
     from shared.models.weights import model_cache
 
     for model in MODELS:
         path = model_cache() / model.filename
-        state = f"fetched: {path}" if path.is_file() and path.stat().st_size == model.size else "not fetched"
+        state = f"fetched: {path}" if is_fetched(model.name) else "not fetched"
         print(f"{model.name}  {model.size / 1e6:,.0f} MB  {model.licence}  [{state}]")
     return EXIT_OK
 

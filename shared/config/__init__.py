@@ -17,6 +17,8 @@ from shared.config.cloud import CloudConfig, CloudQueryConfig
 from shared.config.edge import CloudLinkConfig, DocIdPolicy, EdgeConfig, EdgeServerConfig, PrivacyConfig, PrivacyLevel
 from shared.config.loading import ENV_PREFIX, load_config
 from shared.config.models import (
+    CLOUD_MODEL,
+    CloudModelConfig,
     EmbedderBackend,
     EmbedderConfig,
     GeneratorBackend,
@@ -39,11 +41,13 @@ from shared.config.pipeline import (
 )
 
 __all__ = [
+    "CLOUD_MODEL",
     "ENV_PREFIX",
     "AnswerConfig",
     "ChunkingConfig",
     "CloudConfig",
     "CloudLinkConfig",
+    "CloudModelConfig",
     "CloudQueryConfig",
     "DocIdPolicy",
     "EdgeConfig",

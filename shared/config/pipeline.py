@@ -126,6 +126,10 @@ class AnswerConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
+    calibration: str = ""
+    """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
+    ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,
+    else an unfitted prior that never says "sure"."""
 
     def sampling(self, n: int) -> Sampling:
         """How ``n`` answers to one question are sampled under these settings (shared.reading.read)."""

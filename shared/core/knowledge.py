@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.query_vectors import QueryVectors
+from shared.core.sureness import Sureness, sureness_of
 from shared.core.vocabulary import DEFAULT_ANSWER_USE, AnswerUse
 
 
@@ -167,6 +168,13 @@ class CloudAnswer:
     generation); "" from a cloud older than this field."""
     matched_offline: bool = False
     """An edge not connected now was among the best matches of the question: its knowledge is not in the answer."""
+    confidence: float = 0.0
+    """How likely the short answer is right (shared.reading.confidence), bounded to [0, 1]; 0: no verdict given.
+    The word a person reads (sure, likely, can't tell) follows from it: :attr:`sureness`."""
+
+    @property
+    def sureness(self) -> Sureness:
+        return sureness_of(self.confidence)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import nullcontext
 from typing import Any
 
 from shared.config import ModelConfig
@@ -22,7 +23,8 @@ from shared.models.llama_batched import BatchedSampler
 from shared.models.llama_sampling import SampleSettings
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
-from shared.models.weights import slm_path
+from shared.models.verified_file import OpenedModel, open_verified
+from shared.models.weights import model_file
 
 SEQUENCES = 4
 """Parallel sequences of the context (a request for more samples decodes them in waves)."""
@@ -40,16 +42,19 @@ class LlamaCppGenerator:
             raise ModelNotInstalledError(
                 "the llama_cpp backend needs llama-cpp-python; run: pip install llama-cpp-python"
             ) from exc
-        path = slm_path(config)
+        path, expected = model_file(config)
         if not path.is_file():
             raise ModelNotInstalledError(f"GGUF model {path} does not exist; set slm.model_path to a .gguf file")
         threads = resolve_threads(config.n_threads)
+        # a cached or packaged file is hashed every time it is loaded, and llama.cpp reads the descriptor hashed
+        opened = open_verified(path, expected) if expected else nullcontext(OpenedModel(path, str(path)))
         try:
-            self._llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=LOADER_CTX, n_batch=LOADER_CTX, n_threads=1, verbose=False
-            )
+            with opened as model:
+                self._llm = llama_cpp.Llama(
+                    model_path=model.load_path, n_ctx=LOADER_CTX, n_batch=LOADER_CTX, n_threads=1, verbose=False
+                )
             self._sampler = BatchedSampler(llama_cpp, self._llm.model, config.n_ctx, SEQUENCES, threads)
-        except (ValueError, RuntimeError, ModelError) as exc:
+        except (ValueError, RuntimeError) as exc:
             raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
         self._llama_cpp = llama_cpp
         self._name = f"llama_cpp:{path.name}"

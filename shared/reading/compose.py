@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
+from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, evidence_of
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.short_phrase import agreed_phrase
@@ -31,7 +32,11 @@ SHORT_WORDS = 30
 """A shown short answer (generated or extracted) is cut to this many words: a long extract must not win by
 containing everything."""
 DEFAULT_READERS = ReaderProfile()
-UNRELIABLE_NOTE = "{shape} questions are not read reliably by this model: treat this answer as a guess"
+UNSETTLED = "The sources don't settle this"
+"""The head of an answer to a shape this model does not read above the shape's baseline: no verdict is shown."""
+UNSETTLED_NOTE = "{shape} questions are not read reliably by this model"
+UNSETTLED_LINES = 3
+"""Lines of the evidence shown instead of such a verdict (the best per passage)."""
 SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
@@ -63,7 +68,9 @@ class ComposedAnswer:
     """vote (the samples' choice), extractive (the model-free reader), generated (a sample), declined."""
     support: Found | None = None
     reliable: bool = True
-    """False where the reader profile says this shape is not read reliably (the text then says so)."""
+    """False where the reader profile says this shape is not read reliably (the text then shows lines, no verdict)."""
+    confidence: Confidence = CANT_TELL
+    """How sure the answer is (shared.reading.confidence); can't tell for a decline or unsettled lines."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -91,16 +98,39 @@ def compose(
     best: int = 0,
     readers: ReaderProfile = DEFAULT_READERS,
     quote: bool = True,
+    calibration: Calibration = PRIOR,
 ) -> ComposedAnswer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
-    by the reader ``readers`` names for it (see shared.reading.reader_profile). ``quote`` False (the reader may not
-    receive the evidence's text, e.g. another edge's): no sentence of the evidence is shown, only its source, and
-    open questions get the samples' short phrase or none. A shape the profile lists as unreliable says so."""
+    by the reader ``readers`` names for it (see shared.reading.reader_profile), with its confidence under
+    ``calibration``. ``quote`` False (the reader may not receive the evidence's text, e.g. another edge's): no
+    sentence of the evidence is shown, only its source, and open questions get the samples' short phrase or none.
+    A shape the profile lists as unreliable gets no verdict: the lines that bear on the question, and can't tell."""
     shown = _read(reading, answers, best, readers, quote)
-    if readers.reliable(reading.shape.shape) or shown.reader in ("declined", "dates"):
+    if shown.reader == "declined":
         return shown
-    note = f" ({UNRELIABLE_NOTE.format(shape=reading.shape.shape.value.replace('_', '/'))})"
-    return dataclasses.replace(shown, text=shown.text + note, reliable=False)
+    if not readers.reliable(reading.shape.shape) and shown.reader != "dates":
+        return _unsettled(reading, quote)
+    texts = [p.text for p in reading.passages]
+    evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
+    return dataclasses.replace(shown, confidence=calibration.confidence(evidence))
+
+
+def _unsettled(reading: Reading, quote: bool) -> ComposedAnswer:
+    """No verdict: the sentences that bear most on the question, one per passage, with their sources."""
+    note = UNSETTLED_NOTE.format(shape=reading.shape.shape.value.replace("_", "/"))
+    seen: set[int] = set()
+    lines: list[str] = []
+    for found in best_sentences(reading.question, reading.passages, limit=UNSETTLED_LINES * 4):
+        if found.passage.number in seen:
+            continue
+        seen.add(found.passage.number)
+        cite = f"[{found.passage.number}: {found.passage.source}]"
+        sentence = truncate_chars(" ".join(found.sentence.split()), SUPPORT_CHARS)
+        lines.append(f'"{sentence}" {cite}' if quote else cite)
+        if len(lines) == UNSETTLED_LINES:
+            break
+    shown = f" Lines that bear on it: {'; '.join(lines)}." if lines else ""
+    return ComposedAnswer(f"{UNSETTLED} ({note}).{shown}", "", "unsettled", reliable=False)
 
 
 def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> ComposedAnswer:

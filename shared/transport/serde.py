@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -134,6 +135,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         withheld_words=a.withheld_words,
         reader=a.reader,
         matched_offline=a.matched_offline,
+        confidence=a.confidence,
     )
 
 
@@ -198,6 +200,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         withheld_words=msg.withheld_words,
         reader=msg.reader,
         matched_offline=msg.matched_offline,
+        confidence=min(max(msg.confidence, 0.0), 1.0) if math.isfinite(msg.confidence) else 0.0,
     )
 
 

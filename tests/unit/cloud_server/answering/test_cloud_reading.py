@@ -11,6 +11,7 @@ from shared.config import CloudQueryConfig
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
+from shared.reading.reader_profile import ReaderProfile
 
 TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."
 MERGED = MergedContext(
@@ -27,9 +28,13 @@ def _replies(*texts: str) -> ScriptedGenerator:
     return ScriptedGenerator(lambda request: queue.pop(0) if queue else texts[-1])
 
 
+VOTING = CloudQueryConfig(readers=ReaderProfile(unreliable=""))
+"""A cloud whose model's yes/no verdicts are measured reliable: they are voted and shown."""
+
+
 def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
     model = _replies('{"answer": "no"}', '{"answer": "yes"}', '{"answer": "yes"}', '{"answer": "no"}')
-    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING, APP_QUOTING)
     request: GenerationRequest = model.requests[0]
     assert request.n == 4 and request.temperature == 0.7 and request.json_schema is not None
     assert read.short == "No", "a tie goes to the verdict an earlier sample chose: no prior for yes"
@@ -45,7 +50,7 @@ def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> 
 def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_nothing() -> None:
     loop = "yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes"
     model = _replies(loop, '{"answer": "no"}', loop, loop)
-    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING, APP_QUOTING)
     assert read.short == "No"
     only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
     for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)

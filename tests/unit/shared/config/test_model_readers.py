@@ -32,4 +32,7 @@ def test_readers_set_in_the_file_or_the_environment_win_and_other_models_keep_th
         EdgeConfig, _toml(tmp_path, f'[slm]\npackaged = "{QWEN}"\n'), environ={"DGRAG__ANSWER__READERS__OPEN": "model"}
     )
     assert from_env.answer.readers == ReaderProfile(open="model")
-    assert load_config(CloudConfig, None, environ={}).query.readers == ReaderProfile()
+    assert load_config(CloudConfig, None, environ={}).query.readers == MEASURED_PROFILES[QWEN], "the cloud's default"
+    assert load_config(EdgeConfig, None, environ={}).answer.readers == ReaderProfile()
+    openai = load_config(CloudConfig, _toml(tmp_path, '[llm]\nbackend = "openai"\n'), environ={})
+    assert openai.query.readers == ReaderProfile(), "an endpoint's model is not the packaged one"

@@ -72,21 +72,28 @@ def test_a_name_from_passages_unrelated_to_the_question_is_no_answer() -> None:
 def test_yes_no_is_the_samples_vote_and_a_majority_of_declines_declines() -> None:
     reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
     assert reading.options == ("yes", "no")
-    assert compose(reading, ["Yes. He was.", "No.", "Yes.", MISSING]).short == "Yes"
-    assert compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."]).short == "No", "ties: an earlier sample's"
-    assert compose(reading, ["Yes.", "No.", "No.", "Yes."]).short == "Yes", "no prior for either verdict"
-    assert compose(reading, ["No.", "No.", "Yes.", "No."]).short == "No", "the plain vote"
-    assert compose(reading, [MISSING, MISSING, MISSING, "Yes."]).text == MISSING
+    measured = ReaderProfile(unreliable="")  # a model whose verdicts were measured above the baseline
+    assert compose(reading, ["Yes. He was.", "No.", "Yes.", MISSING], readers=measured).short == "Yes"
+    tie = compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."], readers=measured)
+    assert tie.short == "No", "ties: an earlier sample's"
+    assert compose(reading, ["Yes.", "No.", "No.", "Yes."], readers=measured).short == "Yes", "no prior"
+    assert compose(reading, ["No.", "No.", "Yes.", "No."], readers=measured).short == "No", "the plain vote"
+    assert compose(reading, [MISSING, MISSING, MISSING, "Yes."], readers=measured).text == MISSING
     choice = plan_reading("Is the report consistent or inconsistent with the other?", PASSAGES)
-    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."]).short == "Inconsistent"
+    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."], readers=measured).short == "Inconsistent"
 
 
-def test_a_shape_the_profile_calls_unreliable_says_so_and_a_reliable_one_does_not() -> None:
+def test_a_shape_the_profile_calls_unreliable_shows_lines_and_no_verdict() -> None:
     reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
-    guessed = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"))
-    assert not guessed.reliable and "not read reliably" in guessed.text and guessed.short == "Yes"
+    unsettled = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"))
+    assert not unsettled.reliable and unsettled.short == "" and unsettled.reader == "unsettled"
+    assert unsettled.text.startswith("The sources don't settle this") and "Yes" not in unsettled.text
+    assert "[1: tech:ftx-1]" in unsettled.text and "[2: biz:ftx-2]" in unsettled.text, "each passage's line, cited"
+    assert unsettled.confidence.word == "can't tell" and unsettled.confidence.probability == 0.0
+    hidden = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"), quote=False)
+    assert '"' not in hidden.text and "[1: tech:ftx-1]" in hidden.text, "sources only where text may not be quoted"
     trusted = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable=""))
-    assert trusted.reliable and "not read reliably" not in trusted.text
+    assert trusted.reliable and trusted.short == "Yes" and "not read reliably" not in trusted.text
 
 
 def test_an_open_question_gets_the_phrase_the_samples_agree_on() -> None:

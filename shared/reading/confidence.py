@@ -1,0 +1,119 @@
+"""How sure an answer is: a probability and the word a person reads (sure / likely / can't tell).
+
+The probability is a logistic model of what was measured and what the evidence shows. Its inputs, the
+:class:`Evidence` of one answer, are model-free:
+
+- the question's shape and the reader that made the answer (some readers are right more often than others);
+- ``named``: a passage holds the short answer's words (a name, a date or a number the sources state);
+- ``agreement``: the share of the model's samples that gave the shown answer;
+- ``parts``: the share of the question's names and keywords found in the passages (a multi-part question is
+  backed on each part).
+
+The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
+kept as a data file beside the models (shared/models/profiles/NAME.confidence.json). A model without one gets the
+unfitted :data:`PRIOR`, which never says "sure". The word follows the probability (shared.core.sureness).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shared.core.errors import ConfigError
+from shared.core.question_terms import question_terms
+from shared.core.sureness import Sureness, sureness_of
+from shared.core.text import occurs_in
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the evidence shows of one answer (see the module's docstring)."""
+
+    shape: str
+    reader: str
+    named: bool
+    agreement: float
+    parts: float
+
+    def features(self) -> dict[str, float]:
+        """The model's inputs by name (the keys of :class:`Calibration` weights)."""
+        return {
+            f"shape={self.shape}": 1.0,
+            f"reader={self.reader}": 1.0,
+            "named": float(self.named),
+            "agreement": self.agreement,
+            "parts": self.parts,
+        }
+
+
+@dataclass(frozen=True)
+class Confidence:
+    probability: float
+    word: Sureness
+
+    @classmethod
+    def of(cls, probability: float) -> Confidence:
+        p = min(max(probability, 0.0), 1.0)
+        return cls(round(p, 3), sureness_of(p))
+
+
+CANT_TELL = Confidence(0.0, Sureness.CANT_TELL)
+"""An answer that gives no verdict (a decline, an extract, lines shown instead of an unreliable verdict)."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic model: probability = sigmoid(bias + Σ weight × feature)."""
+
+    bias: float
+    weights: Mapping[str, float] = field(default_factory=dict)
+    fitted_on: str = ""
+    """What it was fitted on (command, commit, questions), for the reader of the data file."""
+
+    def probability(self, evidence: Evidence) -> float:
+        z = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in evidence.features().items())
+        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+    def confidence(self, evidence: Evidence) -> Confidence:
+        return Confidence.of(self.probability(evidence))
+
+    def to_json(self) -> str:
+        body = {"bias": self.bias, "weights": dict(sorted(self.weights.items())), "fitted_on": self.fitted_on}
+        return json.dumps(body, indent=2) + "\n"
+
+    @classmethod
+    def load(cls, path: Path) -> Calibration:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(float(raw["bias"]), {str(k): float(v) for k, v in raw["weights"].items()}, raw["fitted_on"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{path} is not a confidence calibration (bias, weights, fitted_on): {exc}") from exc
+
+
+PRIOR = Calibration(bias=-2.0, weights={"named": 1.0, "agreement": 1.0, "parts": 1.0}, fitted_on="not fitted")
+"""For a model without a fitted calibration: at most about 73%, so never "sure" (a measured model earns it)."""
+
+
+def evidence_of(
+    question: str, shape: str, reader: str, short: str, passages: Sequence[str], samples: Sequence[str]
+) -> Evidence:
+    """The :class:`Evidence` of the answer ``short`` to ``question`` read by ``reader`` from ``passages``, beside
+    the model's rendered ``samples`` (none: a model-free reading, counted as agreeing)."""
+    answer = short.strip().rstrip(".")
+    verdict = answer.casefold() in ("yes", "no")
+    named = bool(answer) and not verdict and any(occurs_in(answer, p) for p in passages)
+    agreeing = [s for s in samples if answer and _agrees(answer, s)]
+    agreement = len(agreeing) / len(samples) if samples else 1.0
+    _, terms = question_terms(question)
+    found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
+    parts = len(found) / len(terms) if terms else 0.0
+    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3))
+
+
+def _agrees(answer: str, sample: str) -> bool:
+    head = sample.strip().casefold()
+    wanted = answer.casefold()
+    return head.startswith(wanted) or occurs_in(answer, sample)

@@ -1,0 +1,46 @@
+"""An answer's confidence: a logistic model of what was measured and what the evidence shows, and its word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.core.errors import ConfigError
+from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, evidence_of
+
+PASSAGES = ["Tim Cook said Apple would ship the Vision Pro in 2024.", "Google Search faced an antitrust trial."]
+
+
+def test_the_word_follows_the_probability() -> None:
+    assert Confidence.of(0.93).word == "sure" and Confidence.of(0.8).word == "sure"
+    assert Confidence.of(0.6).word == "likely" and Confidence.of(0.49).word == "can't tell"
+    assert Confidence.of(7.0).probability == 1.0 and Confidence.of(-1).probability == 0.0
+
+
+def test_evidence_counts_a_named_answer_the_samples_agreeing_and_the_parts_found() -> None:
+    q = "Which company did Tim Cook say would ship the Vision Pro?"
+    named = evidence_of(q, "entity", "vote", "Apple", PASSAGES, ["Apple", "Apple", "Google Search", "Apple"])
+    assert named.named and named.agreement == 0.75 and named.parts > 0.5
+    invented = evidence_of(q, "entity", "vote", "Microsoft", PASSAGES, ["Microsoft"])
+    assert not invented.named
+    verdict = evidence_of("Did Apple ship it?", "yes_no", "vote", "Yes", PASSAGES, [])
+    assert not verdict.named and verdict.agreement == 1.0, "a verdict is not a name; model-free counts as agreeing"
+
+
+def test_a_fitted_calibration_weighs_its_features_and_round_trips(tmp_path: Path) -> None:
+    fitted = Calibration(-1.0, {"named": 3.0, "shape=entity": 0.5}, "test")
+    strong = Evidence("entity", "vote", True, 1.0, 1.0)
+    weak = Evidence("entity", "vote", False, 1.0, 1.0)
+    assert fitted.probability(strong) > 0.9 > 0.5 > fitted.probability(weak)
+    path = tmp_path / "m.confidence.json"
+    path.write_text(fitted.to_json())
+    assert Calibration.load(path) == fitted
+    path.write_text('{"bias": 1}')
+    with pytest.raises(ConfigError, match="not a confidence calibration"):
+        Calibration.load(path)
+
+
+def test_the_unfitted_prior_never_says_sure() -> None:
+    best = Evidence("entity", "vote", True, 1.0, 1.0)
+    assert PRIOR.confidence(best).word != "sure"
