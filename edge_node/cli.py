@@ -22,7 +22,8 @@ from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
-from shared.core.trace import Source
+from shared.core.sureness import sureness_of
+from shared.core.trace import AnswerTrace, Source
 from shared.core.vocabulary import EDGE_MODES
 from shared.transport.tracing import traced_process
 
@@ -232,7 +233,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.json:
         print(result.trace().to_json(indent=2))
         return EXIT_OK
-    _print_answer(result.answer, result.decision, result.verified, result.note, result.sources)
+    _print_answer(
+        result.answer, result.decision, result.verified, result.note, result.sources, result.trace().confidence
+    )
     gate = result.local.gate
     if gate is not None:
         print(f"gate score: {gate.score:.3f} (threshold {gate.threshold:.3f})")
@@ -240,10 +243,11 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def _print_answer(
-    answer: str, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource]
+    answer: str, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource], confidence: float
 ) -> None:
     print(answer)
-    print(f"\ndecision: {decision}" + ("" if verified else " (unverified)"))
+    print(f"\nconfidence: {sureness_of(confidence).value} ({confidence:.0%})")
+    print(f"decision: {decision}" + ("" if verified else " (unverified)"))
     if note:
         print(f"note: {note}")
     print("sources: " + ", ".join(f"{s.edge_id + ':' if s.edge_id else ''}{s.doc_id}#{s.chunk_id}" for s in sources))
@@ -283,7 +287,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK
-    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, reply.sources)
+    shown = AnswerTrace.from_json(reply.trace_json).confidence if reply.trace_json else 0.0
+    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, reply.sources, shown)
     return EXIT_OK
 
 

@@ -34,7 +34,9 @@ import grpc
 from cloud_server.cloud_model import missing_model_sentence
 from shared.config import CLOUD_MODEL, EdgeConfig
 from shared.core.errors import DgragError
+from shared.core.sureness import sureness_of
 from shared.core.text import occurs_in
+from shared.core.trace import AnswerTrace
 from shared.models.cpu import prepare_cpu
 from shared.models.packaged import is_fetched
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
@@ -219,7 +221,9 @@ def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> 
     else:
         print(f"answered by: the {ASKED_AT} edge, from its own documents")
     short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")
-    print(f"short answer: {short or '(none: an extract is shown)'}   (the bundle's gold answer: {row['answer']})")
+    print(f"short answer: {short or '(none: no verdict)'}   (the bundle's gold answer: {row['answer']})")
+    confidence = AnswerTrace.from_dict(trace).confidence
+    print(f"confidence: {sureness_of(confidence).value} ({confidence:.0%})")
     print(f"answer:   {trace['answer']}")
     print("sources:")
     for doc_id, edge in dict.fromkeys((s["doc_id"], s.get("edge_id") or ASKED_AT) for s in trace["sources"]):

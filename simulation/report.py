@@ -12,6 +12,7 @@ from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS, ASK_KINDS
 from simulation.metrics import evidence_recall, percentile
+from simulation.report_calibration import coverage_by_shape, coverage_cell, reliability
 from simulation.report_reading import halves_report, reading_report
 from simulation.scoring import shape_baseline
 
@@ -146,6 +147,9 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
         "accuracy": {g: _share(groups[g], lambda r: bool(r["correct"])) for g in GROUPS},
         "baseline": {g: _baseline(groups[g]) for g in GROUPS},
         "reading": reading_report(rows),
+        "coverage": {g: coverage_cell(groups[g]) for g in GROUPS},
+        "coverage_by_shape": {k: coverage_by_shape(groups[k]) for k in ANSWERABLE},
+        "calibration": reliability(answerable),
         **{f"escalation_{k}": _share(groups[k], _escalated) if gated else None for k in KINDS},
     }
     for m in REPORTED_HITS:

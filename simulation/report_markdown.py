@@ -14,7 +14,7 @@ from simulation.markdown_table import DASH, pct, table
 from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.provenance import provenance_markdown
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
-from simulation.report_markdown_reading import halves_section, shapes_section
+from simulation.report_markdown_reading import calibration_section, halves_section, shapes_section
 
 ROUTING = ("escalation_within", "escalation_out", *(f"summary_hit@{m}" for m in REPORTED_HITS), "route_recall@k")
 FIGURE_CAPTIONS = {
@@ -34,6 +34,7 @@ def render_markdown(report: Mapping[str, Any], plots: Sequence[str] | None = Non
         _header(report),
         _accuracy(modes),
         shapes_section(modes),
+        calibration_section(modes),
         halves_section(report.get("halves")),
         _routing(report),
         _evidence(modes),

@@ -55,3 +55,43 @@ def halves_section(halves: Mapping[str, Mapping[str, Any]] | None) -> str:
         + "\n\nQuestions are split once by a hash of their id (simulation/halves.py). Defaults are fitted on the "
         "fit half only; published figures come from the report half."
     )
+
+
+def calibration_section(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    """Per mode: coverage and accuracy on the answered asks by shape, and how well the confidence is calibrated."""
+    shapes, words = [], []
+    for mode, data in modes.items():
+        for kind, by_shape in (data.get("coverage_by_shape") or {}).items():
+            for shape, c in by_shape.items():
+                shapes.append(
+                    [
+                        mode,
+                        kind,
+                        shape,
+                        str(c["n"]),
+                        pct(c["coverage"]),
+                        pct(c["accuracy"]),
+                        pct(c["answered_accuracy"]),
+                    ]
+                )
+        cal = data.get("calibration") or {}
+        for word, b in (cal.get("by_word") or {}).items():
+            words.append([mode, word, str(b["n"]), pct(b["confidence"]), pct(b["accuracy"])])
+        if cal.get("n"):
+            at = cal.get("accuracy_at_coverage") or {}
+            summary = (
+                f"ECE {cal['ece']:.3f}; accuracy at 50% / 80% coverage {pct(at.get('50%'))} / {pct(at.get('80%'))}"
+            )
+            words.append([mode, "all", str(cal["n"]), "", summary])
+    if not shapes:
+        return ""
+    return (
+        "### Coverage and confidence\n\n"
+        + table(["mode", "asked", "shape", "asks", "coverage", "accuracy", "accuracy answered"], shapes)
+        + "\n\n"
+        + table(["mode", "confidence", "asks", "mean confidence", "accuracy"], words)
+        + '\n\nCoverage is the share of asks that got an answer; "can\'t tell" and declines are never right, so '
+        "abstaining cannot raise accuracy. Each answer carries a probability and a word (sure from 80%, likely from "
+        "50%, else can't tell). ECE is the asks-weighted gap between confidence and accuracy over tenths of "
+        "confidence; answerable asks only."
+    )

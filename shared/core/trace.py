@@ -118,8 +118,8 @@ class AnswerTrace:
     context_tokens: int
     timings: dict[str, float]
     reading: dict[str, str] = field(default_factory=dict)
-    """How the answer was read: the question's shape, the reader (vote, extractive, generated, declined) and the
-    short answer."""
+    """How the answer was read: the question's shape, the reader (vote, extractive, generated, declined, unsettled),
+    the short answer, and its confidence (a probability) and sureness (sure, likely, can't tell)."""
     local_answer: str | None = None
     """The full pipeline only (these three): what the local path answered before any escalation."""
     local_sources: list[Source] | None = None
@@ -130,6 +130,18 @@ class AnswerTrace:
         """The question was sent on to the cloud: the gate escalated it, or it was answered there (the evidence
         check, gate.check_other_edges, escalates questions the gate alone would have kept)."""
         return self.decision in (Decision.CLOUD, Decision.ESCALATE)
+
+    @property
+    def confidence(self) -> float:
+        """How likely the answer shown is right (0 for an extract, a decline or "can't tell"), bounded to [0, 1]."""
+        if self.cloud is not None and self.decision == Decision.CLOUD:
+            return min(max(self.cloud.confidence, 0.0), 1.0)
+        if self.decision != Decision.LOCAL:
+            return 0.0
+        try:
+            return min(max(float(self.reading.get("confidence", 0.0)), 0.0), 1.0)
+        except ValueError:
+            return 0.0
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -188,6 +200,8 @@ def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
         short=str(raw.get("short", "")),
         withheld_words=int(raw.get("withheld_words", 0)),
         reader=str(raw.get("reader", "")),
+        matched_offline=bool(raw.get("matched_offline", False)),
+        confidence=float(raw.get("confidence", 0.0)),
     )
 
 

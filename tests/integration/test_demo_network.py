@@ -1,5 +1,5 @@
-"""The README's demo runs end to end: two edges, a cloud and its OpenAI-compatible LLM server, as processes on
-loopback with the embedded models. To keep it a few minutes, each edge holds the evidence of the demo's two
+"""The README's demo runs end to end: two edges and a cloud reading with the larger packaged model, as processes
+on loopback with the packaged models. To keep it a few minutes, each edge holds the evidence of the demo's two
 questions (chosen by the demo's own rule on the bundled sample) and a handful of its other articles."""
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from cloud_server.cloud_model import missing_model_sentence
+from shared.config import CLOUD_MODEL
+from shared.models.packaged import is_fetched
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "demo_network.py"
@@ -66,8 +70,12 @@ def test_the_demo_answers_at_the_edge_or_routes_to_the_edge_that_knows(tmp_path:
     assert len(parts) == 3, out
     business, technology = parts[1], parts[2]
     assert business.startswith("business") and technology.startswith("technology")
+    model = CLOUD_MODEL if is_fetched(CLOUD_MODEL) else f"SmolLM2-135M. {missing_model_sentence(CLOUD_MODEL)}"
+    assert f"it reads with {model}" in out, "the cloud says which model reads, and how to fetch a missing one"
     for part in (business, technology):
         assert "decision: " in part and "short answer: " in part and "\nsources:\n  " in part
+        word = part.split("\nconfidence: ", 1)[1].split(" (", 1)[0]
+        assert word in ("sure", "likely", "can't tell"), part
     # the technology question's evidence is on the technology edge alone: the business edge must not keep it
     assert "answered by: the cloud" in technology, technology
     routed = technology.split("(routed to ", 1)[1].split(")", 1)[0]

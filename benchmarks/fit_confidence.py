@@ -1,0 +1,106 @@
+"""Fit each model's confidence calibration on the fit half of a simulation's answers.
+
+    python -m benchmarks.fit_confidence RUN_DIR [RUN_DIR ...] [--write]
+
+Reads every answer row of the runs (``dgrag sim run --half fit``), keeps the answerable asks that got a verdict
+(not a decline, an extract or "can't tell"), splits them by the model that read them (the edge's answers: the
+bundled SmolLM2; the cloud's: its packaged model), and fits a logistic regression (scikit-learn) of strict
+correctness on the question's shape and the reader. Prints each (shape, reader) cell's asks, accuracy and fitted
+probability; ``--write`` stores the fits as shared/models/calibrations/<model>.confidence.json, which answers then
+use (shared.reading.confidence). Rows of the report half are refused: published figures come from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from shared.config import CLOUD_MODEL
+from shared.core.errors import DgragError
+from shared.models.calibration_files import BUNDLED_KEY, calibration_path
+from shared.reading.confidence import Calibration, Evidence
+from shared.reading.question_shape import shape_of
+from simulation.answer_rows import find_answers, read_rows
+from simulation.halves import Half, half_of
+from simulation.metrics import declines
+
+NO_VERDICT = ("", "declined", "unsettled", "fallback", "unrecorded")
+REGULARISATION = 1.0
+"""scikit-learn's C: the inverse strength of the L2 penalty (small cells are pulled towards the mean)."""
+
+
+def verdicts(rows: Sequence[dict[str, Any]]) -> dict[str, list[tuple[Evidence, bool]]]:
+    """model key -> (evidence, right) of each answerable fit-half ask that got a verdict."""
+    out: dict[str, list[tuple[Evidence, bool]]] = defaultdict(list)
+    for row in rows:
+        if half_of(str(row["qid"])) != Half.FIT:
+            raise DgragError(f"{row['qid']} is a report-half question: fit on `dgrag sim run --half fit` runs only")
+        if row.get("kind") == "unanswerable" or row.get("mode") != "dgrag":
+            continue
+        side, _, reader = str(row.get("reader") or "").rpartition(":")
+        short = str(row.get("short") or "")
+        if reader in NO_VERDICT or not short.strip() or declines(short):
+            continue
+        evidence = Evidence(shape_of(str(row["question"])).shape.value, reader, False, 0.0, 0.0)
+        out[CLOUD_MODEL if side == "cloud" else BUNDLED_KEY].append((evidence, bool(row["correct"])))
+    return out
+
+
+def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration:
+    """A logistic regression of correctness on the shape and reader one-hots."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    vectorizer = DictVectorizer(sparse=False)
+    features = [{k: v for k, v in e.features().items() if k.startswith(("shape=", "reader="))} for e, _ in samples]
+    x = vectorizer.fit_transform(features)
+    y = [right for _, right in samples]
+    if len(set(y)) < 2:
+        raise DgragError("every ask is right (or every one wrong): nothing to fit; run more questions")
+    model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(x, y)
+    weights = {name: round(float(w), 4) for name, w in zip(vectorizer.feature_names_, model.coef_[0], strict=True)}
+    return Calibration(round(float(model.intercept_[0]), 4), weights, fitted_on)
+
+
+def cells(samples: Sequence[tuple[Evidence, bool]], calibration: Calibration) -> list[str]:
+    grouped: dict[tuple[str, str], list[tuple[Evidence, bool]]] = defaultdict(list)
+    for evidence, right in samples:
+        grouped[(evidence.shape, evidence.reader)].append((evidence, right))
+    lines = [f"{'shape':8} {'reader':12} {'asks':>5} {'accuracy':>9} {'fitted':>7}"]
+    for (shape, reader), group in sorted(grouped.items()):
+        accuracy = sum(r for _, r in group) / len(group)
+        fitted = calibration.probability(group[0][0])
+        lines.append(f"{shape:8} {reader:12} {len(group):5d} {accuracy:9.1%} {fitted:7.1%}")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path, help="--out directories of `dgrag sim run --half fit`")
+    parser.add_argument("--write", action="store_true", help="store the fits beside the models")
+    args = parser.parse_args(argv)
+    rows = [row for run in args.runs for row in read_rows(find_answers(run))]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    runs = " ".join(p.name for p in args.runs)
+    for key, samples in sorted(verdicts(rows).items()):
+        fitted_on = (
+            f"python -m benchmarks.fit_confidence {runs} (commit {commit.stdout.strip() or '?'}, {date.today()}): "
+            f"{len(samples)} fit-half asks answered by {key}"
+        )
+        calibration = fit(samples, fitted_on)
+        print(f"== {key}: {len(samples)} asks with a verdict")
+        print("\n".join(cells(samples, calibration)))
+        if args.write:
+            calibration_path(key).write_text(calibration.to_json(), encoding="utf-8")
+            print(f"wrote {calibration_path(key)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

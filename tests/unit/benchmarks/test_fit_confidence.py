@@ -1,0 +1,40 @@
+"""fit_confidence: fits each model's calibration on fit-half verdicts only."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.fit_confidence import fit, verdicts
+from shared.config import CLOUD_MODEL
+from shared.core.errors import DgragError
+from shared.models.calibration_files import BUNDLED_KEY
+from simulation.halves import Half, half_of
+
+FIT = [f"q{i}" for i in range(400) if half_of(f"q{i}") == Half.FIT]
+REPORT = next(f"q{i}" for i in range(400) if half_of(f"q{i}") == Half.REPORT)
+
+
+def _row(qid: str, reader: str, correct: bool, question: str = "Which company makes the iPhone?") -> dict:
+    base = {"qid": qid, "question": question, "kind": "out", "mode": "dgrag"}
+    return {**base, "reader": reader, "short": "Apple", "correct": correct}
+
+
+def test_verdicts_are_split_by_the_model_that_read_them_and_no_verdict_is_left_out() -> None:
+    rows = [_row(FIT[0], "cloud:vote", True), _row(FIT[1], "extractive", False), _row(FIT[2], "cloud:unsettled", False)]
+    got = verdicts(rows)
+    assert [e.reader for e, _ in got[CLOUD_MODEL]] == ["vote"] and [r for _, r in got[BUNDLED_KEY]] == [False]
+
+
+def test_a_report_half_row_is_refused() -> None:
+    with pytest.raises(DgragError, match="report-half"):
+        verdicts([_row(REPORT, "vote", True)])
+
+
+def test_the_fit_orders_readers_by_how_often_they_are_right() -> None:
+    rows = [_row(q, "cloud:vote", i % 10 < 8) for i, q in enumerate(FIT[:40])]
+    rows += [_row(q, "cloud:generated", i % 10 < 2) for i, q in enumerate(FIT[40:80])]
+    samples = verdicts(rows)[CLOUD_MODEL]
+    calibration = fit(samples, "test")
+    vote = next(e for e, _ in samples if e.reader == "vote")
+    generated = next(e for e, _ in samples if e.reader == "generated")
+    assert calibration.probability(vote) > 0.65 > 0.35 > calibration.probability(generated)
