@@ -15,10 +15,10 @@ from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.answer_format import Sampling
-from shared.reading.compose import Reading, compose
+from shared.reading.compose import Reading, compose, needs_model, plan_reading
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence
 from shared.reading.extractive import SourcedText, extractive_answer
-from shared.reading.read import read
+from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage
 
 FALLBACK = "fallback"
@@ -59,13 +59,17 @@ def read_context(
         temperature = config.choice_temperature if n > 1 else 0.0
         return Sampling(n, config.max_tokens, temperature, SEED if n > 1 else None, reason=False)
 
-    sampled = read(question, passages, merged.text, generator, sampling)
+    reading = plan_reading(question, passages)
+    quote = readers.all_quotable(merged)
+    if not needs_model(reading, config.readers):  # the answer is model-free or unsettled: no generation to wait for
+        composed = compose(reading, [], 0, config.readers, quote=quote, calibration=calibration)
+        return CloudReading(composed.text, composed.short, composed.reader, composed.confidence)
+    sampled = read_planned(reading, merged.text, generator, sampling(reading))
     if not sampled.usable and passages and merged.chunk_text != merged.text:
         # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is
         # asked once more from the chunks alone
-        sampled = read(question, passages, merged.chunk_text, generator, sampling)
-    reading, usable = sampled.reading, sampled.usable
-    quote = readers.all_quotable(merged)
+        sampled = read_planned(reading, merged.chunk_text, generator, sampling(reading))
+    usable = sampled.usable
     composed = compose(reading, usable, 0, config.readers, quote=quote, calibration=calibration)
     if usable or composed.reader != "declined":  # without samples only a model-free reader can have answered
         return CloudReading(composed.text, composed.short, composed.reader, composed.confidence)

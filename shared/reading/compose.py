@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, evidence_of
+from shared.reading.fact_reader import fact_kind, read_fact
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.short_phrase import agreed_phrase
@@ -35,6 +36,9 @@ DEFAULT_READERS = ReaderProfile()
 UNSETTLED = "The sources don't settle this"
 """The head of an answer to a shape this model does not read above the shape's baseline: no verdict is shown."""
 UNSETTLED_NOTE = "{shape} questions are not read reliably by this model"
+MODEL_FREE_SPECIAL = ("dates", "fact")
+"""Readers measured apart from their shape's (the order of dated events; a stated version, licence or command):
+an answer they give stands even where the shape is not read reliably."""
 UNSETTLED_LINES = 3
 """Lines of the evidence shown instead of such a verdict (the best per passage)."""
 SUPPORT_CHARS = 240
@@ -77,6 +81,12 @@ class ComposedAnswer:
         return () if self.support is None else (self.support.passage.source,)
 
 
+def needs_model(reading: Reading, readers: ReaderProfile) -> bool:
+    """Whether the model's samples can change the answer to ``reading``: not for a shape the model does not read
+    reliably (its verdict is never shown) nor for a question a fact reader answers."""
+    return readers.reliable(reading.shape.shape) and fact_kind(reading.question) is None
+
+
 def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
     """What to ask the model for ``question`` given ``passages``."""
     shape = shape_of(question)
@@ -106,10 +116,10 @@ def compose(
     sentence of the evidence is shown, only its source, and open questions get the samples' short phrase or none.
     A shape the profile lists as unreliable gets no verdict: the lines that bear on the question, and can't tell."""
     shown = _read(reading, answers, best, readers, quote)
+    if not readers.reliable(reading.shape.shape) and shown.reader not in MODEL_FREE_SPECIAL:
+        return _unsettled(reading, quote)
     if shown.reader == "declined":
         return shown
-    if not readers.reliable(reading.shape.shape) and shown.reader != "dates":
-        return _unsettled(reading, quote)
     texts = [p.text for p in reading.passages]
     evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
     return dataclasses.replace(shown, confidence=calibration.confidence(evidence))
@@ -161,11 +171,15 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
 
 
 def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
-    """The model-free readers of particular questions, which answer before the shape's reader where they can: the
-    order of two dated events (shared.reading.temporal), a speaker's own line or who said a line
-    (shared.reading.utterance)."""
+    """The model-free readers of particular questions, which answer before the shape's reader where they can: a
+    version, licence or command (shared.reading.fact_reader), the order of two dated events
+    (shared.reading.temporal), a speaker's own line or who said a line (shared.reading.utterance)."""
     shape, question, passages = reading.shape, reading.question, reading.passages
     found: Found | None = None
+    if shape.shape != Shape.YES_NO and (kind := fact_kind(question)) is not None:
+        # a version, a licence or a command is the span that states it, or nothing: never a name or a paraphrase
+        fact = read_fact(kind, question, passages)
+        return _shown(fact.short, fact, "fact") if fact else ComposedAnswer(MISSING, MISSING, "declined")
     if shape.shape == Shape.YES_NO and readers.dates:
         found, reader = read_times(question, passages), "dates"
     elif shape.shape == Shape.ENTITY and shape.wants_person and readers.speakers:

@@ -57,9 +57,17 @@ def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_
     assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
 
 
+def test_a_shape_the_model_does_not_read_reliably_costs_no_generation() -> None:
+    model = _replies('{"answer": "yes"}')
+    unsettled = CloudQueryConfig(readers=ReaderProfile(unreliable="yes_no"))
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, unsettled, APP_QUOTING)
+    assert model.requests == [] and read.short == "" and read.reader == "unsettled"
+    assert read.text.startswith("The sources don't settle this") and read.confidence.word == "can't tell"
+
+
 def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:
     model = _replies('{"answer": "yes"}')
-    read_context("Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING)
+    read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING, APP_QUOTING)
     schema = model.requests[0].json_schema
     assert schema is not None and set(schema["properties"]) == {"answer"} and schema["required"] == ["answer"]
 

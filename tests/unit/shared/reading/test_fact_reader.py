@@ -1,0 +1,61 @@
+"""Versions, licences and commands are read as the span that states them, or declined."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.reading.compose import compose, plan_reading
+from shared.reading.fact_reader import FactKind, fact_kind
+from shared.reading.span_reader import Passage
+
+README = Passage(
+    1,
+    "Package FastAPI, version 0.165.0. License: MIT.\nFastAPI is a modern web framework built on Starlette.\n"
+    '$ pip install "fastapi[standard]"\nRun the server with `fastapi dev main.py`. It requires Python 3.9+.',
+    "web:fastapi",
+)
+SERVER = Passage(
+    2,
+    "Package Uvicorn, version 0.54.0. License: BSD-3-Clause. Run `uvicorn main:app --port 8000`.",
+    "web:uvicorn",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What version of FastAPI is described?", FactKind.VERSION),
+        ("What is the minimum Python version FastAPI requires?", FactKind.VERSION),
+        ("Under which licence is Uvicorn distributed?", FactKind.LICENCE),
+        ("What command installs FastAPI?", FactKind.COMMAND),
+        ("How do I run Uvicorn?", FactKind.COMMAND),
+        ("Which company is releasing a new version of their product?", None),
+        ("Which company signed a licensing deal with the league?", None),
+    ],
+)
+def test_the_fact_asked_for(question: str, kind: FactKind | None) -> None:
+    assert fact_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "short"),
+    [
+        ("What version of FastAPI is described?", "0.165.0"),
+        ("Which Uvicorn version is described?", "0.54.0"),
+        ("What is the minimum Python version FastAPI requires?", "3.9"),
+        ("Under which licence is Uvicorn distributed?", "BSD-3-Clause"),
+        ("What licence does FastAPI use?", "MIT"),
+        ("What command installs FastAPI with its standard extras?", 'pip install "fastapi[standard]"'),
+        ("Which command starts the FastAPI development server?", "fastapi dev main.py"),
+        ("How do I run Uvicorn?", "uvicorn main:app --port 8000"),
+    ],
+)
+def test_the_span_that_states_it_is_the_answer(question: str, short: str) -> None:
+    shown = compose(plan_reading(question, [README, SERVER]), ["Starlette"] * 4)
+    assert (shown.short, shown.reader) == (short, "fact")
+    assert shown.support is not None and short in shown.support.sentence
+
+
+def test_a_fact_no_passage_states_for_what_the_question_names_is_declined() -> None:
+    shown = compose(plan_reading("What version of Django is described?", [README, SERVER]), ["0.165.0"] * 4)
+    assert shown.reader == "declined" and shown.short.startswith("Insufficient")
