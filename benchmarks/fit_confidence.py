@@ -8,6 +8,11 @@ bundled SmolLM2; the cloud's: its packaged model), and fits a logistic regressio
 correctness on the question's shape and the reader. Prints each (shape, reader) cell's asks, accuracy and fitted
 probability; ``--write`` stores the fits as shared/models/calibrations/<model>.confidence.json, which answers then
 use (shared.reading.confidence). Rows of the report half are refused: published figures come from them.
+
+It then replays ``gate.escalate_below``: a within-domain ask the edge answered with a verdict below the threshold
+would go to the cloud, whose answer to the same question is known from its out-of-domain ask. It prints, per
+threshold, the within-domain escalation and strict accuracy, and the threshold that gains most with within-domain
+escalation at most :data:`MAX_WITHIN` (0 when none gains).
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ from simulation.halves import Half, half_of
 from simulation.metrics import declines
 
 NO_VERDICT = ("", "declined", "unsettled", "fallback", "unrecorded")
+MAX_WITHIN = 0.30
+"""The most within-domain escalation a threshold may cost."""
+THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 REGULARISATION = 1.0
 """scikit-learn's C: the inverse strength of the L2 penalty (small cells are pulled towards the mean)."""
 
@@ -68,6 +76,36 @@ def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration
     return Calibration(round(float(model.intercept_[0]), 4), weights, fitted_on)
 
 
+def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tuple[float, list[str]]:
+    """The escalate_below that gains most within-domain accuracy (escalation within at most MAX_WITHIN), and the
+    replay of each threshold."""
+    cloud_right = {
+        str(r["qid"]): bool(r["correct"]) for r in rows if r.get("kind") == "out" and r.get("mode") == "dgrag"
+    }
+    within = [r for r in rows if r.get("kind") == "within" and r.get("mode") == "dgrag" and r["qid"] in cloud_right]
+    lines = [f"{'escalate_below':>14} {'escalated':>10} {'accuracy':>9}   ({len(within)} within-domain asks)"]
+    best, best_right = 0.0, -1
+    for threshold in THRESHOLDS:
+        escalated = right = 0
+        for row in within:
+            local = not str(row.get("reader") or "").startswith("cloud:") and row.get("decision") == "local"
+            reader = str(row.get("reader") or "")
+            guessed = local and reader not in NO_VERDICT and _probability(row, edge) < threshold
+            if not local or guessed:
+                escalated += 1
+            right += cloud_right[str(row["qid"])] if guessed else bool(row["correct"])
+        share = escalated / len(within) if within else 0.0
+        lines.append(f"{threshold:14.1f} {share:10.1%} {right / max(len(within), 1):9.1%}")
+        if share <= MAX_WITHIN and right > best_right:
+            best, best_right = threshold, right
+    return best, lines
+
+
+def _probability(row: dict[str, Any], calibration: Calibration) -> float:
+    reader = str(row.get("reader") or "").rpartition(":")[2]
+    return calibration.probability(Evidence(shape_of(str(row["question"])).shape.value, reader, False, 0.0, 0.0))
+
+
 def cells(samples: Sequence[tuple[Evidence, bool]], calibration: Calibration) -> list[str]:
     grouped: dict[tuple[str, str], list[tuple[Evidence, bool]]] = defaultdict(list)
     for evidence, right in samples:
@@ -88,17 +126,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = [row for run in args.runs for row in read_rows(find_answers(run))]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
     runs = " ".join(p.name for p in args.runs)
+    fitted: dict[str, Calibration] = {}
     for key, samples in sorted(verdicts(rows).items()):
         fitted_on = (
             f"python -m benchmarks.fit_confidence {runs} (commit {commit.stdout.strip() or '?'}, {date.today()}): "
             f"{len(samples)} fit-half asks answered by {key}"
         )
-        calibration = fit(samples, fitted_on)
+        calibration = fitted[key] = fit(samples, fitted_on)
         print(f"== {key}: {len(samples)} asks with a verdict")
         print("\n".join(cells(samples, calibration)))
         if args.write:
             calibration_path(key).write_text(calibration.to_json(), encoding="utf-8")
             print(f"wrote {calibration_path(key)}")
+    if BUNDLED_KEY in fitted:
+        choice, replay = escalation_choice(rows, fitted[BUNDLED_KEY])
+        print("\n".join(["== gate.escalate_below, replayed", *replay, f"chosen: escalate_below = {choice}"]))
     return 0
 
 

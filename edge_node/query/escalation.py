@@ -11,6 +11,9 @@ The gate's score and refusal share place a local answer in one of three bands:
   cloud exactly that, so a question two edges match alike goes to the cloud;
 - **untrusted** (below both): escalated at once.
 
+A local answer whose confidence is below ``escalate_below`` is escalated whatever its band: the edge's small model
+reads that kind of question no better than a guess, and the cloud's larger model may.
+
 With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
 keeps home), a trusted answer is shown and anything else becomes an extract of the evidence, never an untrusted
 generation.
@@ -43,10 +46,14 @@ class Check(StrEnum):
 
 @dataclass(frozen=True)
 class Signals:
-    """What the gate measured of the local answers."""
+    """What the gate measured of the local answers, and how sure the composed answer is."""
 
     score: float
     refusal_share: float
+    confidence: float = 1.0
+    """The composed local answer's probability of being right (shared.reading.confidence)."""
+    verdict: bool = True
+    """The local answer gives a verdict (not a decline, nor the lines of an unsettled shape)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,11 @@ def trusted(signals: Signals, gate: GateConfig) -> bool:
     return signals.score >= gate.threshold and signals.refusal_share < gate.refusal_share
 
 
+def unread(signals: Signals, gate: GateConfig) -> bool:
+    """The local answer is a guess of the small model: a verdict whose confidence is below gate.escalate_below."""
+    return signals.verdict and signals.confidence < gate.escalate_below
+
+
 def doubtful(signals: Signals, gate: GateConfig) -> bool:
     return signals.score >= gate.check_threshold and signals.refusal_share < gate.check_refusal_share
 
@@ -90,6 +102,8 @@ def decide(signals: Signals, gate: GateConfig, situation: Situation, check: Chec
         return Outcome(Action.ANSWER_HERE, f"trusted; {why}") if sure else Outcome(Action.EXTRACT, f"untrusted; {why}")
     if check == Check.STRONGER_ELSEWHERE:
         return Outcome(Action.ESCALATE, "another edge's evidence matches the question better")
+    if unread(signals, gate):
+        return Outcome(Action.ESCALATE, "the edge's model reads this question no better than a guess")
     if check == Check.NOT_STRONGER:
         return Outcome(Action.ANSWER_HERE, "trusted and checked" if sure else "doubtful, but this edge leads")
     if situation.checking and sure:

@@ -208,6 +208,10 @@ class GateConfig:
     names and topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with
     and without the check is in docs/results/gate-fit (fitted before the fit/report split, so in-sample).
     """
+    escalate_below: float = 0.0
+    """Escalate a local answer whose confidence (shared.reading.confidence) is below this, even when the gate trusts
+    it: the edge's small model cannot read that question, the cloud's larger one may. A decline or an unsettled
+    answer gives no verdict and is not escalated for it (0 = off)."""
 
 
 @dataclass(frozen=True)

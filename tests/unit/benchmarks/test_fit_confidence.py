@@ -38,3 +38,18 @@ def test_the_fit_orders_readers_by_how_often_they_are_right() -> None:
     vote = next(e for e, _ in samples if e.reader == "vote")
     generated = next(e for e, _ in samples if e.reader == "generated")
     assert calibration.probability(vote) > 0.65 > 0.35 > calibration.probability(generated)
+
+
+def test_escalate_below_is_chosen_where_the_cloud_reads_what_the_edge_guessed() -> None:
+    from benchmarks.fit_confidence import escalation_choice
+    from shared.reading.confidence import Calibration
+
+    edge = Calibration(0.0, {"reader=generated": -3.0, "reader=extractive": 3.0}, "test")
+    rows = []
+    for i, q in enumerate(FIT[:20]):
+        reader = "generated" if i < 4 else "extractive"
+        within = {**_row(q, reader, reader == "extractive"), "kind": "within", "decision": "local"}
+        rows += [within, {**_row(q, "cloud:vote", True), "kind": "out", "decision": "cloud"}]
+    choice, replay = escalation_choice(rows, edge)
+    assert choice > 0.1, "the edge's generated guesses (p about 5%) go to the cloud, which reads them right"
+    assert any("20.0%" in line for line in replay), "4 of 20 within-domain asks escalated"

@@ -14,11 +14,14 @@ GATE = GateConfig(
     check_refusal_share=0.75,
     evidence_margin=0.1,
     stay_margin=0.05,
+    escalate_below=0.3,
 )
 TRUSTED = Signals(score=0.6, refusal_share=0.0)
 DOUBTFUL = Signals(score=0.3, refusal_share=0.5)  # under the threshold, refusals split 2 of 4
 UNTRUSTED = Signals(score=0.1, refusal_share=0.0)
 REFUSED = Signals(score=0.9, refusal_share=0.75)  # 3 of 4 answers declined
+GUESSED = Signals(score=0.6, refusal_share=0.0, confidence=0.2)  # trusted by the gate, but a guess of its reader
+UNSETTLED = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False)  # no verdict: lines shown
 CLOUD = Situation(cloud=True)
 NO_CHECK = Situation(cloud=True, checking=False)
 NO_CLOUD = Situation(cloud=False)
@@ -43,6 +46,11 @@ CASES = [
     (UNTRUSTED, NO_CLOUD, None, Action.EXTRACT, None),
     (TRUSTED, KEPT_HOME, None, Action.ANSWER_HERE, None),
     (DOUBTFUL, KEPT_HOME, None, Action.EXTRACT, None),
+    (GUESSED, CLOUD, None, Action.ESCALATE, None),
+    (GUESSED, CLOUD, Check.NOT_STRONGER, Action.ESCALATE, None),
+    (GUESSED, NO_CLOUD, None, Action.ANSWER_HERE, None),
+    (GUESSED, KEPT_HOME, None, Action.ANSWER_HERE, None),
+    (UNSETTLED, CLOUD, None, Action.CHECK, 0.1),
 ]
 
 
