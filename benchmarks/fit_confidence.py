@@ -5,7 +5,8 @@
 Reads every answer row of the runs (``dgrag sim run --half fit``), keeps the answerable asks that got a verdict
 (not a decline, an extract or "can't tell"), splits them by the model that read them (the edge's answers: the
 bundled SmolLM2; the cloud's: its packaged model), and fits a logistic regression (scikit-learn) of strict
-correctness on the question's shape and the reader. Prints each (shape, reader) cell's asks, accuracy and fitted
+correctness on the question's shape, the reader and the evidence's signals (named, agreement, parts; rows of runs
+that did not record them count 0). Prints each (shape, reader) cell's asks, accuracy and fitted
 probability; ``--write`` stores the fits as shared/models/calibrations/<model>.confidence.json, which answers then
 use (shared.reading.confidence). Rows of the report half are refused: published figures come from them.
 
@@ -55,7 +56,7 @@ def verdicts(rows: Sequence[dict[str, Any]]) -> dict[str, list[tuple[Evidence, b
         short = str(row.get("short") or "")
         if reader in NO_VERDICT or not short.strip() or declines(short):
             continue
-        evidence = Evidence(shape_of(str(row["question"])).shape.value, reader, False, 0.0, 0.0)
+        evidence = Evidence.of(shape_of(str(row["question"])).shape.value, reader, row.get("confidence_signals") or {})
         out[CLOUD_MODEL if side == "cloud" else BUNDLED_KEY].append((evidence, bool(row["correct"])))
     return out
 
@@ -66,7 +67,7 @@ def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration
     from sklearn.linear_model import LogisticRegression
 
     vectorizer = DictVectorizer(sparse=False)
-    features = [{k: v for k, v in e.features().items() if k.startswith(("shape=", "reader="))} for e, _ in samples]
+    features = [e.features() for e, _ in samples]
     x = vectorizer.fit_transform(features)
     y = [right for _, right in samples]
     if len(set(y)) < 2:
@@ -103,7 +104,8 @@ def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tupl
 
 def _probability(row: dict[str, Any], calibration: Calibration) -> float:
     reader = str(row.get("reader") or "").rpartition(":")[2]
-    return calibration.probability(Evidence(shape_of(str(row["question"])).shape.value, reader, False, 0.0, 0.0))
+    shape = shape_of(str(row["question"])).shape.value
+    return calibration.probability(Evidence.of(shape, reader, row.get("confidence_signals") or {}))
 
 
 def cells(samples: Sequence[tuple[Evidence, bool]], calibration: Calibration) -> list[str]:

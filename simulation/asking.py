@@ -200,6 +200,7 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "shape": shape_of_ask(q.question, q.answer),
         "reader": shown_reader(trace),
         "confidence": trace.confidence,
+        "confidence_signals": trace.confidence_signals,
         "gate": trace.gate.to_dict() if trace.gate else None,
         "sources": [s.to_dict() for s in trace.sources],
         "evidence_recall": (

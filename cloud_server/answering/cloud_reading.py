@@ -8,14 +8,14 @@ asker may be quoted is shown."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cloud_server.answering.answer_guard import Readers
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.answer_format import Sampling
-from shared.reading.compose import Reading, compose, needs_model, plan_reading
+from shared.reading.compose import ComposedAnswer, Reading, compose, needs_model, plan_reading
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence
 from shared.reading.extractive import SourcedText, extractive_answer
 from shared.reading.read import read_planned
@@ -38,6 +38,8 @@ class CloudReading:
     reader: str = FALLBACK
     """The reader that made it (shared.reading.compose.ComposedAnswer.reader), or ``fallback`` for an extract."""
     confidence: Confidence = CANT_TELL
+    signals: dict[str, float] = field(default_factory=dict)
+    """What the confidence was computed from (shared.reading.confidence.Evidence.signals)."""
 
 
 def read_context(
@@ -63,7 +65,7 @@ def read_context(
     quote = readers.all_quotable(merged)
     if not needs_model(reading, config.readers):  # the answer is model-free or unsettled: no generation to wait for
         composed = compose(reading, [], 0, config.readers, quote=quote, calibration=calibration)
-        return CloudReading(composed.text, composed.short, composed.reader, composed.confidence)
+        return _reading(composed)
     sampled = read_planned(reading, merged.text, generator, sampling(reading))
     if not sampled.usable and passages and merged.chunk_text != merged.text:
         # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is
@@ -72,8 +74,13 @@ def read_context(
     usable = sampled.usable
     composed = compose(reading, usable, 0, config.readers, quote=quote, calibration=calibration)
     if usable or composed.reader != "declined":  # without samples only a model-free reader can have answered
-        return CloudReading(composed.text, composed.short, composed.reader, composed.confidence)
+        return _reading(composed)
     return CloudReading(_fallback(question, merged, readers), "")
+
+
+def _reading(composed: ComposedAnswer) -> CloudReading:
+    signals = composed.evidence.signals() if composed.evidence else {}
+    return CloudReading(composed.text, composed.short, composed.reader, composed.confidence, signals)
 
 
 def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:

@@ -232,7 +232,10 @@ class GlobalQueryService:
         out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
         out.reader = reading.reader
         # a short answer the guard cut is no longer the one the confidence was measured for
-        out.confidence = reading.confidence.probability if guarded.short == reading.short else 0.0
+        kept = guarded.short == reading.short
+        out.confidence, out.confidence_signals = (
+            (reading.confidence.probability, reading.signals) if kept else (0.0, {})
+        )
 
     async def _probe(
         self,

@@ -249,6 +249,7 @@ def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]
         "reliable": reliable,
         "confidence": f"{composed.confidence.probability:.3f}",
         "sureness": composed.confidence.word.value,
+        **({k: f"{v:.3f}" for k, v in composed.evidence.signals().items()} if composed.evidence else {}),
     }
 
 

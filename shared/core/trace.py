@@ -132,6 +132,21 @@ class AnswerTrace:
         return self.decision in (Decision.CLOUD, Decision.ESCALATE)
 
     @property
+    def confidence_signals(self) -> dict[str, float]:
+        """What the shown answer's confidence was computed from (empty for an extract or no verdict)."""
+        if self.cloud is not None and self.decision == Decision.CLOUD:
+            return dict(self.cloud.confidence_signals)
+        if self.decision != Decision.LOCAL:
+            return {}
+        out = {}
+        for key in ("named", "agreement", "parts"):
+            try:
+                out[key] = float(self.reading[key])
+            except (KeyError, ValueError):
+                continue
+        return out
+
+    @property
     def confidence(self) -> float:
         """How likely the answer shown is right (0 for an extract, a decline or "can't tell"), bounded to [0, 1]."""
         if self.cloud is not None and self.decision == Decision.CLOUD:
@@ -202,6 +217,7 @@ def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
         reader=str(raw.get("reader", "")),
         matched_offline=bool(raw.get("matched_offline", False)),
         confidence=float(raw.get("confidence", 0.0)),
+        confidence_signals={str(k): float(v) for k, v in dict(raw.get("confidence_signals", {})).items()},
     )
 
 

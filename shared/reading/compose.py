@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
-from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, evidence_of
+from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, Evidence, evidence_of
 from shared.reading.fact_reader import fact_kind, read_fact
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
 from shared.reading.reader_profile import ReaderProfile
@@ -75,6 +75,8 @@ class ComposedAnswer:
     """False where the reader profile says this shape is not read reliably (the text then shows lines, no verdict)."""
     confidence: Confidence = CANT_TELL
     """How sure the answer is (shared.reading.confidence); can't tell for a decline or unsettled lines."""
+    evidence: Evidence | None = None
+    """What the confidence was computed from (None without a verdict)."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -122,7 +124,7 @@ def compose(
         return shown
     texts = [p.text for p in reading.passages]
     evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
-    return dataclasses.replace(shown, confidence=calibration.confidence(evidence))
+    return dataclasses.replace(shown, confidence=calibration.confidence(evidence), evidence=evidence)
 
 
 def _unsettled(reading: Reading, quote: bool) -> ComposedAnswer:

@@ -38,6 +38,17 @@ class Evidence:
     agreement: float
     parts: float
 
+    def signals(self) -> dict[str, float]:
+        """The evidence's numbers (what a trace records beside the shape and reader)."""
+        return {"named": float(self.named), "agreement": self.agreement, "parts": self.parts}
+
+    @classmethod
+    def of(cls, shape: str, reader: str, signals: Mapping[str, float]) -> Evidence:
+        """An Evidence from a trace's ``signals`` (missing ones count 0)."""
+        return cls(
+            shape, reader, signals.get("named", 0.0) >= 0.5, signals.get("agreement", 0.0), signals.get("parts", 0.0)
+        )
+
     def features(self) -> dict[str, float]:
         """The model's inputs by name (the keys of :class:`Calibration` weights)."""
         return {

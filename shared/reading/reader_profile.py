@@ -63,10 +63,13 @@ class ReaderProfile:
         return shape.value not in self.unreliable_shapes
 
 
-ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model")
-"""The model's samples for every shape."""
-ALL_EXTRACTIVE = ReaderProfile(entity="extractive", date="extractive", number="extractive", open="extractive")
-"""The model-free reader wherever it has an answer (yes/no and choice questions are always voted)."""
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
+"""The model's samples for every shape, every verdict shown (to measure the readers, not to answer)."""
+ALL_EXTRACTIVE = ReaderProfile(
+    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
+)
+"""The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
+shown."""
 
 MEASURED_PROFILES: dict[str, ReaderProfile] = {
     # the same choices as SmolLM2's: open 29.1% model / 8.7% model-free, entity 52.1% / 61.6%, yes/no 49.0% vs 62.5%

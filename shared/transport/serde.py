@@ -136,6 +136,7 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         reader=a.reader,
         matched_offline=a.matched_offline,
         confidence=a.confidence,
+        confidence_signals=a.confidence_signals,
     )
 
 
@@ -200,8 +201,18 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         withheld_words=msg.withheld_words,
         reader=msg.reader,
         matched_offline=msg.matched_offline,
-        confidence=min(max(msg.confidence, 0.0), 1.0) if math.isfinite(msg.confidence) else 0.0,
+        confidence=_unit(msg.confidence),
+        confidence_signals={k: _unit(v) for k, v in msg.confidence_signals.items() if k in CONFIDENCE_SIGNALS},
     )
+
+
+CONFIDENCE_SIGNALS = ("named", "agreement", "parts")
+"""The confidence signals a reply may carry (any other key is dropped)."""
+
+
+def _unit(value: float) -> float:
+    """A number from another process, within [0, 1] (0 when it is not a number)."""
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else 0.0
 
 
 def evidence_check_to_proto(
