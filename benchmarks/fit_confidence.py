@@ -13,7 +13,9 @@ use (shared.reading.confidence). Rows of the report half are refused: published 
 It then replays ``gate.escalate_below``: a within-domain ask the edge answered with a verdict below the threshold
 would go to the cloud, whose answer to the same question is known from its out-of-domain ask. It prints, per
 threshold, the within-domain escalation and strict accuracy, and the threshold that gains most with within-domain
-escalation at most :data:`MAX_WITHIN` (0 when none gains).
+escalation at most :data:`MAX_WITHIN`, where it gains at least :data:`MIN_GAIN` over the smallest (else the
+smallest). A run made with escalate_below = t already sent the answers below t to the cloud: its replay of a
+smaller threshold equals t's.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from simulation.metrics import declines
 NO_VERDICT = ("", "declined", "unsettled", "fallback", "unrecorded")
 MAX_WITHIN = 0.30
 """The most within-domain escalation a threshold may cost."""
+MIN_GAIN = 0.02
+"""The least gain in within-domain strict accuracy (a share of the asks) worth more escalation."""
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 REGULARISATION = 1.0
 """scikit-learn's C: the inverse strength of the L2 penalty (small cells are pulled towards the mean)."""
@@ -85,7 +89,7 @@ def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tupl
     }
     within = [r for r in rows if r.get("kind") == "within" and r.get("mode") == "dgrag" and r["qid"] in cloud_right]
     lines = [f"{'escalate_below':>14} {'escalated':>10} {'accuracy':>9}   ({len(within)} within-domain asks)"]
-    best, best_right = 0.0, -1
+    best, best_right, floor = 0.0, -1, -1
     for threshold in THRESHOLDS:
         escalated = right = 0
         for row in within:
@@ -97,7 +101,8 @@ def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tupl
             right += cloud_right[str(row["qid"])] if guessed else bool(row["correct"])
         share = escalated / len(within) if within else 0.0
         lines.append(f"{threshold:14.1f} {share:10.1%} {right / max(len(within), 1):9.1%}")
-        if share <= MAX_WITHIN and right > best_right:
+        floor = right if floor < 0 else floor
+        if share <= MAX_WITHIN and right > best_right and right - floor >= MIN_GAIN * len(within):
             best, best_right = threshold, right
     return best, lines
 

@@ -17,6 +17,7 @@ SUMMARY_HIT_PNG = "summary_hit_vs_m.png"
 LATENCY_PNG = "latency_breakdown.png"
 ACCURACY_PNG = "accuracy_by_mode.png"
 JUDGE_PNG = "judge_win_rates.png"
+RELIABILITY_PNG = "reliability.png"
 GOALS_HIT = float(GOALS["summary_hit@1"][2:])
 KIND_LABELS = {"within": "within-domain", "out": "out-of-domain", "unanswerable": "unanswerable"}
 SPLIT_LABELS = {"local": "answered locally", "escalated": "answered by the cloud"}
@@ -33,6 +34,8 @@ def available_plots(report: Mapping[str, Any]) -> list[str]:
         names.append(ACCURACY_PNG)
     if _judge_pairs(report):
         names.append(JUDGE_PNG)
+    if _reliability_modes(report):
+        names.append(RELIABILITY_PNG)
     return names
 
 
@@ -53,6 +56,8 @@ def write_plots(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
             _draw_latency(ax, report)
         elif name == JUDGE_PNG:
             _draw_judge(ax, report)
+        elif name == RELIABILITY_PNG:
+            _draw_reliability(ax, report)
         else:
             _draw_accuracy(ax, report)
         path = out_dir / name
@@ -196,3 +201,28 @@ def _draw_judge(ax: Any, report: Mapping[str, Any]) -> None:
     ax.set_ylabel("win rate of the first mode (both answer orders)")
     ax.set_title(f"LLM-judge win rates ({(report.get('judge') or {}).get('model', '?')})")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _reliability_modes(report: Mapping[str, Any]) -> list[str]:
+    modes: Mapping[str, Any] = report.get("modes") or {}
+    out = []
+    for mode, data in modes.items():  # rows that carried no confidence (older runs, baselines) are not drawn
+        tenths = ((data.get("calibration") or {}).get("by_tenth") or {}).values()
+        if any(b["n"] and b["confidence"] for b in tenths):
+            out.append(mode)
+    return out
+
+
+def _draw_reliability(ax: Any, report: Mapping[str, Any]) -> None:
+    """Per mode and tenth of confidence: the asks' mean confidence against their accuracy (area: asks)."""
+    ax.plot([0, 1], [0, 1], color="black", linestyle="dashed", linewidth=0.8, label="calibrated")
+    for mode in _reliability_modes(report):
+        tenths = report["modes"][mode]["calibration"]["by_tenth"].values()
+        points = [(b["confidence"], b["accuracy"], b["n"]) for b in tenths if b["n"]]
+        ax.scatter([p[0] for p in points], [p[1] for p in points], s=[12 * p[2] for p in points], alpha=0.6, label=mode)
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.05)
+    ax.set_xlabel("confidence the answer carried")
+    ax.set_ylabel("strict accuracy")
+    ax.set_title("Reliability: is an answer right as often as it says?")
+    ax.legend(fontsize="small", loc="upper left")

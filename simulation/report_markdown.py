@@ -11,7 +11,7 @@ from typing import Any
 
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.markdown_table import DASH, pct, table
-from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, SUMMARY_HIT_PNG, available_plots
+from simulation.plots import ACCURACY_PNG, JUDGE_PNG, LATENCY_PNG, RELIABILITY_PNG, SUMMARY_HIT_PNG, available_plots
 from simulation.provenance import provenance_markdown
 from simulation.report import DGRAG_MODE, GROUPS, PAPER_TARGETS, RATIO_KEY, REPORTED_HITS
 from simulation.report_markdown_reading import calibration_section, halves_section, shapes_section
@@ -22,6 +22,7 @@ FIGURE_CAPTIONS = {
     LATENCY_PNG: "Latency per phase, p50 stacked, local vs cloud answers",
     ACCURACY_PNG: "Strict accuracy per mode (dashes: the shape-aware baseline of the same rows)",
     JUDGE_PNG: "LLM-judge win rate of the first mode of each pair, per criterion",
+    RELIABILITY_PNG: "Reliability: accuracy against the confidence answers carried, per tenth (area: asks)",
 }
 EDGE_COLUMNS = ("documents", "chunks", "entities", "relations", "summaries")
 _MET = {True: "yes", False: "no", None: DASH}

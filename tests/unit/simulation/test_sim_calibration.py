@@ -29,3 +29,16 @@ def test_a_calibrated_confidence_has_no_gap_and_a_confident_wrong_one_does() -> 
     overconfident = [_row("a", False, 0.95)] * 5 + [_row("b", True, 0.95)] * 5
     assert reliability(overconfident)["ece"] == 0.45
     assert reliability([])["ece"] is None
+
+
+def test_the_reliability_plot_is_drawn_only_for_answers_that_carried_a_confidence(tmp_path) -> None:
+    from simulation.plots import RELIABILITY_PNG, available_plots, write_plots
+
+    def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"modes": {"dgrag": {"accuracy": {}, "calibration": reliability(rows)}}}
+
+    carried = report([_row("a", True, 0.9), _row("b", False, 0.3)])
+    silent = report([_row("a", True, 0.0)])
+    assert RELIABILITY_PNG in available_plots(carried) and RELIABILITY_PNG not in available_plots(silent)
+    (written,) = [p for p in write_plots(carried, tmp_path) if p.name == RELIABILITY_PNG]
+    assert written.read_bytes()[:4] == b"\x89PNG"
