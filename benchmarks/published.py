@@ -21,9 +21,12 @@ from benchmarks.membership import aucs
 from benchmarks.membership import read_rows as membership_rows
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
+from simulation.report_calibration import coverage_cell, reliability
 from simulation.scoring import rescored, shape_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
+HELD_OUT_PREFIX = "held-out-"
+"""A results folder named so holds a run of a held-out bundle: every question counts (it has no fit half)."""
 Row = dict[str, Any]
 DGRAG = "dgrag"
 
@@ -42,9 +45,22 @@ class Figure:
 
 def report_half(run: Path, mode: str = DGRAG) -> list[Row]:
     """The run's rows (a run directory, or a rows file) of ``mode`` for questions of the report half, judged
-    strictly."""
+    strictly; every question of a held-out bundle (its report.json says so), which has no fit half."""
     rows = rescored(read_rows(run if run.is_file() else find_answers(run)))
-    return [r for r in rows if r["mode"] == mode and half_of(str(r["qid"])) == Half.REPORT]
+    whole = run.is_dir() and run.name.startswith(HELD_OUT_PREFIX)
+    return [r for r in rows if r["mode"] == mode and (whole or half_of(str(r["qid"])) == Half.REPORT)]
+
+
+def coverage_confidence(run: Path) -> str:
+    """Answerable asks: coverage and accuracy on the answered ones; the share marked sure and their accuracy; ECE."""
+    rows = [r for r in report_half(run) if r["kind"] in ("within", "out")]
+    cell, table = coverage_cell(rows), reliability(rows)
+    sure = table["by_word"]["sure"]
+    return (
+        f"coverage {_pct(cell['coverage'] or 0.0)}, right when answered {_pct(cell['answered_accuracy'] or 0.0)}; "
+        f"sure {_pct(table['sure_share'] or 0.0)} of asks, right {_pct(sure['accuracy'] or 0.0)}; "
+        f"ECE {table['ece'] or 0.0:.3f} (n={len(rows)} asks)"
+    )
 
 
 def _pct(value: float) -> str:
@@ -82,6 +98,17 @@ def by_shape(run: Path, shapes: Sequence[str] = ("entity", "yes_no")) -> str:
         if chosen:
             base = shape_baseline(chosen).accuracy
             cells.append(f"{shape.replace('_', '/')} {_pct(_accuracy(chosen))} vs {_pct(base)} (n={len(chosen)})")
+    return "; ".join(cells)
+
+
+def by_type(run: Path) -> str:
+    """``type right/asks`` per question type of the bundle (both kinds of answerable asks, and unanswerable)."""
+    rows = report_half(run)
+    types = sorted({str(r["type"]) for r in rows})
+    cells = []
+    for kind in types:
+        chosen = [r for r in rows if r["type"] == kind]
+        cells.append(f"{kind} {sum(1 for r in chosen if r['correct'])}/{len(chosen)}")
     return "; ".join(cells)
 
 
@@ -152,10 +179,20 @@ def membership(report: Path) -> str:
     return "; ".join(cells) + f" ({names} names)"
 
 
+QWEN_MULTIHOP = "docs/results/cloud-qwen-multihop4"
+HELD_OUT = "docs/results/held-out-pkgdocs3"
+ALL_SHAPES = ("entity", "yes_no", "choice", "date", "number", "open", "unanswerable")
 MULTIHOP = "docs/results/report-multihop4"
 LIHUA = "docs/results/report-lihua4"
 LYING = "docs/results/lying-edge"
 FIGURES = (
+    Figure("multihop4, larger cloud model: strict accuracy within / out", QWEN_MULTIHOP, accuracy_within_out),
+    Figure("multihop4, larger cloud model: by shape", QWEN_MULTIHOP, lambda r: by_shape(r, ALL_SHAPES)),
+    Figure("multihop4, larger cloud model: coverage and confidence", QWEN_MULTIHOP, coverage_confidence),
+    Figure("multihop4, larger cloud model: escalation within / out", QWEN_MULTIHOP, escalation_within_out),
+    Figure("package READMEs (held out): strict accuracy within / out", HELD_OUT, accuracy_within_out),
+    Figure("package READMEs (held out): right / asks by question type", HELD_OUT, by_type),
+    Figure("package READMEs (held out): coverage and confidence", HELD_OUT, coverage_confidence),
     Figure("multihop4 (news by domain): strict accuracy within / out", MULTIHOP, accuracy_within_out),
     Figure("multihop4: by question shape, beside its baseline", MULTIHOP, by_shape),
     Figure("multihop4: escalation within / out", MULTIHOP, escalation_within_out),
