@@ -93,8 +93,8 @@ def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tupl
     for threshold in THRESHOLDS:
         escalated = right = 0
         for row in within:
-            local = not str(row.get("reader") or "").startswith("cloud:") and row.get("decision") == "local"
             reader = str(row.get("reader") or "")
+            local = not reader.startswith("cloud:") and row.get("decision") == "local"
             guessed = local and reader not in NO_VERDICT and _probability(row, edge) < threshold
             if not local or guessed:
                 escalated += 1

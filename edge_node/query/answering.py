@@ -117,6 +117,7 @@ class QueryService:
         self._retriever = Retriever(kb, embedder, tokenizer, generator, config.retrieval)
         self._kb = kb
         self._recent: OrderedDict[tuple[str, int, str], Retrieval] = OrderedDict()
+        self._calibration = calibration_for(config.answer.calibration, config.slm)
 
     def warm(self) -> None:
         """Load what retrieval derives from the store (graph, lexical index) now rather than on the next query."""
@@ -187,8 +188,7 @@ class QueryService:
             result = self._gate(reading, retrieval, answers, flags, ablations)
         best = answers[result.best_index]
         a = self._config.answer
-        calibration = calibration_for(a.calibration, self._config.slm)
-        composed = compose(reading, answers, result.best_index, a.readers, calibration=calibration)
+        composed = compose(reading, answers, result.best_index, a.readers, calibration=self._calibration)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )

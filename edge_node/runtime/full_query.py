@@ -55,9 +55,10 @@ class FullQuery:
         if mode != "full" or escalator is None or local.gate is None:
             return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
         composed = local.composed
-        verdict = composed is not None and composed.reader not in ("declined", "unsettled")
         confidence = composed.confidence.probability if composed is not None else 0.0
-        signals = Signals(local.gate.score, local.gate.refusal_share, confidence, verdict)
+        signals = Signals(
+            local.gate.score, local.gate.refusal_share, confidence, composed is not None and composed.verdict
+        )
         checking = self.config.gate.check_other_edges and not ablations.no_gate_check
         run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
         situation = Situation(

@@ -18,11 +18,10 @@ def register(roles: Any) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from shared.models.packaged import MODELS, is_fetched
-    from shared.models.weights import model_cache
+    from shared.models.packaged import MODELS, cached_path, is_fetched
 
     for model in MODELS:
-        path = model_cache() / model.filename
+        path = cached_path(model.name)
         state = f"fetched: {path}" if is_fetched(model.name) else "not fetched"
         print(f"{model.name}  {model.size / 1e6:,.0f} MB  {model.licence}  [{state}]")
     return EXIT_OK

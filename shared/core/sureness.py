@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 
 SURE_AT = 0.8
 LIKELY_AT = 0.5
+SIGNALS = ("named", "agreement", "parts")
+"""The evidence signals a confidence is computed from (shared.reading.confidence.Evidence), as traces and replies
+carry them; any other key a peer sends is dropped."""
 
 
 class Sureness(StrEnum):
     SURE = "sure"
     LIKELY = "likely"
     CANT_TELL = "can't tell"
+
+
+def unit_interval(value: float) -> float:
+    """A probability or signal from another process or a trace, within [0, 1] (0 when it is not a number)."""
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else 0.0
 
 
 def sureness_of(probability: float) -> Sureness:

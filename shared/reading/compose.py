@@ -79,6 +79,11 @@ class ComposedAnswer:
     """What the confidence was computed from (None without a verdict)."""
 
     @property
+    def verdict(self) -> bool:
+        """The answer gives a verdict (not a decline, nor the lines of an unsettled shape)."""
+        return self.evidence is not None
+
+    @property
     def sources(self) -> tuple[str, ...]:
         return () if self.support is None else (self.support.passage.source,)
 

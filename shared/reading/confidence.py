@@ -24,7 +24,7 @@ from pathlib import Path
 
 from shared.core.errors import ConfigError
 from shared.core.question_terms import question_terms
-from shared.core.sureness import Sureness, sureness_of
+from shared.core.sureness import SIGNALS, Sureness, sureness_of, unit_interval
 from shared.core.text import occurs_in
 
 
@@ -40,7 +40,7 @@ class Evidence:
 
     def signals(self) -> dict[str, float]:
         """The evidence's numbers (what a trace records beside the shape and reader)."""
-        return {"named": float(self.named), "agreement": self.agreement, "parts": self.parts}
+        return dict(zip(SIGNALS, (float(self.named), self.agreement, self.parts), strict=True))
 
     @classmethod
     def of(cls, shape: str, reader: str, signals: Mapping[str, float]) -> Evidence:
@@ -67,7 +67,7 @@ class Confidence:
 
     @classmethod
     def of(cls, probability: float) -> Confidence:
-        p = min(max(probability, 0.0), 1.0)
+        p = unit_interval(probability)
         return cls(round(p, 3), sureness_of(p))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from shared.core.knowledge import (
     SummaryTombstone,
 )
 from shared.core.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
+from shared.core.sureness import SIGNALS, unit_interval
 from shared.core.vocabulary import ANSWER_USES, DEFAULT_ANSWER_USE, AnswerUse
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2, edge_pb2
 
@@ -201,18 +201,9 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
         withheld_words=msg.withheld_words,
         reader=msg.reader,
         matched_offline=msg.matched_offline,
-        confidence=_unit(msg.confidence),
-        confidence_signals={k: _unit(v) for k, v in msg.confidence_signals.items() if k in CONFIDENCE_SIGNALS},
+        confidence=unit_interval(msg.confidence),
+        confidence_signals={k: unit_interval(v) for k, v in msg.confidence_signals.items() if k in SIGNALS},
     )
-
-
-CONFIDENCE_SIGNALS = ("named", "agreement", "parts")
-"""The confidence signals a reply may carry (any other key is dropped)."""
-
-
-def _unit(value: float) -> float:
-    """A number from another process, within [0, 1] (0 when it is not a number)."""
-    return min(max(value, 0.0), 1.0) if math.isfinite(value) else 0.0
 
 
 def evidence_check_to_proto(
