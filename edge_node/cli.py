@@ -17,7 +17,7 @@ from edge_node.api import Edge, EdgeAnswer, IngestReport, TqdmProgress
 from edge_node.transport.api_client import ReplySource
 from edge_node.transport.api_token import API_TOKEN_FILE_ENV
 from edge_node.transport.server import edge_token
-from shared.cli.console import one_line
+from shared.cli.console import DraftPrinter, one_line, shown_text
 from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
@@ -245,12 +245,13 @@ def cmd_query(args: argparse.Namespace) -> int:
 def _print_answer(
     answer: str, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource], confidence: float
 ) -> None:
-    print(answer)
+    print(shown_text(answer))
     print(f"\nconfidence: {sureness_of(confidence).value} ({confidence:.0%})")
     print(f"decision: {decision}" + ("" if verified else " (unverified)"))
     if note:
-        print(f"note: {note}")
-    print("sources: " + ", ".join(f"{s.edge_id + ':' if s.edge_id else ''}{s.doc_id}#{s.chunk_id}" for s in sources))
+        print(f"note: {shown_text(note)}")
+    cited = ", ".join(f"{s.edge_id + ':' if s.edge_id else ''}{s.doc_id}#{s.chunk_id}" for s in sources)
+    print("sources: " + one_line(cited))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -283,7 +284,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise ConfigError(f"pass --token-file (api.token in the edge's data directory) or set ${API_TOKEN_FILE_ENV}")
     token = read_api_token(args.token_file)
     tls = ClientTls(ca=args.tls_ca, insecure=args.insecure)
-    reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, tls))
+    draft = None if args.json else DraftPrinter("the cloud's model is writing: ")
+    try:
+        reply = asyncio.run(ask_edge(args.server, token, args.question, args.mode, args.timeout, tls, draft))
+    finally:
+        if draft is not None:
+            draft.close()
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK

@@ -19,6 +19,7 @@ from pathlib import Path
 from cloud_server.answering.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
 from cloud_server.answering.cloud_reading import read_context
 from cloud_server.answering.context_merge import MergedContext, merge_knowledge
+from cloud_server.answering.draft_stream import DraftRelay
 from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
 from cloud_server.routing.choice import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
@@ -39,7 +40,7 @@ from shared.core.knowledge import (
     ProbeScores,
     SummaryMatch,
 )
-from shared.core.model_api import Embedder, FloatMatrix, TextGenerator
+from shared.core.model_api import Embedder, FloatMatrix, Tapped, TextGenerator, TextSink
 from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.core.question_terms import question_terms
 from shared.models.tokenizer import Tokenizer
@@ -103,12 +104,13 @@ class GlobalQueryService:
         cfg = self._config
         return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
 
-    async def answer(self, query: CloudQuery) -> CloudAnswer:
+    async def answer(self, query: CloudQuery, on_text: TextSink | None = None) -> CloudAnswer:
         """The cloud's answer to ``query`` (see :class:`~shared.core.knowledge.CloudQuery`): with ``share_context``
         False (an edge asking) the asking edge is asked for its own knowledge too (under its policy), so the answer
         completes its evidence; the context comes back as source ids and scores only, and a fallback extract quotes
         only the asking edge's own chunks. The asker's ``vectors`` are used, and passed on to the edges asked, when
-        they come from this cloud's model."""
+        they come from this cloud's model. ``on_text`` receives the model's draft as it is decoded, as far as
+        the answer guard allows (draft_stream); the answer returned is the one to show."""
         cfg = self._config
         route = self._route(query.routing_off)
         m = query.top_m or cfg.top_m
@@ -118,7 +120,7 @@ class GlobalQueryService:
         check_fan_out(k, deadline, cfg)
         with self._slot(query.caller or query.asked_at):
             return await self._answer(
-                query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors
+                query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors, on_text
             )
 
     @property
@@ -174,6 +176,7 @@ class GlobalQueryService:
         share_context: bool,
         route: _Route,
         given: QueryVectors | None,
+        on_text: TextSink | None = None,
     ) -> CloudAnswer:
         cfg = self._config
         out = CloudAnswer(answer="")
@@ -211,21 +214,30 @@ class GlobalQueryService:
                 await asyncio.to_thread(self._memory.save)
 
         with phase(out.timings, "cloud_generation") as generation:
-            await self._read(question, merged, read, readers, out)
+            await self._read(question, merged, read, readers, out, on_text)
             out.context = shown_context(merged, cited, readers)
             generation.set_attribute("withheld_words", out.withheld_words)
         out.timings["total"] = time.perf_counter() - started
         return out
 
     async def _read(
-        self, question: str, merged: MergedContext, read: list[EdgeKnowledge], readers: Readers, out: CloudAnswer
+        self,
+        question: str,
+        merged: MergedContext,
+        read: list[EdgeKnowledge],
+        readers: Readers,
+        out: CloudAnswer,
+        on_text: TextSink | None,
     ) -> None:
-        """The cloud model's reading of ``merged``, guarded against text its owners do not let answers quote."""
+        """The cloud model's reading of ``merged``, guarded against text its owners do not let answers quote; its
+        draft reaches ``on_text`` as the guard allows (draft_stream)."""
         cfg = self._config
-        reading = await asyncio.to_thread(
-            read_context, question, merged, self._generator, cfg, readers, self._calibration
-        )
         protected = protected_texts(read, readers)
+        generator = self._generator
+        if on_text is not None:
+            relay = DraftRelay(question, protected, cfg.copy_words, cfg.copy_sentence_words, on_text)
+            generator = Tapped(generator, relay)
+        reading = await asyncio.to_thread(read_context, question, merged, generator, cfg, readers, self._calibration)
         guarded = guard_answer(
             question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
         )

@@ -20,6 +20,7 @@ from shared.transport.grpc_auth import CredentialInterceptor, PeerCheck, Refusal
 CLOUD_METHODS: dict[str, frozenset[Role]] = {
     "/dgrag.v1.Cloud/Session": frozenset({"edge"}),
     "/dgrag.v1.Cloud/GlobalQuery": frozenset({"edge", "app", "admin"}),
+    "/dgrag.v1.Cloud/GlobalQueryStream": frozenset({"edge", "app", "admin"}),
     "/dgrag.v1.Cloud/MatchSummaries": frozenset({"app", "admin"}),
     "/dgrag.v1.Cloud/ListEdges": frozenset({"admin"}),
     "/dgrag.v1.Cloud/CheckEvidence": frozenset({"edge"}),

@@ -32,6 +32,8 @@ from shared.core.ablations import Ablations
 from shared.core.constants import SESSION_ADMITTED
 from shared.core.errors import DgragError, InvalidRequestError
 from shared.core.knowledge import EvidenceClaim
+from shared.core.model_api import TextSink
+from shared.core.text_stream import streamed
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde, serde_session
 from shared.transport.grpc_status import status_for
@@ -171,6 +173,20 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def GlobalQuery(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.GlobalQueryReply:
+        return await self._global_query(request, context, None)
+
+    async def GlobalQueryStream(
+        self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[cloud_pb2.GlobalQueryEvent]:
+        async for item in streamed(lambda sink: self._global_query(request, context, sink)):
+            if isinstance(item, str):
+                yield cloud_pb2.GlobalQueryEvent(draft=item)
+            else:
+                yield cloud_pb2.GlobalQueryEvent(reply=item)
+
+    async def _global_query(
+        self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext, on_text: TextSink | None
+    ) -> cloud_pb2.GlobalQueryReply:
         metadata = context.invocation_metadata()
         caller, _ = caller_identity(metadata)
         role = self._role_of(caller)
@@ -182,7 +198,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             if as_edge:  # an edge asks for itself: it cannot claim another edge's question, nor read their texts
                 query = dataclasses.replace(query, asked_at=caller, share_context=False)
             with linked("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
-                answer = await self._queries.answer(query)
+                answer = await self._queries.answer(query, on_text)
                 traced.set_attribute("edges_asked", answer.edges_asked)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))

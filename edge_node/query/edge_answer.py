@@ -11,6 +11,7 @@ from edge_node.query.answering import LocalAnswer
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
+from shared.core.model_api import TextSink
 from shared.core.query_vectors import QueryVectors
 from shared.core.trace import AnswerTrace, Decision, Source
 
@@ -38,10 +39,11 @@ class Escalator(Protocol):
         asked_at: str,
         routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
+        on_text: TextSink | None = None,
     ) -> CloudAnswer:
         """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
-        embeddings of the question, so the cloud and the edges it asks need not compute them again); raises
-        CloudUnavailableError when the cloud cannot answer."""
+        embeddings of the question, so the cloud and the edges it asks need not compute them again; ``on_text``:
+        receives the cloud model's draft as it comes); raises CloudUnavailableError when the cloud cannot answer."""
         ...
 
 

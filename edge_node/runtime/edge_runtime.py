@@ -42,7 +42,7 @@ from shared.core.knowledge import (
     ProbeScores,
     SummaryChanges,
 )
-from shared.core.model_api import Embedder, TextGenerator
+from shared.core.model_api import Embedder, TextGenerator, TextSink
 from shared.core.query_vectors import QueryVectors
 from shared.core.summary_digest import HeldSummary, reconcile
 from shared.core.vocabulary import edge_mode
@@ -141,14 +141,16 @@ class EdgeRuntime:
         mode: str = "full",
         ablations: Ablations = NO_ABLATIONS,
         escalator: Escalator | None = None,
+        on_text: TextSink | None = None,
     ) -> EdgeAnswer:
+        """The answer to ``question`` (``on_text``: given the cloud model's draft as it comes, when escalated)."""
         try:
             known = edge_mode(mode)
         except ValueError as exc:
             raise InvalidRequestError(str(exc)) from exc
         begun = time.perf_counter()
         with span("edge.query", edge=self.edge_id, mode=known) as traced:
-            answer = await self._full.answer(question, known, ablations, escalator)
+            answer = await self._full.answer(question, known, ablations, escalator, on_text)
             traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         return answer

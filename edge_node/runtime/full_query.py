@@ -25,6 +25,7 @@ from shared.config import EdgeConfig
 from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
+from shared.core.model_api import TextSink
 from shared.core.trace import Decision
 from shared.core.vocabulary import EdgeMode
 from shared.transport.tracing import phase
@@ -47,8 +48,15 @@ class FullQuery:
         self._run = run
 
     async def answer(
-        self, question: str, mode: EdgeMode, ablations: Ablations, escalator: Escalator | None
+        self,
+        question: str,
+        mode: EdgeMode,
+        ablations: Ablations,
+        escalator: Escalator | None,
+        on_text: TextSink | None = None,
     ) -> EdgeAnswer:
+        """The answer to show; ``on_text`` receives the cloud model's draft as it comes when the question is
+        escalated (an answer of the evidence check's single round trip comes whole)."""
         local_mode = "naive" if mode == "naive" else "local"
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
@@ -82,7 +90,7 @@ class FullQuery:
                 return self._extract(question, local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:
             return self._here(local, out)
-        return await self._escalate(question, local, escalator, routing_off, out)
+        return await self._escalate(question, local, escalator, routing_off, out, on_text)
 
     def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
         """The local answer, as composed from the evidence (also when the gate alone would have escalated it); it
@@ -98,12 +106,19 @@ class FullQuery:
         return out
 
     async def _escalate(
-        self, question: str, local: LocalAnswer, escalator: Escalator, routing_off: Ablations, out: EdgeAnswer
+        self,
+        question: str,
+        local: LocalAnswer,
+        escalator: Escalator,
+        routing_off: Ablations,
+        out: EdgeAnswer,
+        on_text: TextSink | None,
     ) -> EdgeAnswer:
         vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
+        streaming = {"on_text": on_text} if on_text is not None else {}
         try:
             with phase(out.timings, "escalation"):
-                cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors)
+                cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors, **streaming)
         except CloudUnavailableError as exc:
             return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         return self._from_cloud(cloud, local, out)

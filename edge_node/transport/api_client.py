@@ -21,6 +21,7 @@ from edge_node.transport import api_serde
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import DgragError
+from shared.core.model_api import TextSink
 from shared.core.trace import Decision, decision_of
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport import serde
@@ -79,11 +80,34 @@ class EdgeClient:
         self._stub = edge_pb2_grpc.EdgeStub(self._channel)
 
     async def query(
-        self, question: str, mode: str = "full", ablations: Sequence[str] = (), timeout_s: float | None = None
+        self,
+        question: str,
+        mode: str = "full",
+        ablations: Sequence[str] = (),
+        timeout_s: float | None = None,
+        on_text: TextSink | None = None,
     ) -> EdgeReply:
+        """The edge's answer; ``on_text`` receives the cloud model's draft as it comes (QueryStream), when the
+        question is escalated."""
         request = api_serde.query_request(question, mode, ablations)
+        if on_text is not None:
+            return EdgeReply.from_proto(await self._streamed(request, timeout_s, on_text))
         reply: edge_pb2.QueryReply = await self._call(self._stub.Query, request, timeout_s)
         return EdgeReply.from_proto(reply)
+
+    async def _streamed(
+        self, request: edge_pb2.QueryRequest, timeout_s: float | None, on_text: TextSink
+    ) -> edge_pb2.QueryReply:
+        try:
+            call = self._stub.QueryStream(request, metadata=self._metadata, timeout=timeout_s or self.timeout_s)
+            async for event in call:
+                if event.HasField("reply"):
+                    reply: edge_pb2.QueryReply = event.reply
+                    return reply
+                on_text(event.draft)
+        except grpc.aio.AioRpcError as exc:
+            raise DgragError(f"the edge at {self.address} answered {exc.code().name}: {exc.details()}") from exc
+        raise DgragError(f"the edge at {self.address} ended its answer stream without an answer")
 
     async def stats(self, timeout_s: float | None = None) -> EdgeStats:
         reply: edge_pb2.StatsReply = await self._call(self._stub.Stats, edge_pb2.StatsRequest(), timeout_s)
@@ -112,8 +136,14 @@ class EdgeClient:
 
 
 async def ask_edge(
-    address: str, token: str, question: str, mode: str = "full", timeout_s: float = 300.0, tls: ClientTls | None = None
+    address: str,
+    token: str,
+    question: str,
+    mode: str = "full",
+    timeout_s: float = 300.0,
+    tls: ClientTls | None = None,
+    on_text: TextSink | None = None,
 ) -> EdgeReply:
-    """Ask the edge at ``address`` once."""
+    """Ask the edge at ``address`` once (``on_text``: see :meth:`EdgeClient.query`)."""
     async with EdgeClient(address, token, tls, timeout_s) as client:
-        return await client.query(question, mode)
+        return await client.query(question, mode, on_text=on_text)

@@ -14,11 +14,15 @@ from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, EvidenceVerdict
+from shared.core.model_api import TextSink
 from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel, retry_unavailable
 from shared.transport.tracing import client_span, with_traceparent
+
+MAX_DRAFT_CHARS = 8_000
+"""Characters of the cloud's draft relayed per question (its model writes at most a few hundred)."""
 
 
 class CloudLink:
@@ -40,7 +44,7 @@ class CloudLink:
         self._shown = policy.audited_question if policy is not None else audited_question
         self.metadata = auth_metadata(edge_id, token)
         self.tls = ClientTls(link.tls_ca, link.tls_server_name, link.tls_cert, link.tls_key, link.insecure)
-        retried = retry_unavailable("dgrag.v1.Cloud", ("GlobalQuery", "CheckEvidence"))
+        retried = retry_unavailable("dgrag.v1.Cloud", ("GlobalQuery", "GlobalQueryStream", "CheckEvidence"))
         self._channel = open_channel(link.address, max_message_bytes, self.tls, extra=[retried])
         self.stub = cloud_pb2_grpc.CloudStub(self._channel)
 
@@ -50,14 +54,17 @@ class CloudLink:
         asked_at: str,
         routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
+        on_text: TextSink | None = None,
     ) -> CloudAnswer:
         """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
         ``routing_off``: parts of the cloud's routing off for this question (ablations); ``vectors``: this edge's
-        embeddings of the question."""
+        embeddings of the question; ``on_text``: given the cloud model's draft as it comes (GlobalQueryStream)."""
         query = CloudQuery(question, asked_at, routing_off=routing_off, vectors=vectors)
         request = serde.cloud_query_to_proto(query)
         self._record("global_query", request, question)
-        return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
+        if on_text is None:
+            return serde.cloud_answer_from_proto(await self._call(self.stub.GlobalQuery, request))
+        return serde.cloud_answer_from_proto(await self._streamed(request, on_text))
 
     async def check_evidence(
         self,
@@ -87,6 +94,25 @@ class CloudLink:
                 return await method(request, metadata=metadata, timeout=self.link.query_deadline_s)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
+
+    async def _streamed(self, request: Any, on_text: TextSink) -> Any:
+        """GlobalQueryStream: each draft piece to ``on_text``, the last message's reply returned; failures as
+        :meth:`_call`'s. A stream that ends without a reply is the cloud failing."""
+        try:
+            with client_span("edge.ask_cloud"):
+                metadata = with_traceparent(self.metadata)
+                call = self.stub.GlobalQueryStream(request, metadata=metadata, timeout=self.link.query_deadline_s)
+                relayed = 0
+                async for event in call:
+                    if event.HasField("reply"):
+                        return event.reply
+                    if relayed < MAX_DRAFT_CHARS:  # a cloud's draft is bounded like any claim from another process
+                        piece = event.draft[: MAX_DRAFT_CHARS - relayed]
+                        relayed += len(piece)
+                        on_text(piece)
+        except grpc.aio.AioRpcError as exc:
+            raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
+        raise CloudUnavailableError("UNKNOWN: the cloud's answer stream ended without an answer")
 
     async def aclose(self) -> None:
         await self._channel.close()

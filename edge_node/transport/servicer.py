@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -15,6 +16,8 @@ from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
 from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
+from shared.core.model_api import TextSink
+from shared.core.text_stream import streamed
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_status import status_for
@@ -76,9 +79,24 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         return api_serde.ingest_reply(report)
 
     async def Query(self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext) -> edge_pb2.QueryReply:
+        return await self._query(request, context, None)
+
+    async def QueryStream(
+        self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[edge_pb2.QueryEvent]:
+        async for item in streamed(lambda sink: self._query(request, context, sink)):
+            if isinstance(item, str):
+                yield edge_pb2.QueryEvent(draft=item)
+            else:
+                yield edge_pb2.QueryEvent(reply=item)
+
+    async def _query(
+        self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext, on_text: TextSink | None
+    ) -> edge_pb2.QueryReply:
         try:
             ablations = Ablations.of(request.ablations)
-            result = await self._runtime.query(request.question, request.mode or "full", ablations, self._client)
+            mode = request.mode or "full"
+            result = await self._runtime.query(request.question, mode, ablations, self._client, on_text)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -98,6 +98,46 @@ class TextGenerator(Protocol):
     def close(self) -> None:
         """Release the model's resources."""
         ...
+
+
+TextSink = Callable[[str], None]
+"""Receives the pieces of an answer's text as they are decoded."""
+
+
+@runtime_checkable
+class StreamingGenerator(TextGenerator, Protocol):
+    """A generator that can give a single answer's text piece by piece as it is decoded."""
+
+    def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
+        """:meth:`generate`, giving ``on_text`` each decoded piece when ``request.n`` is 1."""
+        ...
+
+
+class Tapped:
+    """``inner`` whose single free-text answers reach ``on_text`` as they are decoded, where ``inner`` streams.
+    A choice (JSON) or several samples are generated as usual: only their final reading is worth showing. A
+    second draft (a reader asking again) begins on a new line."""
+
+    def __init__(self, inner: TextGenerator, on_text: TextSink) -> None:
+        self._inner = inner
+        self._on_text = on_text
+        self._drafts = 0
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        single = request.n == 1 and request.json_schema is None
+        if single and isinstance(self._inner, StreamingGenerator):
+            if self._drafts:
+                self._on_text("\n")
+            self._drafts += 1
+            return self._inner.generate_streaming(request, self._on_text)
+        return self._inner.generate(request)
+
+    def close(self) -> None:
+        """The tap does not own the model."""
 
 
 @runtime_checkable

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shared.core.model_api import Completion, FloatMatrix, GenerationRequest
+from shared.core.model_api import Completion, FloatMatrix, GenerationRequest, TextSink
 
 Script = Callable[[GenerationRequest], str]
 
@@ -32,6 +32,14 @@ class ScriptedGenerator:
         self.requests.append(request)
         texts = tuple(self.script(request) for _ in range(request.n))
         return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts))
+
+    def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
+        """:meth:`generate`, giving a single answer to ``on_text`` word by word (as a model decodes it)."""
+        completion = self.generate(request)
+        if request.n == 1:
+            for piece in re.findall(r"\S+\s*|\s+", completion.texts[0]):
+                on_text(piece)
+        return completion
 
     def close(self) -> None:
         return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +62,17 @@ class BatchedSampler:
         room = (self.n_ctx - prompt_tokens) // max(max_tokens, 1)
         return max(1, min(n, self.n_seq, room))
 
-    def sample(self, prompt: Sequence[int], n: int, settings: SampleSettings, together: bool = True) -> BatchedRun:
+    def sample(
+        self,
+        prompt: Sequence[int],
+        n: int,
+        settings: SampleSettings,
+        together: bool = True,
+        on_token: Callable[[int], None] | None = None,
+    ) -> BatchedRun:
         """``n`` samples after ``prompt``, decoded together in waves that fit the context (``together`` False:
         one after another). A prompt that leaves no room for an answer is refused; an answer is cut where the
-        context ends."""
+        context ends. ``on_token`` is given each token of a single sample as it is decoded."""
         if not prompt:
             raise ModelError("the prompt is empty")
         if len(prompt) >= self.n_ctx:
@@ -84,10 +91,17 @@ class BatchedSampler:
                 self._l.llama_memory_seq_rm(self._l.llama_get_memory(self._ctx), 0, len(prompt) - 1, -1)
                 self._decode_batch([(prompt[-1], len(prompt) - 1, 0, True)])
                 last = 0
-            tokens += self._wave(range(first, min(n, first + size)), settings, last, len(prompt))
+            tokens += self._wave(range(first, min(n, first + size)), settings, last, len(prompt), on_token)
         return BatchedRun(tokens, evaluated, read - start, time.perf_counter() - read)
 
-    def _wave(self, indexes: range, settings: SampleSettings, last: int, length: int) -> list[list[int]]:
+    def _wave(
+        self,
+        indexes: range,
+        settings: SampleSettings,
+        last: int,
+        length: int,
+        on_token: Callable[[int], None] | None,
+    ) -> list[list[int]]:
         """Samples ``indexes`` (their seeds' offsets) decoded together from the prompt cached on sequence 0."""
         memory = self._l.llama_get_memory(self._ctx)
         for seq in range(1, len(indexes)):
@@ -95,7 +109,8 @@ class BatchedSampler:
         samplers: list[SequenceSampler] = []
         try:
             samplers += [SequenceSampler(self._l, self._vocab, settings, i) for i in indexes]
-            return self._decode(samplers, last, length, settings.max_tokens)
+            tap = on_token if len(samplers) == 1 else None
+            return self._decode(samplers, last, length, settings.max_tokens, tap)
         finally:
             for sampler in samplers:
                 sampler.close()
@@ -127,7 +142,14 @@ class BatchedSampler:
         self._cached = prompt
         return len(rest), last
 
-    def _decode(self, samplers: list[SequenceSampler], last: int, position: int, max_tokens: int) -> list[list[int]]:
+    def _decode(
+        self,
+        samplers: list[SequenceSampler],
+        last: int,
+        position: int,
+        max_tokens: int,
+        on_token: Callable[[int], None] | None = None,
+    ) -> list[list[int]]:
         """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens)."""
         out: list[list[int]] = [[] for _ in samplers]
         logits_at = [last] * len(samplers)
@@ -140,6 +162,8 @@ class BatchedSampler:
                     active.remove(seq)
                     continue
                 out[seq].append(token)
+                if on_token is not None:
+                    on_token(token)
                 if len(out[seq]) >= max_tokens:
                     active.remove(seq)
                     continue

@@ -10,8 +10,10 @@ loaded model, its tokenizer and its metadata (with a context of a few cells, so 
 
 from __future__ import annotations
 
+import codecs
 import json
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -80,6 +82,25 @@ class LlamaCppGenerator:
         return self._grammars[key]
 
     def generate(self, request: GenerationRequest) -> Completion:
+        return self._generate(request, None)
+
+    def generate_streaming(self, request: GenerationRequest, on_text: Callable[[str], None]) -> Completion:
+        """:meth:`generate`, giving ``on_text`` each piece of a single answer's text as it is decoded (a request
+        for several samples is generated as usual, its texts given at the end only)."""
+        if request.n != 1:
+            return self._generate(request, None)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        written: list[int] = []
+
+        def on_token(token: int) -> None:
+            piece = decoder.decode(self._llm.detokenize([token], prev_tokens=written))
+            written.append(token)
+            if piece:
+                on_text(piece)
+
+        return self._generate(request, on_token)
+
+    def _generate(self, request: GenerationRequest, on_token: Callable[[int], None] | None) -> Completion:
         messages: list[dict[str, str]] = []
         if request.system:
             messages.append({"role": "system", "content": request.system})
@@ -97,7 +118,7 @@ class LlamaCppGenerator:
                 self._grammar(request.json_schema) if request.json_schema is not None else None,
             )
             with machine_lock().held():
-                run = self._sampler.sample(prompt, request.n, settings, together=self._together)
+                run = self._sampler.sample(prompt, request.n, settings, together=self._together, on_token=on_token)
             texts = tuple(self._llm.detokenize(t).decode("utf-8", errors="ignore") for t in run.tokens)
         written = sum(len(t) for t in run.tokens)
         speed = ModelSpeed(run.prompt_tokens, run.prompt_seconds, written, run.decode_seconds)

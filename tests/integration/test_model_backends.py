@@ -21,7 +21,7 @@ import pytest
 
 from shared.config import EmbedderConfig, JsonMode, ModelConfig
 from shared.core.errors import ModelError
-from shared.core.model_api import Completion, Embedder, GenerationRequest, TextGenerator
+from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator, TextGenerator
 from shared.core.text import first_json_value
 from shared.models.factory import build_embedder, build_generator
 from shared.models.locate import bundled_slm_path
@@ -75,6 +75,15 @@ def test_llama_cpp_greedy_returns_one_text_with_token_counts(llama: TextGenerato
     assert completion.texts[0].strip()
     assert completion.prompt_tokens > 0
     assert completion.completion_tokens > 0
+
+
+def test_llama_cpp_streams_a_greedy_answer_piece_by_piece_as_generate_writes_it(llama: TextGenerator) -> None:
+    request = GenerationRequest(prompt="Describe Paris in one sentence.", max_tokens=32)
+    assert isinstance(llama, StreamingGenerator)
+    pieces: list[str] = []
+    streamed = llama.generate_streaming(request, pieces.append)
+    assert len(pieces) > 3, "the answer came in pieces, not at the end"
+    assert "".join(pieces) == streamed.texts[0] == llama.generate(request).texts[0]
 
 
 def test_llama_cpp_samples_n_texts_repeatably(llama: TextGenerator) -> None:

@@ -253,6 +253,14 @@ class GlobalQueryReply(_message.Message):
     confidence_signals: _containers.ScalarMap[str, float]
     def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ..., short_answer: _Optional[str] = ..., withheld_words: _Optional[int] = ..., reader: _Optional[str] = ..., matched_offline: _Optional[bool] = ..., confidence: _Optional[float] = ..., confidence_signals: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
+class GlobalQueryEvent(_message.Message):
+    __slots__ = ("draft", "reply")
+    DRAFT_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    draft: str
+    reply: GlobalQueryReply
+    def __init__(self, draft: _Optional[str] = ..., reply: _Optional[_Union[GlobalQueryReply, _Mapping]] = ...) -> None: ...
+
 class ProbeResult(_message.Message):
     __slots__ = ("edge_id", "score", "name_coverage", "best_entity", "best_chunk", "seconds", "error", "term_coverage", "lexical", "signals")
     class SignalsEntry(_message.Message):

@@ -44,6 +44,11 @@ class CloudStub:
                 request_serializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.SerializeToString,
                 response_deserializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryReply.FromString,
                 _registered_method=True)
+        self.GlobalQueryStream = channel.unary_stream(
+                '/dgrag.v1.Cloud/GlobalQueryStream',
+                request_serializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.SerializeToString,
+                response_deserializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryEvent.FromString,
+                _registered_method=True)
         self.MatchSummaries = channel.unary_unary(
                 '/dgrag.v1.Cloud/MatchSummaries',
                 request_serializer=dgrag_dot_v1_dot_cloud__pb2.MatchSummariesRequest.SerializeToString,
@@ -76,6 +81,14 @@ class CloudServicer:
         """Answer a question across edges (called by an edge whose gate escalated, or by an app).
         An edge asking is itself asked for its knowledge too (over its session, under its privacy policy), so the
         answer completes its evidence instead of replacing it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GlobalQueryStream(self, request, context):
+        """GlobalQuery, streamed: pieces of the cloud model's draft as it is decoded (never a word the answer guard would
+        remove), then the answer to show as the last message. A draft is not the answer: the reply is.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -116,6 +129,11 @@ def add_CloudServicer_to_server(servicer, server):
                     servicer.GlobalQuery,
                     request_deserializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.FromString,
                     response_serializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryReply.SerializeToString,
+            ),
+            'GlobalQueryStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.GlobalQueryStream,
+                    request_deserializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.FromString,
+                    response_serializer=dgrag_dot_v1_dot_cloud__pb2.GlobalQueryEvent.SerializeToString,
             ),
             'MatchSummaries': grpc.unary_unary_rpc_method_handler(
                     servicer.MatchSummaries,
@@ -187,6 +205,33 @@ class Cloud:
             '/dgrag.v1.Cloud/GlobalQuery',
             dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.SerializeToString,
             dgrag_dot_v1_dot_cloud__pb2.GlobalQueryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GlobalQueryStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/dgrag.v1.Cloud/GlobalQueryStream',
+            dgrag_dot_v1_dot_cloud__pb2.GlobalQueryRequest.SerializeToString,
+            dgrag_dot_v1_dot_cloud__pb2.GlobalQueryEvent.FromString,
             options,
             channel_credentials,
             insecure,

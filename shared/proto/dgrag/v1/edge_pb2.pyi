@@ -71,6 +71,14 @@ class Source(_message.Message):
     score: float
     def __init__(self, edge_id: _Optional[str] = ..., doc_id: _Optional[str] = ..., chunk_id: _Optional[int] = ..., score: _Optional[float] = ...) -> None: ...
 
+class QueryEvent(_message.Message):
+    __slots__ = ("draft", "reply")
+    DRAFT_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    draft: str
+    reply: QueryReply
+    def __init__(self, draft: _Optional[str] = ..., reply: _Optional[_Union[QueryReply, _Mapping]] = ...) -> None: ...
+
 class QueryReply(_message.Message):
     __slots__ = ("answer", "decision", "verified", "note", "sources", "trace_json", "timings")
     ANSWER_FIELD_NUMBER: _ClassVar[int]

@@ -45,6 +45,11 @@ class EdgeStub:
                 request_serializer=dgrag_dot_v1_dot_edge__pb2.QueryRequest.SerializeToString,
                 response_deserializer=dgrag_dot_v1_dot_edge__pb2.QueryReply.FromString,
                 _registered_method=True)
+        self.QueryStream = channel.unary_stream(
+                '/dgrag.v1.Edge/QueryStream',
+                request_serializer=dgrag_dot_v1_dot_edge__pb2.QueryRequest.SerializeToString,
+                response_deserializer=dgrag_dot_v1_dot_edge__pb2.QueryEvent.FromString,
+                _registered_method=True)
         self.Retrieve = channel.unary_unary(
                 '/dgrag.v1.Edge/Retrieve',
                 request_serializer=dgrag_dot_v1_dot_edge__pb2.RetrieveRequest.SerializeToString,
@@ -73,6 +78,14 @@ class EdgeServicer:
 
     def Query(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryStream(self, request, context):
+        """Query, streamed: pieces of the cloud model's draft as it is decoded when the question is escalated, then the
+        answer to show as the last message.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -107,6 +120,11 @@ def add_EdgeServicer_to_server(servicer, server):
                     servicer.Query,
                     request_deserializer=dgrag_dot_v1_dot_edge__pb2.QueryRequest.FromString,
                     response_serializer=dgrag_dot_v1_dot_edge__pb2.QueryReply.SerializeToString,
+            ),
+            'QueryStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.QueryStream,
+                    request_deserializer=dgrag_dot_v1_dot_edge__pb2.QueryRequest.FromString,
+                    response_serializer=dgrag_dot_v1_dot_edge__pb2.QueryEvent.SerializeToString,
             ),
             'Retrieve': grpc.unary_unary_rpc_method_handler(
                     servicer.Retrieve,
@@ -178,6 +196,33 @@ class Edge:
             '/dgrag.v1.Edge/Query',
             dgrag_dot_v1_dot_edge__pb2.QueryRequest.SerializeToString,
             dgrag_dot_v1_dot_edge__pb2.QueryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/dgrag.v1.Edge/QueryStream',
+            dgrag_dot_v1_dot_edge__pb2.QueryRequest.SerializeToString,
+            dgrag_dot_v1_dot_edge__pb2.QueryEvent.FromString,
             options,
             channel_credentials,
             insecure,
