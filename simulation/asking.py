@@ -139,11 +139,13 @@ class Asker:
 
     def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> AnswerTrace:
         try:
-            reply = self._edges[edge].Query(
+            # streamed as `dgrag edge ask` asks, so an escalated answer's trace times its first draft
+            events = self._edges[edge].QueryStream(
                 edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
                 metadata=self._edge_metadata[edge],
                 timeout=QUERY_TIMEOUT_S,
             )
+            reply = next((e.reply for e in events if e.HasField("reply")), None)
         except grpc.RpcError as exc:
             if exc.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
@@ -151,6 +153,8 @@ class Asker:
                 f"edge {edge} cannot be reached to ask a question ({exc.details()}): its host process or node "
                 "is gone. The answers so far are kept; bring the host back and run the same command again to resume."
             ) from None
+        if reply is None:
+            raise DgragError(f"edge {edge} ended its answer stream without an answer to {question!r}")
         return AnswerTrace.from_json(reply.trace_json)
 
     def _summaries(self, question: str) -> list[dict[str, Any]]:

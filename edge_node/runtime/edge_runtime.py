@@ -149,10 +149,20 @@ class EdgeRuntime:
         except ValueError as exc:
             raise InvalidRequestError(str(exc)) from exc
         begun = time.perf_counter()
+        first: list[float] = []
+
+        def relay(piece: str) -> None:
+            if not first:
+                first.append(time.perf_counter() - begun)
+            if on_text is not None:
+                on_text(piece)
+
         with span("edge.query", edge=self.edge_id, mode=known) as traced:
-            answer = await self._full.answer(question, known, ablations, escalator, on_text)
+            answer = await self._full.answer(question, known, ablations, escalator, relay if on_text else None)
             traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
+        if first:  # what the asker waited for the cloud's draft to begin
+            answer.timings["first_draft"] = first[0]
         return answer
 
     async def retrieve(self, question: str) -> EdgeKnowledge:

@@ -162,9 +162,10 @@ class _EdgeStub:
     def __init__(self) -> None:
         self.asked: list[tuple[str, ...]] = []
 
-    def Query(self, request: Any, metadata: Any, timeout: float) -> Any:
+    def QueryStream(self, request: Any, metadata: Any, timeout: float) -> Any:
         self.asked.append(tuple(request.ablations))
-        return SimpleNamespace(trace_json=json.dumps(LOCAL_TRACE))
+        reply = SimpleNamespace(trace_json=json.dumps(LOCAL_TRACE))
+        return iter([SimpleNamespace(HasField=lambda name: name == "reply", reply=reply)])
 
 
 def test_dgrag_and_its_ablations_take_turns_at_going_first() -> None:
