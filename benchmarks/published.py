@@ -1,6 +1,8 @@
 """Every figure README.md's results table publishes, recomputed from the committed rows under docs/results.
 
-    python -m benchmarks.published          # prints the table's rows as README.md must show them
+    python -m benchmarks.published           # prints the table as README.md must show it
+    python -m benchmarks.published --write   # rewrites README.md's results table from the rows
+    python -m benchmarks.published --check   # exit 1 when README.md's table is not what the rows give (CI)
 
 tests/unit/docs/test_published_figures.py compares README.md's table with these rows cell by cell, so a figure that
 does not follow from its committed rows (a changed digit, a figure without rows) fails the tests. Answer figures
@@ -180,26 +182,23 @@ def membership(report: Path) -> str:
 
 
 QWEN_MULTIHOP = "docs/results/cloud-qwen-multihop4"
+QWEN_LIHUA = "docs/results/cloud-qwen-lihua4"
 HELD_OUT = "docs/results/held-out-pkgdocs3"
 ALL_SHAPES = ("entity", "yes_no", "choice", "date", "number", "open", "unanswerable")
-MULTIHOP = "docs/results/report-multihop4"
-LIHUA = "docs/results/report-lihua4"
 LYING = "docs/results/lying-edge"
 FIGURES = (
-    Figure("multihop4, larger cloud model: strict accuracy within / out", QWEN_MULTIHOP, accuracy_within_out),
-    Figure("multihop4, larger cloud model: by shape", QWEN_MULTIHOP, lambda r: by_shape(r, ALL_SHAPES)),
-    Figure("multihop4, larger cloud model: coverage and confidence", QWEN_MULTIHOP, coverage_confidence),
-    Figure("multihop4, larger cloud model: escalation within / out", QWEN_MULTIHOP, escalation_within_out),
+    Figure("multihop4 (news by domain): strict accuracy within / out", QWEN_MULTIHOP, accuracy_within_out),
+    Figure("multihop4: by question shape, beside its baseline", QWEN_MULTIHOP, lambda r: by_shape(r, ALL_SHAPES)),
+    Figure("multihop4: coverage and confidence", QWEN_MULTIHOP, coverage_confidence),
+    Figure("multihop4: escalation within / out", QWEN_MULTIHOP, escalation_within_out),
+    Figure("multihop4: evidence recall within / out", QWEN_MULTIHOP, evidence_recall_within_out),
+    Figure("lihua4 (chats by quarter): strict accuracy within / out", QWEN_LIHUA, accuracy_within_out),
+    Figure("lihua4: by question shape, beside its baseline", QWEN_LIHUA, lambda r: by_shape(r, ALL_SHAPES)),
+    Figure("lihua4: coverage and confidence", QWEN_LIHUA, coverage_confidence),
+    Figure("lihua4: escalation within / out", QWEN_LIHUA, escalation_within_out),
     Figure("package READMEs (held out): strict accuracy within / out", HELD_OUT, accuracy_within_out),
     Figure("package READMEs (held out): right / asks by question type", HELD_OUT, by_type),
     Figure("package READMEs (held out): coverage and confidence", HELD_OUT, coverage_confidence),
-    Figure("multihop4 (news by domain): strict accuracy within / out", MULTIHOP, accuracy_within_out),
-    Figure("multihop4: by question shape, beside its baseline", MULTIHOP, by_shape),
-    Figure("multihop4: escalation within / out", MULTIHOP, escalation_within_out),
-    Figure("multihop4: evidence recall within / out", MULTIHOP, evidence_recall_within_out),
-    Figure("lihua4 (chats by quarter): strict accuracy within / out", LIHUA, accuracy_within_out),
-    Figure("lihua4: by question shape, beside its baseline", LIHUA, lambda r: by_shape(r, ("open", "entity", "date"))),
-    Figure("lihua4: escalation within / out", LIHUA, escalation_within_out),
     Figure("a lying edge among multihop4's 4 (every claim 1.0): honest run -> with the liar", LYING, lying_edge),
     Figure(
         "liars of three kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
@@ -229,10 +228,43 @@ FIGURES = (
 )
 
 
-def main() -> int:
-    print("| what | figure | report |\n|---|---|---|")
-    for figure in FIGURES:
-        print(figure.row())
+HEADER = "| what | figure | report |\n|---|---|---|"
+
+
+def table() -> str:
+    return "\n".join([HEADER, *(figure.row() for figure in FIGURES)])
+
+
+def with_table(readme: str, new: str) -> str:
+    """``readme`` with the table of its "## Results" section replaced by ``new``."""
+    head, rest = readme.split("## Results", 1)
+    section, *tail = rest.split("\n## ", 1)
+    lines = section.split("\n")
+    rows = [i for i, line in enumerate(lines) if line.startswith("|")]
+    if not rows:
+        raise SystemExit("README.md's Results section has no table to replace")
+    section = "\n".join([*lines[: rows[0]], new, *lines[rows[-1] + 1 :]])
+    return head + "## Results" + section + "".join("\n## " + t for t in tail)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--write", action="store_true", help="rewrite README.md's results table")
+    action.add_argument("--check", action="store_true", help="exit 1 when README.md's table differs from the rows")
+    args = parser.parse_args(argv)
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    updated = with_table(text, table())
+    if args.write:
+        readme.write_text(updated, encoding="utf-8")
+    elif args.check and updated != text:
+        print("README.md's results table differs from the committed rows: run python -m benchmarks.published --write")
+        return 1
+    elif not args.check:
+        print(table())
     return 0
 
 

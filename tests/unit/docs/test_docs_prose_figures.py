@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks import fit_gate, published
+from benchmarks import fit_gate
 from benchmarks.answer_quality import asker_share
 from benchmarks.lying_edge import figures, rows_of, same_questions
 from simulation.answer_rows import find_answers, read_rows
@@ -163,80 +161,3 @@ def test_architecture_prose_figures_are_recomputed_from_their_rows(capsys: pytes
     text = _doc("architecture.md")
     for phrase in _architecture_phrases(capsys):
         assert phrase in text
-
-
-def _numbers(text: str) -> list[str]:
-    return re.findall(r"\d+(?:\.\d+)?%?", text)
-
-
-def _flips(now: list[dict[str, Any]], before: list[dict[str, Any]], shape: str) -> tuple[int, int]:
-    """dgrag asks of ``shape`` that went from wrong to right and from right to wrong between two runs."""
-    was = {(r["qid"], r["kind"]): r["correct"] for r in before if r["mode"] == "dgrag"}
-    pairs = [(was[(r["qid"], r["kind"])], r["correct"]) for r in now if r["mode"] == "dgrag" and r["shape"] == shape]
-    return sum(1 for a, b in pairs if b and not a), sum(1 for a, b in pairs if a and not b)
-
-
-def _dated(rows: list[dict[str, Any]], mode: str) -> tuple[int, int, int]:
-    """(yes/no asks, those the date-order reader answered, those of them right) in ``mode``."""
-    asks = [r for r in rows if r["mode"] == mode and r["shape"] == "yes_no"]
-    dated = [r for r in asks if r["reader"].removeprefix("cloud:") == "dates"]
-    return len(asks), len(dated), sum(1 for r in dated if r["correct"] is True)
-
-
-def _local_p50(path: Path) -> str:
-    rows = [r for r in read_rows(path) if r["mode"] == "local"]
-    return f"{statistics.median(r['timings']['total'] for r in rows):.2f}"
-
-
-def _readme_phrases() -> list[str]:
-    """README.md's prose below its results table, from the same functions as the table."""
-    within, out, base, _ = _numbers(published.accuracy_within_out(ROOT / published.MULTIHOP))[:4]
-    entity, entity_base, _, yes_no, yes_no_base, _ = _numbers(published.by_shape(ROOT / published.MULTIHOP))
-    before = ROOT / published.MULTIHOP / "run-b15e5d9"
-    old_within, old_out = _numbers(published.accuracy_within_out(before))[:2]
-    old_entity = _numbers(published.by_shape(before))[0]
-    lihua = _numbers(published.accuracy_within_out(ROOT / published.LIHUA))[:2]
-    old_lihua = _numbers(published.accuracy_within_out(ROOT / published.LIHUA / "run-b15e5d9"))[:2]
-    right, wrong = _flips(
-        rescored(read_rows(find_answers(ROOT / published.MULTIHOP))),
-        rescored(read_rows(find_answers(before))),
-        "yes_no",
-    )
-    lihua_rows = rescored(read_rows(find_answers(ROOT / published.LIHUA)))
-    asks, dated, dated_right = _dated(lihua_rows, "dgrag")
-    _, gold_dated, gold_right = _dated(lihua_rows, "oracle")
-    open_rows = [r for r in published.report_half(ROOT / published.LIHUA) if r["kind"] in ("within", "out")]
-    open_share, _, open_n = _numbers(published.by_shape(ROOT / published.LIHUA, ("open",)))
-    smart_honest, smart, _ = _capture("lying-edge-smart", "smart")
-    _, before_fix, _ = _capture("lying-edge-kinds", "smart")
-    smol, _, qwen = _cloud_runs("multihop4")
-    cloud_base = _pct(shape_baseline(_out(smol)).accuracy)
-    always_yes = _pct(shape_baseline(_out(smol, "yes_no")).accuracy)
-    assert dated == dated_right and gold_dated == gold_right, "the prose says every dated verdict was right"
-    amx_off, amx_on = (_local_p50(RESULTS / f"answer-reason/amx/{x}.jsonl.gz") for x in ("off", "on"))
-    epyc = _local_p50(RESULTS / "omp-teams/local-fit40.jsonl.gz")
-    epyc_before = _local_p50(RESULTS / "answer-reason/on.jsonl.gz")
-    return [
-        f"multihop4's out-of-domain asks reach {_right(_out(qwen))} against the baseline's {cloud_base} (SmolLM2: "
-        f'{_right(_out(smol))}), its yes/no comparisons {_right(_out(qwen, "yes_no"))} against always "yes" '
-        f"{always_yes}",
-        f"above the baseline within multihop4's domains ({within} against {base}) and out of them ({out})",
-        f"(multihop4 {entity} against {entity_base}, within and out of domain alike",
-        f"yes/no questions are not ({yes_no} against {yes_no_base}:",
-        f"on lihua4 that reader answered {dated} of {asks} asks, all right, and from the gold evidence {gold_dated} of "
-        f"{asks}, all right",
-        f"lihua4's open questions ({open_n} of {len(open_rows)} asks) are rarely answered ({open_share})",
-        f"multihop4 {old_within} / {old_out} -> {within} / {out} (entity {old_entity} -> {entity}; the yes/no votes "
-        f"drawn anew without reasons on another machine, {right} from wrong to right and {wrong} back), lihua4 "
-        f"{old_lihua[0]} / {old_lihua[1]} -> {lihua[0]} / {lihua[1]}",
-        f"A local answer takes {amx_off} s at p50 on 40 fit-half multihop4 questions on the AMX machine ({amx_on} s "
-        f"with the model's reasons, the default until now); on the AMD EPYC {epyc} s, from {epyc_before} s",
-        f"got {smart} of the routed asks against its honest {smart_honest} (`docs/results/lying-edge-smart`; "
-        f"{before_fix} before",
-    ]
-
-
-@pytest.mark.parametrize("phrase", _readme_phrases())
-def test_readme_prose_figures_are_recomputed_from_their_rows(phrase: str) -> None:
-    text = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8").replace("**", ""))
-    assert phrase in text
