@@ -1,5 +1,7 @@
-"""The stay-or-escalate decision, as one pure function of the local answer's signals, the setting and the cloud's
-reply; its settings are the ``[gate]`` section. The runtime only carries out what it returns.
+"""The stay-or-escalate decision, the only one an edge makes: one pure function of the local answer's signals and
+the setting, called once per question. Its settings are the ``[gate]`` section. It returns the whole plan (what to
+do, and for an evidence check what to do on each reply), and the runtime only carries it out. The gate
+(edge_node.query.gate) scores; it decides nothing.
 
 The gate's score and refusal share place a local answer in one of three bands:
 
@@ -21,7 +23,9 @@ generation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from shared.config import GateConfig
@@ -75,10 +79,29 @@ class Outcome:
     check_margin: float | None = None
     """For CHECK: the margin by which another edge's evidence must beat this edge's for the question to escalate
     (negative: this edge must lead by that much to keep it)."""
+    replies: Mapping[Check, Outcome] = field(default_factory=dict)
+    """For CHECK: what to do on each reply of the check."""
+    withheld: Action | None = None
+    """For a question kept home: what it would have been sent to the cloud for (CHECK or ESCALATE), for the audit."""
+
+    def after(self, reply: Check) -> Outcome:
+        """What to do once the evidence check replied ``reply`` (only for a CHECK)."""
+        return self.replies[reply]
 
 
 def trusted(signals: Signals, gate: GateConfig) -> bool:
-    return signals.score >= gate.threshold and signals.refusal_share < gate.refusal_share
+    return not distrust(signals, gate)
+
+
+def distrust(signals: Signals, gate: GateConfig) -> tuple[str, ...]:
+    """Why the gate's signals do not let the local answer stand alone (empty: trusted)."""
+    reasons: list[str] = []
+    if signals.refusal_share >= gate.refusal_share:
+        share = f"{signals.refusal_share:.0%}"
+        reasons.append(f"{share} of the answers declare missing information, are degenerate or unsupported")
+    if signals.score < gate.threshold:
+        reasons.append(f"score {signals.score:.3f} < threshold {gate.threshold:.3f}")
+    return tuple(reasons)
 
 
 def unread(signals: Signals, gate: GateConfig) -> bool:
@@ -90,8 +113,18 @@ def doubtful(signals: Signals, gate: GateConfig) -> bool:
     return signals.score >= gate.check_threshold and signals.refusal_share < gate.check_refusal_share
 
 
-def decide(signals: Signals, gate: GateConfig, situation: Situation, check: Check | None = None) -> Outcome:
-    """What to do with a local answer (see the module's docstring for the rule)."""
+def decide(signals: Signals, gate: GateConfig, situation: Situation) -> Outcome:
+    """The plan for a local answer (see the module's docstring for the rule)."""
+    outcome = _rule(signals, gate, situation, None)
+    if outcome.action == Action.CHECK:
+        outcome = dataclasses.replace(outcome, replies={c: _rule(signals, gate, situation, c) for c in Check})
+    if situation.keeps_home:
+        sent = _rule(signals, gate, dataclasses.replace(situation, keeps_home=False), None).action
+        outcome = dataclasses.replace(outcome, withheld=sent if sent in (Action.CHECK, Action.ESCALATE) else None)
+    return outcome
+
+
+def _rule(signals: Signals, gate: GateConfig, situation: Situation, check: Check | None) -> Outcome:
     sure = trusted(signals, gate)
     if not situation.cloud or situation.keeps_home or check == Check.UNREACHABLE:
         why = (

@@ -3,8 +3,9 @@
 (a) Confidence detection: do the sampled answers declare missing information (refusal/uncertainty
 phrasing)? (b) Similarity evaluation: mean pairwise cosine of answer embeddings, Jaccard of their token
 sets, and agreement of their core claims (yes/no polarity and the names/numbers they assert). (c) A
-model-free evidence signal: how strongly the question matched local knowledge. The weighted score is
-compared with a threshold; every signal, weight and the decision go into the trace.
+model-free evidence signal: how strongly the question matched local knowledge. The weighted score and the
+refusal share are the gate's output; whether they let the answer stand is edge_node.query.escalation's rule,
+recorded here with every signal and weight for the trace.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from edge_node.query.escalation import Signals, distrust
 from shared.config import GateConfig
 from shared.core.model_api import FloatMatrix
 from shared.core.trace import Decision, GateTrace
@@ -105,11 +107,8 @@ def evaluate(
         values.update(cosine=cosine, jaccard=jaccard, claims=claims)
     total_weight = sum(weights.values()) or 1.0
     score = combined_score(values, weights)
-    reasons: list[str] = []
-    if (config.confidence_detection or any(bad)) and refusal_share >= config.refusal_share:
-        reasons.append(f"{refusals}/{n} answers declare missing information, are degenerate or unsupported")
-    if score < config.threshold:
-        reasons.append(f"score {score:.3f} < threshold {config.threshold:.3f}")
+    # the gate scores; what the local path does with the scores is escalation's one rule
+    reasons = distrust(Signals(score, refusal_share), config)
     decision = DECISION_ESCALATE if reasons else DECISION_LOCAL
     return GateResult(
         decision=decision,

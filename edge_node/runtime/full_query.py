@@ -4,7 +4,6 @@ It runs on the event loop; every use of the knowledge base and the models goes t
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -72,12 +71,10 @@ class FullQuery:
         situation = Situation(
             cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
         )
-        outcome = decide(signals, self.config.gate, situation)
-        if run:  # audited: what the question would have been sent for, had it not quoted a document
-            sent_for = decide(signals, self.config.gate, dataclasses.replace(situation, keeps_home=False)).action
-            kind = {Action.CHECK: "evidence_check", Action.ESCALATE: "global_query"}.get(sent_for)
-            if kind is not None:
-                self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
+        outcome = decide(signals, self.config.gate, situation)  # the one decision: the whole plan
+        if outcome.withheld is not None:  # audited: what the question would have been sent for
+            kind = "evidence_check" if outcome.withheld == Action.CHECK else "global_query"
+            self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
             return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
         routing_off = ablations.cloud_routing
@@ -85,7 +82,7 @@ class FullQuery:
             check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, routing_off, out)
             if cloud is not None:  # another edge was stronger and the cloud answered in the same call
                 return self._from_cloud(cloud, local, out)
-            outcome = decide(signals, self.config.gate, situation, check)
+            outcome = outcome.after(check)
             if outcome.action == Action.EXTRACT:
                 return self._extract(question, local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:

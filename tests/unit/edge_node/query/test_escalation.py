@@ -47,7 +47,6 @@ CASES = [
     (TRUSTED, KEPT_HOME, None, Action.ANSWER_HERE, None),
     (DOUBTFUL, KEPT_HOME, None, Action.EXTRACT, None),
     (GUESSED, CLOUD, None, Action.ESCALATE, None),
-    (GUESSED, CLOUD, Check.NOT_STRONGER, Action.ESCALATE, None),
     (GUESSED, NO_CLOUD, None, Action.ANSWER_HERE, None),
     (GUESSED, KEPT_HOME, None, Action.ANSWER_HERE, None),
     (UNSETTLED, CLOUD, None, Action.CHECK, 0.1),
@@ -58,7 +57,10 @@ CASES = [
 def test_decision_table(
     signals: Signals, situation: Situation, check: Check | None, action: Action, margin: float | None
 ) -> None:
-    outcome = decide(signals, GATE, situation, check)
+    outcome = decide(signals, GATE, situation)
+    if check is not None:
+        assert outcome.action == Action.CHECK, "a reply is planned for only where the check is asked"
+        outcome = outcome.after(check)
     assert outcome.action == action, outcome.reason
     assert outcome.check_margin == margin
     assert outcome.reason
@@ -68,3 +70,15 @@ def test_the_band_edges_are_inclusive_below_and_exclusive_above() -> None:
     assert decide(Signals(0.4, 0.0), GATE, CLOUD).check_margin == 0.1  # at the threshold: trusted
     assert decide(Signals(0.2, 0.0), GATE, CLOUD).check_margin == -0.05  # at check_threshold: doubtful
     assert decide(Signals(0.3, 0.75), GATE, CLOUD).action == Action.ESCALATE  # at check_refusal_share
+
+
+def test_a_question_kept_home_records_what_it_would_have_been_sent_for() -> None:
+    assert decide(UNTRUSTED, GATE, KEPT_HOME).withheld == Action.ESCALATE
+    assert decide(TRUSTED, GATE, KEPT_HOME).withheld == Action.CHECK
+    assert decide(TRUSTED, GATE, CLOUD).withheld is None
+
+
+def test_a_check_plans_every_reply_once() -> None:
+    outcome = decide(DOUBTFUL, GATE, CLOUD)
+    assert set(outcome.replies) == set(Check)
+    assert outcome.after(Check.UNREACHABLE).action == Action.EXTRACT
