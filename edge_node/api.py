@@ -136,12 +136,14 @@ class Edge:
         edge_id: str | None = None,
         models: EdgeModels | None = None,
         existing: bool = False,
+        read_only: bool = False,
     ) -> Edge:
         """Open (or create) the edge stored in ``data_dir``; ``config`` is an EdgeConfig or a TOML file
         (default: the built-in defaults with DGRAG__* overrides); ``edge_id`` overrides the config's.
         ``existing``: refuse a directory that holds no edge, writing nothing there (for commands that only
-        read)."""
-        if existing and not is_edge_dir(Path(data_dir)):
+        read). ``read_only``: read an existing edge beside the process serving it (stats, sources, summaries,
+        audit); nothing may be written through it."""
+        if (existing or read_only) and not is_edge_dir(Path(data_dir)):
             raise StoreError(
                 f"{data_dir} holds no edge ({DB_FILE} is missing): check --data-dir, or make one with "
                 f"`dgrag edge ingest --data-dir {data_dir} FILES`"
@@ -149,7 +151,7 @@ class Edge:
         loaded = config if isinstance(config, EdgeConfig) else load_config(EdgeConfig, Path(config) if config else None)
         if edge_id:
             loaded = dataclasses.replace(loaded, edge_id=edge_id)
-        return cls(EdgeKnowledgeBase(Path(data_dir)), loaded, models)
+        return cls(EdgeKnowledgeBase(Path(data_dir), read_only=read_only), loaded, models)
 
     @property
     def edge_id(self) -> str:
@@ -162,6 +164,10 @@ class Edge:
     @property
     def runtime(self) -> EdgeRuntime:
         """The asynchronous runtime (models load here, on first use)."""
+        if self._kb.read_only:
+            raise StoreError(
+                f"{self.data_dir} was opened to read beside its serving process; open it without read_only to change it"
+            )
         if self._runtime is None:
             self._runtime = build_edge(self._kb, self.config, self._models)
         return self._runtime

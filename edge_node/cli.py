@@ -299,7 +299,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir, existing=True) as edge:
+    with Edge.open(args.data_dir, read_only=True) as edge:
         stats = dataclasses.asdict(edge.stats(with_document_ids=args.json))
     if not args.json:
         stats.pop("document_ids")
@@ -313,7 +313,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_source(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir, _config(args), existing=True) as edge:
+    with Edge.open(args.data_dir, _config(args), read_only=True) as edge:
         found = edge.sources(args.cited)
     for doc_id in found:
         print(doc_id)
@@ -325,7 +325,7 @@ def cmd_source(args: argparse.Namespace) -> int:
 
 
 def cmd_summaries(args: argparse.Namespace) -> int:
-    with Edge.open(args.data_dir, existing=True) as edge:
+    with Edge.open(args.data_dir, read_only=True) as edge:
         records = edge.subgraphs()
     if args.json:
         print(json.dumps([dataclasses.asdict(r) for r in records], indent=2))

@@ -1,7 +1,7 @@
 """One edge's knowledge base on disk: the SQLite store and the faiss indexes under one data directory.
 
-A data directory is used by one process at a time (an exclusive lock file); a second writer gets a
-clear error instead of interleaving writes.
+A data directory is written by one process at a time (an exclusive lock file); a second writer gets a
+clear error instead of interleaving writes. Readers (``read_only``) may open it beside that writer.
 """
 
 from __future__ import annotations
@@ -32,28 +32,40 @@ def is_edge_dir(data_dir: Path) -> bool:
 class EdgeKnowledgeBase:
     """SQLite store + vector indexes of one edge."""
 
-    def __init__(self, data_dir: Path, store: str | Path | None = None) -> None:
+    def __init__(self, data_dir: Path, store: str | Path | None = None, *, read_only: bool = False) -> None:
         """``store``: where the store lives (:func:`~edge_node.store.opening.open_store`; default the SQLite
-        database in ``data_dir``, ``":memory:"`` for one that vanishes with the process)."""
+        database in ``data_dir``, ``":memory:"`` for one that vanishes with the process). ``read_only``: read beside
+        the process that may hold the directory (a serving edge): no lock is taken and nothing is written; SQLite's
+        WAL gives this reader the last committed state."""
+        self.data_dir = data_dir
+        self.read_only = read_only
+        self._vectors: VectorIndexes | None = None
+        self._lock_fd = -1
+        if read_only:
+            if not is_edge_dir(data_dir):
+                raise StoreError(f"{data_dir} holds no edge ({DB_FILE} is missing); check --data-dir")
+            self.store: EdgeStore = open_store(data_dir / DB_FILE, read_only=True)
+            return
         if data_dir.exists() and not data_dir.is_dir():
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")
         if not data_dir.exists():
             data_dir.mkdir(parents=True, mode=0o700)  # the edge's documents: its owner only
-        self.data_dir = data_dir
         self._lock_fd = os.open(data_dir / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._lock_fd)
-            raise StoreError(f"{data_dir} is in use by another dgrag process; wait for it or stop it") from exc
+            raise StoreError(
+                f"{data_dir} is in use by another dgrag process; wait for it or stop it (stats, summaries, source "
+                "and audit read it while it serves)"
+            ) from exc
         _owner_only(data_dir, 0o700)  # an edge's directory made before (or by hand) with a looser mode
         if store is None:
             store = data_dir / DB_FILE
             if not store.exists():  # SQLite gives its -wal and -shm files the same mode
                 os.close(os.open(store, os.O_CREAT | os.O_WRONLY, 0o600))
             _owner_only(store, 0o600)
-        self.store: EdgeStore = open_store(store)
-        self._vectors: VectorIndexes | None = None
+        self.store = open_store(store)
 
     def bind_embedder(self, name: str, dim: int, edge_id: str) -> None:
         """Record (first use) or verify the edge id and embedder this knowledge base is built with."""
@@ -93,6 +105,9 @@ class EdgeKnowledgeBase:
         return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
 
     def close(self) -> None:
+        if self.read_only:
+            self.store.close()
+            return
         try:
             self.flush()
         finally:

@@ -13,8 +13,9 @@ MEMORY = ":memory:"
 """The location of a store kept in memory (nothing survives the process): fast tests, throwaway edges."""
 
 
-def open_store(location: str | Path) -> EdgeStore:
-    """The store at ``location``: :data:`MEMORY`, or the path of an SQLite database (made when missing)."""
+def open_store(location: str | Path, read_only: bool = False) -> EdgeStore:
+    """The store at ``location``: :data:`MEMORY`, or the path of an SQLite database (made when missing; with
+    ``read_only``, opened to read beside its writer)."""
     if str(location) == MEMORY:
         return MemoryStore()
-    return SqliteStore(Path(location))
+    return SqliteStore(Path(location), read_only)

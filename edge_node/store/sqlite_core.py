@@ -15,14 +15,24 @@ from shared.core.errors import StoreError
 class SqliteCore:
     """One open edge database: WAL, synchronous=FULL, foreign keys on, the schema applied."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        """``read_only``: a reader beside the database's one writer (WAL lets it read the last commit while the
+        writer goes on); it changes nothing, not even the schema."""
         self.path = path
+        self.read_only = read_only
         try:
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(resources.files("edge_node.store").joinpath("schema.sql").read_text())
+            if read_only:
+                self.db = sqlite3.connect(
+                    f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+                )
+                self.db.execute("PRAGMA query_only=ON")
+                self.db.execute("SELECT value FROM meta LIMIT 1").fetchall()  # a database without our schema fails here
+            else:
+                self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                self.db.executescript(resources.files("edge_node.store").joinpath("schema.sql").read_text())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable dgrag edge database: {exc}") from exc
         self.in_transaction = False

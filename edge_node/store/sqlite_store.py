@@ -42,9 +42,10 @@ from shared.core.errors import StoreError
 class SqliteStore:
     """One edge's SQLite database."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        """``read_only``: a reader beside the database's writer (sqlite_core.SqliteCore)."""
         self.path = path
-        self._core = SqliteCore(path)
+        self._core = SqliteCore(path, read_only)
         self._db = self._core.db
         self._rows = DocumentRows(self._core)
         self._reads = GraphReads(self._core)

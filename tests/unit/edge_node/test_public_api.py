@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 from edge_node.api import Document, Edge, EdgeModels
+from edge_node.policy.doc_id_key import doc_id_key
+from edge_node.policy.privacy import outbound_doc_id
+from edge_node.store.knowledge_base import DB_FILE
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.core.errors import ConfigError, DocumentNotFoundError, StoreError
 
@@ -58,6 +61,33 @@ def test_a_data_dir_is_open_in_one_place_at_a_time(tmp_path: Path, edge_models: 
             Edge.open(tmp_path / "a", _config(), models=edge_models)
     with Edge.open(tmp_path / "a", models=edge_models) as again:  # default config: the stored edge id is kept
         assert again.edge_id == "edge-a" and again.stats().documents == 1
+
+
+def test_a_reader_sees_what_the_holder_commits_while_it_holds_the_data_dir(
+    tmp_path: Path, edge_models: EdgeModels
+) -> None:
+    with Edge.open(tmp_path / "a", _config(), models=edge_models) as holder:  # as a serving edge holds it
+        holder.insert(ACME[:1])
+        with Edge.open(tmp_path / "a", read_only=True) as reader:
+            assert reader.edge_id == "edge-a" and reader.stats().document_ids == ["acme-1"]
+            assert [r.id for r in reader.subgraphs()] == [r.id for r in holder.subgraphs()]
+            cited = outbound_doc_id("acme-1", holder.config.privacy, "edge-a", doc_id_key(tmp_path / "a"))
+            assert reader.sources(cited) == ["acme-1"], "an owner looks up a cited id while the edge serves"
+            holder.insert(ACME[1:])  # the holder writes on; the reader's next read sees the commit
+            assert sorted(reader.stats().document_ids) == ["acme-1", "acme-2"]
+            with pytest.raises(StoreError, match="opened to read"):
+                reader.insert(ACME[:1])
+        assert holder.stats().documents == 2, "the reader changed nothing and left the holder's lock alone"
+    database = (tmp_path / "a" / DB_FILE).read_bytes()
+    with Edge.open(tmp_path / "a", read_only=True) as reader:  # with nobody holding it too
+        assert reader.stats().documents == 2
+    assert (tmp_path / "a" / DB_FILE).read_bytes() == database
+
+
+def test_a_reader_refuses_a_directory_without_an_edge(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="holds no edge"):
+        Edge.open(tmp_path / "empty", read_only=True)
+    assert not (tmp_path / "empty").exists(), "nothing is made for a reader"
 
 
 def test_ingest_reads_files(tmp_path: Path, edge_models: EdgeModels) -> None:
