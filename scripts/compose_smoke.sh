@@ -13,7 +13,8 @@
 #   BASE_IMAGE   the base of both images' stages (default dgrag-base:bookworm, made from Debian's packages by
 #                scripts/debian_base_image.sh when missing and this runs as root; python:3.11-slim works too)
 #   TORCH_WHEEL  a local torch CPU wheel: served to the build from a package index on loopback (for hosts that
-#                cannot reach download.pytorch.org); unset: the Dockerfiles' TORCH_INDEX_URL
+#                cannot reach download.pytorch.org), on TORCH_INDEX_PORT (default 38751); unset: the Dockerfiles'
+#                TORCH_INDEX_URL
 #   BUNDLE       the benchmark bundle the articles and the question come from (default simulation/bundles/multihop4)
 #   ARTICLES     articles per edge besides the question's evidence (default 4)
 #   KEEP_UP      a file: on success leave the deployment running and write `work=... project=...` there, for
@@ -68,7 +69,8 @@ if [ -n "${TORCH_WHEEL:-}" ]; then   # a PEP 503 index of torch and its dependen
         name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z_.' 'a-z--')
         mkdir -p "$work/index/$name" && ln "$wheel" "$work/index/$name/"
     done
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # a fixed port keeps the build argument, and so the image's cache, the same from run to run
+    port=${TORCH_INDEX_PORT:-38751}
     python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work/index" > /dev/null 2>&1 &
     index_pid=$!
     build_args+=(--build-arg "TORCH_INDEX_URL=http://127.0.0.1:$port/")
@@ -154,7 +156,7 @@ EOF
 say "memory (RSS) per container after the answer:"
 "$docker" stats --no-stream --format '{{.Name}} {{.MemUsage}}' \
     $(compose ps -q) | sed 's/^/   /' | tee -a "$work/report.md"
-[ -n "$report" ] && cp "$work/report.md" "$report"
+[ -n "$report" ] && mkdir -p "$(dirname "$report")" && cp "$work/report.md" "$report"
 if [ -n "${KEEP_UP:-}" ]; then
     printf 'work=%s\nproject=%s\n' "$work" "$project" > "$KEEP_UP"
     kept=true

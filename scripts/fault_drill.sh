@@ -135,5 +135,5 @@ status=$?
 set -e
 say "disk full ($tmpfs_size tmpfs) during ingest (exit $status):"
 sed 's/^/   /' "$work/diskfull.log" | tee -a "$work/drill.md"
-[ -n "$report" ] && cp "$work/drill.md" "$report"
+[ -n "$report" ] && mkdir -p "$(dirname "$report")" && cp "$work/drill.md" "$report"
 echo "fault_drill: done"
