@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from cloud_server.answering.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
@@ -21,9 +20,10 @@ from cloud_server.answering.cloud_reading import read_context
 from cloud_server.answering.context_merge import MergedContext, merge_knowledge
 from cloud_server.answering.draft_stream import DraftRelay
 from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
-from cloud_server.routing.choice import ProbeRouting, choose_edges, edge_summary_scores, probes_unanswered
+from cloud_server.routing.choice import edge_summary_scores
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
-from cloud_server.routing.memory import SAVE_EVERY, open_memory, usefulness
+from cloud_server.routing.memory import open_memory, usefulness
+from cloud_server.routing.router import Router, RouteSettings
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.sessions.knowledge_intake import bounded_lexical
@@ -45,28 +45,9 @@ from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
 from shared.core.question_terms import question_terms
 from shared.models.tokenizer import Tokenizer
 from shared.reading.confidence import PRIOR, Calibration
-from shared.transport.tracing import phase, span
-
-CHECK_SHORTLIST = 3
-"""Other edges probed by an evidence check when the config sets no probe shortlist."""
-RANKED_SUMMARIES = 5
-"""Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
+from shared.transport.tracing import phase
 
 KnowledgeSizer = Callable[[EdgeKnowledge], int]
-
-
-@dataclass(frozen=True)
-class _Route:
-    """How one question is routed: the config's settings less the parts switched off for it."""
-
-    sparse_weight: float
-    probing: bool
-    memory: bool
-    """The routing memory's prior counts in stage 2."""
-    record: bool
-    """The answer is remembered (not for ablated questions, so that an ablation leaves the memory as it was)."""
-    known: tuple[ProbeScores, ...] = ()
-    """Probe scores already had (an evidence check's), not asked again."""
 
 
 class GlobalQueryService:
@@ -93,9 +74,13 @@ class GlobalQueryService:
         self._calibration = calibration
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
-        self._probing = ProbeRouting.from_config(config)
-        self._memory = open_memory(config, embedder.dim)
-        self.claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
+        claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
+        self._router = Router(index, registry, config, open_memory(config, embedder.dim), claims)
+
+    @property
+    def claims(self) -> ClaimLedger:
+        """What the cloud has learnt of each edge's claims (routing discounts and distrusts by it)."""
+        return self._router.claims
 
     async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
@@ -112,9 +97,9 @@ class GlobalQueryService:
         they come from this cloud's model. ``on_text`` receives the model's draft as it is decoded, as far as
         the answer guard allows (draft_stream); the answer returned is the one to show."""
         cfg = self._config
-        route = self._route(query.routing_off)
+        route = self._router.settings(query.routing_off)
         m = query.top_m or cfg.top_m
-        k = query.top_k or self._default_k(route)
+        k = query.top_k or self._router.default_k(route)
         deadline = query.deadline_s or cfg.deadline_s
         check_match(query.question, m, cfg)
         check_fan_out(k, deadline, cfg)
@@ -127,21 +112,6 @@ class GlobalQueryService:
     def in_flight(self) -> int:
         """Questions and evidence checks being answered now."""
         return self._held.total()
-
-    def _default_k(self, route: _Route) -> int:
-        """The fan-out when the caller sets none: with probes, up to the adaptive k."""
-        cfg = self._config
-        return max(cfg.top_k, self._probing.max_k) if route.probing else cfg.top_k
-
-    def _route(self, routing_off: Ablations, known: tuple[ProbeScores, ...] = ()) -> _Route:
-        cfg = self._config
-        return _Route(
-            sparse_weight=0.0 if routing_off.no_sparse_matching else cfg.sparse_weight,
-            probing=self._probing.enabled and not routing_off.no_probes,
-            memory=self._memory is not None and not routing_off.no_routing_memory,
-            record=self._memory is not None and not routing_off,
-            known=known,
-        )
 
     @contextmanager
     def _slot(self, caller: str) -> Iterator[None]:
@@ -174,27 +144,19 @@ class GlobalQueryService:
         k: int,
         deadline: float,
         share_context: bool,
-        route: _Route,
+        route: RouteSettings,
         given: QueryVectors | None,
         on_text: TextSink | None = None,
     ) -> CloudAnswer:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
-        with phase(out.timings, "summary_match"):
-            vector, vectors = await self._question_vectors(question, given)
-            out.summaries = self._index.search(
-                vector, max(m, RANKED_SUMMARIES, self._probing.shortlist), cfg.edge_pool, question, route.sparse_weight
-            )
-            # a disconnected or silent edge's summaries stay in the index for when it returns; not asked meanwhile
-            routable = [s for s in out.summaries if self._registry.live(s.edge_id)]
-            out.matched_offline = self._registry.offline_among(
-                [s.edge_id for s in out.summaries[: max(m, 1)]], asked_at
-            )
-        if route.probing:
-            await self._probe(question, vector, vectors, out, routable, k, route)
-        else:
-            out.edges_asked = choose_edges(routable[:m], k)
+        vector, vectors = await self._question_vectors(question, given)
+        embedded = time.perf_counter() - started
+        routed = await self._router.route(question, vector, vectors, asked_at, m, k, route, out.timings)
+        out.timings["summary_match"] += embedded  # matching a question starts with embedding it
+        out.summaries, out.matched_offline, out.probes = routed.summaries, routed.matched_offline, routed.probes
+        out.probe_bytes, out.edges_asked, out.edges_failed = routed.probe_bytes, routed.edges_asked, routed.edges_failed
         # an edge asking is asked too, besides the edges routing chose: its own evidence joins the others' (under its
         # policy); it is not counted as routed, nor remembered as a routing choice
         asker = not share_context and asked_at not in ("", *out.edges_asked) and self._registry.live(asked_at)
@@ -208,10 +170,10 @@ class GlobalQueryService:
             read, cited = readable(replies, readers)
             merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
             out.context = merged.chunks
-        if self._memory is not None and route.record:
-            self._memory.record(vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked]))
-            if self._memory.step % SAVE_EVERY == 0:
-                await asyncio.to_thread(self._memory.save)
+        if route.record and self._router.remember(
+            vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked])
+        ):
+            await asyncio.to_thread(self._router.persist)
 
         with phase(out.timings, "cloud_generation") as generation:
             await self._read(question, merged, read, readers, out, on_text)
@@ -249,50 +211,6 @@ class GlobalQueryService:
             (reading.confidence.probability, reading.signals) if kept else (0.0, {})
         )
 
-    async def _probe(
-        self,
-        question: str,
-        vector: FloatMatrix,
-        vectors: QueryVectors | None,
-        out: CloudAnswer,
-        routable: list[SummaryMatch],
-        k: int,
-        route: _Route,
-    ) -> None:
-        """Stage 2: probe the shortlisted edges at once (but those ``route.known`` holds), then choose by their
-        scores (adaptive k)."""
-        shortlist = choose_edges(routable, self._probing.shortlist)
-        deadline = self._config.probe_deadline_s
-        known = {p.edge_id: p for p in route.known}
-        todo = [e for e in shortlist if e not in known]
-        with phase(out.timings, "probe", edges=len(todo)):
-            fresh = await asyncio.gather(*(self._probe_one(e, question, vectors, deadline) for e in todo))
-        t = time.perf_counter()
-        by_edge = known | {p.edge_id: p for p in fresh}
-        out.probes = [by_edge[e] for e in shortlist]
-        out.probe_bytes = sum(p.bytes for p in fresh)
-        bonus = {}
-        if self._memory is not None and route.memory and self._config.memory_weight > 0:
-            bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self._memory.prior(vector).items()}
-        # a refuser is routed by its summaries alone, and not at all once they have proved to over-claim
-        kept = [p for p in out.probes if not (p.refused and self.claims.distrusted(p.edge_id))]
-        trusted = [self.claims.discounted(p) for p in kept]
-        out.edges_asked = self._probing.choose(trusted, routable, k, bonus)
-        # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
-        silent = [p.edge_id for p in out.probes if p.failed]
-        out.edges_failed = [e for e in silent if e not in out.edges_asked]
-        out.timings["probe"] += time.perf_counter() - t
-
-    async def _probe_one(
-        self, edge_id: str, question: str, vectors: QueryVectors | None, deadline: float
-    ) -> ProbeScores:
-        sent = time.perf_counter()
-        try:
-            scores = await self._registry.probe(edge_id, question, deadline, vectors)
-        except (EdgeUnavailableError, TimeoutError) as exc:
-            return ProbeScores(edge_id, seconds=time.perf_counter() - sent, error=str(exc)[:200] or "timeout")
-        return dataclasses.replace(scores, seconds=time.perf_counter() - sent)
-
     async def check_evidence(
         self,
         question: str,
@@ -312,36 +230,21 @@ class GlobalQueryService:
         routed without probing again the edges the check probed."""
         cfg = self._config
         check_match(question, cfg.top_m, cfg)
-        route = self._route(routing_off)
+        route = self._router.settings(routing_off)
         with self._slot(asked_at):
             started = time.perf_counter()
             vector, forwarded = await self._question_vectors(question, vectors)
-            size = self._probing.shortlist or CHECK_SHORTLIST
-            matches = self._index.search(
-                vector, max(RANKED_SUMMARIES, size + 1), cfg.edge_pool, question, cfg.sparse_weight
-            )
-            others = [s for s in matches if s.edge_id != asked_at and self._registry.live(s.edge_id)]
-            offline = self._registry.offline_among(
-                [s.edge_id for s in matches if s.edge_id != asked_at][:size], asked_at
-            )
-            with span("probe"):
-                probes = await asyncio.gather(
-                    *(self._probe_one(e, question, forwarded, cfg.probe_deadline_s) for e in choose_edges(others, size))
-                )
-            offline = offline or probes_unanswered(probes, self._registry.unnamed)
-            scoring = self._probing
-            if claim.lexical is None:
-                scoring = dataclasses.replace(scoring, lexical_weight=0)
-            best = max((scoring.probed(self.claims.discounted(p)) for p in probes if not p.error), default=0.0)
             terms = unit(claim.terms)
             lexical = bounded_lexical(claim.lexical or 0.0, terms)
             mine = ProbeScores(asked_at, unit(claim.evidence), term_coverage=terms, lexical=lexical)
             lead = bounded(claim.margin, cfg.evidence_margin)
-            stronger = best > scoring.probed(mine) + lead
+            stronger, offline, probes = await self._router.stronger_elsewhere(
+                question, vector, forwarded, asked_at, mine, lead, claim.lexical is not None
+            )
             if not (stronger and answer_if_stronger):
                 return EvidenceVerdict(stronger, matched_offline=offline)
             checked = time.perf_counter() - started
-            k = self._default_k(route)
+            k = self._router.default_k(route)
             known = dataclasses.replace(route, known=(*probes, mine))
             answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
             answer.timings["evidence_check"] = checked
@@ -349,8 +252,7 @@ class GlobalQueryService:
 
     def close(self) -> None:
         """Persist what must outlive the process (the routing memory)."""
-        if self._memory is not None:
-            self._memory.save()
+        self._router.persist()
 
     async def _question_vectors(
         self, question: str, given: QueryVectors | None

@@ -24,7 +24,7 @@ class CloudQueryConfig:
     """Summaries ranked by their edge first: an edge scores the mean similarity of its best ``edge_pool``
     summaries (1 = each summary on its own, as in the paper). On lihua4's 320 answerable questions (no model)
     summary hit@1 went from 45.3% (1) to 43.1% (3) and hit@3 from 75.9% to 86.9%
-    (docs/results/lihua4-limit150/summary_routing.txt); benchmarks/summary_routing.py measures it."""
+    (docs/results/routing-fit/summary_routing-lihua4.txt); benchmarks/summary_routing.py measures it."""
     sparse_weight: float = 0.4
     """Stage 1 fuses dense and sparse matching: a summary scores its cosine plus this weight × its BM25 against
     the question (text and key names, scaled to the best match); 0 = dense only, as the paper. 0.4: summary
@@ -75,6 +75,10 @@ class CloudQueryConfig:
     parallel, scores only, no text) and asks the edges the probes favour (0 = off: ask the top-k edges by
     summaries, as the paper). The stage-2 defaults below were fitted with benchmarks/probe_routing.py on every
     answerable question of both shipped bundles (docs/architecture.md, "Edges and the cloud")."""
+    routing_strategy: str = "probes"
+    """Who chooses the edges once stage 2 has probed (cloud_server/routing/router.py): ``probes`` (the adaptive k
+    below) or ``module:Class``, a class of your own taking this query config, with a ``choose(candidates)``
+    method that returns the edges to ask, best first."""
     probe_deadline_s: float = 1.0
     """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
     probe_margin: float = 0.1

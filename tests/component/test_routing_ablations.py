@@ -4,6 +4,7 @@ at the asking edge), over real gRPC, so a simulation can compare them with the f
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 
@@ -90,3 +91,30 @@ def test_an_edge_skips_its_evidence_check_when_gc_is_ablated(tmp_path: Path) -> 
             await net.close()
 
     run(asyncio.wait_for(main(), 60))
+
+
+def test_a_strategy_named_in_the_config_chooses_the_edges_the_cloud_asks(tmp_path: Path) -> None:
+    """A researcher's strategy (tests/unit/cloud_server/routing/test_router_strategy.py: the edge stage 2 likes
+    least) routes real questions: Zephyr's question goes to the edge that knows nothing of it."""
+    name = "tests.unit.cloud_server.routing.test_router_strategy:Reversed"
+    usual = CloudQueryConfig(deadline_s=2.0, top_k=1, probe_shortlist=2, probe_max_k=1)
+    query = dataclasses.replace(usual, routing_strategy=name)
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query)
+        try:
+            await connected(net, "edge-a", "edge-b")
+            reply = await _global(net, [])
+            assert len(reply.probes) == 2
+            assert list(reply.edges_asked) == ["edge-a"], "the probe favours edge-b; this strategy asks the other"
+            (tmp_path / "default").mkdir()
+            default = await start_network(tmp_path / "default", {"edge-a": ACME, "edge-b": ZEPHYR}, query=usual)
+            try:
+                await connected(default, "edge-a", "edge-b")
+                assert list((await _global(default, [])).edges_asked) == ["edge-b"]
+            finally:
+                await default.close()
+        finally:
+            await net.close()
+
+    run(main())
