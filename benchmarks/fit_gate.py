@@ -2,7 +2,7 @@
 
     python -m benchmarks.fit_gate ROWS.jsonl [ROWS.jsonl ...] [--max-escalation-within 0.15]
 
-ROWS come from benchmarks.local_query or are a simulation's answers.jsonl (its ``local`` rows): each has the
+ROWS are a simulation's answers.jsonl (its ``local`` rows), or rows that carry ``signals``: each has the
 gate's signals and a kind (within = should stay local; out and unanswerable = should escalate). The fit uses the
 fit half of the questions only (simulation.halves); the report half is judged with it. A grid over the weights
 (summing to 1) and thresholds picks the point with the highest out-of-domain escalation whose within-domain
@@ -100,7 +100,7 @@ def _rates_text(shares: dict[str, float | None]) -> str:
 
 
 def gate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows with ``signals``: local_query rows as they are; a simulation's answers.jsonl rows of mode
+    """Rows with ``signals``: rows that carry them as they are; a simulation's answers.jsonl rows of mode
     ``local`` (one per question and asked-at edge) with their gate's signals."""
     if all("signals" in r for r in rows):
         return rows
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows",
         type=Path,
         nargs="+",
-        help="JSONL rows (.gz too) from benchmarks.local_query, or simulations' answers.jsonl (several are pooled)",
+        help="simulations' answers.jsonl (.gz too), or JSONL rows with signals (several are pooled)",
     )
     parser.add_argument("--max-escalation-within", type=float, default=0.15)
     parser.add_argument("--step", type=float, default=0.1, help="weight grid step")

@@ -38,12 +38,12 @@ def _texts_of(texts: list[str]) -> Callable[[], list[str]]:
     return lambda: texts
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True)
     parser.add_argument("--run", type=Path, required=True)
     parser.add_argument("--words", type=int, default=8)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     docs = edge_documents(args.bench)
     print("| edge | outbound messages | with content recorded | texts checked | texts quoting a document |")
     print("|---|---|---|---|---|")

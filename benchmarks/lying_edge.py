@@ -4,10 +4,11 @@
     dgrag sim run --bench simulation/bundles/multihop4 --out runs/liar --limit 80 --modes dgrag --liar sports
     python -m benchmarks.lying_edge runs/honest runs/liar --liar sports
 
-The liar (simulation.liar_host) claims 1.0 in every probe score and for every chunk it returns. For each run:
-the share of the asks the cloud routed (edges asked) that went to the liar (goal: at most its honest share + 5
-points), and the escalation and answer accuracy of the asks at the honest edges, within and out of domain (goal:
-unchanged within 3 points).
+The liar (simulation.liar_host) lies as ``--liar-kind`` says (blunt by default: 1.0 in every probe score and for
+every chunk it returns; echo, refuser, smart and stuffer are the others). For each run: the share of the asks
+the cloud routed (edges asked) that went to the liar (goal: at most its honest share + 5 points), and the
+escalation and answer accuracy of the asks at the honest edges, within and out of domain (goal: unchanged within
+3 points).
 """
 
 from __future__ import annotations

@@ -32,13 +32,19 @@ from typing import Any
 import grpc
 
 from benchmarks.bench_network import APP, Network, network
-from benchmarks.ranking import auc
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import load_edges
 from simulation.indexing import docs_by_edge
 from simulation.machine import machine_facts
 from simulation.metrics import declines
+
+
+def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """The probability that a positive case scores above a negative one (ties count half; 0.0 without pairs)."""
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    return wins / max(len(positives) * len(negatives), 1)
+
 
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}\b")
 

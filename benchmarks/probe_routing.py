@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.scripted_models import scripted_generator
 from benchmarks.summary_routing import edge_cards
 from cloud_server.experiments import ProbeRouting, SummaryIndex, choose_edges
 from edge_node.api import Edge, EdgeModels
 from shared.config import EdgeConfig, load_config
 from shared.core.knowledge import ProbeScores, SummaryMatch
+from shared.core.model_api import GenerationRequest
 from shared.models.factory import build_embedder
+from shared.models.fakes import ScriptedGenerator
 from shared.models.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
 from simulation.index_cache import index_location
@@ -57,6 +58,11 @@ class Case:
     """The question's embedding (the routing memory is keyed by it)."""
 
 
+def _no_slm(request: GenerationRequest) -> str:
+    """The SLM's stand-in: a probe scores the edge's retrieval and never generates."""
+    return ""
+
+
 def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
@@ -71,7 +77,7 @@ def collect(
     for edge, cards in edge_cards(bench, cache_dir, config).items():
         index.replace_edge(edge, cards)
     rows = docs_by_edge(bench / "docs.jsonl")
-    models = EdgeModels(scripted_generator(), embedder, WordPieceTokenizer())
+    models = EdgeModels(ScriptedGenerator(_no_slm), embedder, WordPieceTokenizer())
     edges = {}
     for edge in load_edges(bench):
         _, where = index_location(cache_dir, bench, edge, rows.get(edge, []), config)

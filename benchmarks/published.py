@@ -132,7 +132,7 @@ def extraction_leaks(report: Path) -> str:
 
 
 LIAR = "sports"
-"""The edge run as a liar in docs/results/lying-edge* (simulation/liar_host.py: one kind per folder)."""
+"""The edge run as a liar in docs/results/lying-edge-kinds and lying-edge-smart (simulation/liar_host.py)."""
 HONEST_ROWS = "honest.jsonl.gz"
 """Beside each liar run's rows: the honest run's rows at the same commit, on the same questions and seed."""
 
@@ -143,18 +143,7 @@ def _paired(honest_rows: list[Row], run: Path) -> tuple[dict[str, float], dict[s
     return figures(same_questions(honest_rows, lying_rows), LIAR), figures(lying_rows, LIAR)
 
 
-def lying_edge(report: Path) -> str:
-    """``routed to the liar h% -> l%; honest edges' accuracy within / out h -> l`` over the report half's asks,
-    the honest run's rows being the folder's honest.jsonl.gz."""
-    honest, lying = _paired(report_half(report / HONEST_ROWS), report)
-    accuracy = [f"{_pct(honest[f'{k}: accuracy'])} -> {_pct(lying[f'{k}: accuracy'])}" for k in ("within", "out")]
-    return (
-        f"asks routed to it {_pct(honest['captured'])} -> {_pct(lying['captured'])}; "
-        f"honest edges' accuracy within {accuracy[0]}, out {accuracy[1]}"
-    )
-
-
-LIAR_KINDS = ("smart", "echo", "refuser")
+LIAR_KINDS = ("echo", "refuser")
 """The kinds of docs/results/lying-edge-kinds, each in its own folder beside the honest run's honest.jsonl.gz."""
 
 
@@ -185,7 +174,6 @@ QWEN_MULTIHOP = "docs/results/cloud-qwen-multihop4"
 QWEN_LIHUA = "docs/results/cloud-qwen-lihua4"
 HELD_OUT = "docs/results/held-out-pkgdocs3"
 ALL_SHAPES = ("entity", "yes_no", "choice", "date", "number", "open", "unanswerable")
-LYING = "docs/results/lying-edge"
 FIGURES = (
     Figure("multihop4 (news by domain): strict accuracy within / out", QWEN_MULTIHOP, accuracy_within_out),
     Figure("multihop4: by question shape, beside its baseline", QWEN_MULTIHOP, lambda r: by_shape(r, ALL_SHAPES)),
@@ -199,9 +187,8 @@ FIGURES = (
     Figure("package READMEs (held out): strict accuracy within / out", HELD_OUT, accuracy_within_out),
     Figure("package READMEs (held out): right / asks by question type", HELD_OUT, by_type),
     Figure("package READMEs (held out): coverage and confidence", HELD_OUT, coverage_confidence),
-    Figure("a lying edge among multihop4's 4 (every claim 1.0): honest run -> with the liar", LYING, lying_edge),
     Figure(
-        "liars of three kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
+        "liars of two kinds among multihop4's 4: asks routed to the liar, honest run -> with it",
         "docs/results/lying-edge-kinds",
         liar_kinds,
     ),

@@ -7,7 +7,7 @@
 #   2. build dgrag-ray (the edge image plus Ray) and bring up docker/ray-cluster.yaml: a head (which runs the driver
 #      and the cloud and offers Ray no CPUs) and two workers, each its own network namespace and memory limit;
 #   3. run the same split, questions and seed from the head with `--backend ray --ray-address ray-head:6379`:
-#      where each host actor ran, and every ask compared with the local run (benchmarks.compare_runs);
+#      where each host actor ran, and every ask compared with the local run (simulation.compare_runs);
 #   4. the same run again, with ray-worker-2 killed (docker kill) once KILL_AFTER answers are written: how the
 #      run ends, which edges failed to reply afterwards; if the run stopped, the worker restarted and the same
 #      command run again (it resumes: the answers written before are kept); every ask compared with the local run.
@@ -107,7 +107,7 @@ if c := r.get("cloud_restart"):
           f" {c['resync_seconds']:.1f} s after it was up, {c['total_seconds']:.1f} s after the stop")
 EOF
 say "compared with the local run:"
-"$python" -m benchmarks.compare_runs "$shared/local" "$shared/ray" | tee -a "$shared/report.md" || true
+"$python" -m simulation.compare_runs "$shared/local" "$shared/ray" | tee -a "$shared/report.md" || true
 
 # 4. a worker killed while the cluster answers, then the run resumed
 [ -n "${SKIP_KILL:-}" ] && { say "SKIP_KILL set: no worker killed"; exit 0; }
@@ -148,4 +148,4 @@ if [ "$ended" != 0 ]; then
     say "ray-worker-2 restarted and the same command run again (it resumes): $(( $(now) - started )) s"
 fi
 say "the run with the kill compared with the local run:"
-"$python" -m benchmarks.compare_runs "$shared/local" "$shared/fault" | tee -a "$shared/report.md" || true
+"$python" -m simulation.compare_runs "$shared/local" "$shared/fault" | tee -a "$shared/report.md" || true

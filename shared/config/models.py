@@ -41,7 +41,8 @@ class ModelConfig:
     batch_samples: bool = True
     """llama_cpp: decode a question's sampled answers together (the prompt read once, one sequence per sample,
     one batch per step) instead of one after another. Sample i draws with seed + i either way; a batch's
-    arithmetic rounds a little differently, so a few samples differ. benchmarks/batched_samples.py times both."""
+    arithmetic rounds a little differently, so a few samples differ. Both were timed in
+    docs/results/batched-samples (commit 11b9d3d)."""
     n_threads: int = 0
     """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads spin
     briefly, then sleep (shared/models/cpu.py), so co-located processes don't spin against each other."""

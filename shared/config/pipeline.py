@@ -122,7 +122,8 @@ class AnswerConfig:
     """After a choice (yes/no, one of the options), also decode the model's short reason (about 15 tokens per
     sample) for the gate's similarity and support checks to read. false (default): the choice alone, about 0.5 s
     faster a question on 2 cores; the gate's defaults replay the same on the fit half either way
-    (docs/results/answer-reason). Refit the gate with benchmarks/fit_gate_check.py after changing it."""
+    (docs/results/answer-reason at commit d638df0). Refit the gate with benchmarks/fit_gate_check.py after
+    changing it."""
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
@@ -180,8 +181,7 @@ class GateConfig:
     """With check_other_edges and a cloud to ask: refusals escalate by themselves only at or above this share of
     the answers (3 of 4); a split vote is left to the evidence check (when the cloud cannot be asked,
     ``refusal_share`` applies again). How often a small SLM says "not enough information" for a question its
-    context does answer varies with the llama.cpp build (`python -m benchmarks.reproduce` compares two builds);
-    the check compares evidence, which does not."""
+    context does answer varies with the llama.cpp build; the check compares evidence, which does not."""
     evidence_margin: float = 0.05
     """A trusted answer escalates when the evidence check finds another edge whose score (evidence plus the
     cloud's weighted term and lexical coverage) beats this edge's by more than this."""
@@ -202,11 +202,11 @@ class GateConfig:
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. For
     edges that share names and topics, where local evidence alone looks strong. Costs a round trip and the
-    probes for every local answer (p50/p95 15/79 ms on lihua4, 40/113 ms on multihop4 in docs/results/routing-*,
-    with the edge's query vectors sent along), and the question leaves the edge even when answered locally
-    (audited); false keeps it home unless the gate escalates. On by default: on lihua4, whose four edges share
-    names and topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with
-    and without the check is in docs/results/gate-fit (fitted before the fit/report split, so in-sample).
+    probes for every local answer (p50/p95 15-19 / 20-29 ms in docs/results/scale-lexical-multihop4, with the
+    edge's query vectors sent along), and the question leaves the edge even when answered locally (audited);
+    false keeps it home unless the gate escalates. On by default: on lihua4, whose four edges share names and
+    topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with and without
+    the check (evidence_margin off) is in docs/results/gate-fit/fit-half-full.md, fitted on the fit half.
     """
     escalate_below: float = 0.0
     """Escalate a local answer whose confidence (shared.reading.confidence) is below this, even when the gate trusts

@@ -3,8 +3,8 @@
 The prompt is read once (its longest prefix shared with the previous prompt is kept in the KV cache, so a
 fixed system prompt is read once per process), its cache is copied to every sequence, and each decoding step
 evaluates the next token of all unfinished samples in one batch. A step of four sequences costs less than four
-steps of one (about 1.6x one on a 2-core EPYC, where a 135M model's step is compute-bound;
-benchmarks/batched_samples.py measures a machine). Samples that would not all fit the context at once are decoded
+steps of one (about 1.6x one on a 2-core EPYC, where a 135M model's step is compute-bound; measured in
+docs/results/batched-samples, commit 11b9d3d). Samples that would not all fit the context at once are decoded
 in waves that do; ``together`` False decodes them one after another. Each sequence picks its tokens with its own
 sampler (shared.models.llama_sampling).
 

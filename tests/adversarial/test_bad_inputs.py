@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bad_inputs import make_bad_inputs
 from shared.cli.console import one_line
 from simulation.processes import dgrag_command
+from tests.support.bad_inputs import make_bad_inputs
 
 MAX_FILE_BYTES = 1 << 20
 RUN_TIMEOUT_S = 600

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.guard_transforms import DOC, RUN, TRANSFORMS
 from cloud_server.answering.answer_guard import guard_answer
 from shared.core.verbatim import CopyIndex
+from tests.support.guard_transforms import DOC, RUN, TRANSFORMS
 
 
 def test_there_are_twenty_transforms() -> None:

@@ -1,4 +1,4 @@
-"""Every protocol attack of benchmarks/attacks.py against a real cloud and a real edge process on loopback:
+"""Every protocol attack of tests/support/attacks.py against a real cloud and a real edge process on loopback:
 refused with the right status (or corrected, or survived), and both servers keep serving."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.attack_targets import Targets, start_targets
-from benchmarks.attacks import ATTACKS, run_attacks
 from shared.cli.health_cli import check
+from tests.support.attack_targets import Targets, start_targets
+from tests.support.attacks import ATTACKS, run_attacks
 
 pytestmark = pytest.mark.integration
 

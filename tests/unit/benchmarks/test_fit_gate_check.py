@@ -69,7 +69,7 @@ def test_the_replay_agrees_with_the_edge_decision() -> None:
         if outcome.action == Action.CHECK:
             margin = outcome.check_margin or 0.0
             check = Check.STRONGER_ELSEWHERE if other > evidence + margin else Check.NOT_STRONGER
-            outcome = decide(signals, gate, Situation(cloud=True), check)
+            outcome = outcome.after(check)
         expected = outcome.action == Action.ESCALATE
         assert escalates(row, probes, point) == expected, (evidence, jaccard, refusals, other)
 

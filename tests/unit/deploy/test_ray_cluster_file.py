@@ -6,7 +6,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks.compare_runs import by_ask, differences
+from simulation.compare_runs import by_ask, differences
 from tests.support.paths import REPO
 
 ROOT = REPO

@@ -1,6 +1,6 @@
-"""docs/simulation.md's figures of the two scaling runs with probes (4, 16 and 64 edges) are what their committed
-rows give (simulation.report.mode_report over each N's answers): route recall, edges asked per probed question,
-evidence recall, escalation within and out, summary hit@1; a changed digit fails."""
+"""docs/simulation.md's figures of the scaling run (4, 16 and 64 edges, docs/results/scale-lexical-multihop4) are
+what its committed rows give (simulation.report.mode_report over each N's answers): route recall, edges asked per
+probed question, evidence recall, escalation within and out, summary hit@1; a changed digit fails."""
 
 from __future__ import annotations
 
@@ -41,24 +41,17 @@ def _three(values: list[float]) -> str:
 
 
 def _phrases() -> list[str]:
-    probes, lexical = _runs("scale-probes-multihop4"), _runs("scale-lexical-multihop4")
+    runs = _runs("scale-lexical-multihop4")
 
-    def column(runs: list[tuple[dict[str, Any], float]], key: str) -> list[float]:
-        return [r[key]["all"] if key == "evidence_recall" else r[key] for r, _ in runs]
+    def column(key: str) -> str:
+        return _three([r[key]["all"] if key == "evidence_recall" else r[key] for r, _ in runs])
 
-    asked = " / ".join(f"{a:.2f}" for _, a in probes)
-    last, last_asked = lexical[-1]
+    asked = " / ".join(f"{a:.2f}" for _, a in runs)
     return [
-        f"Route recall {_three(column(probes, 'route_recall@k'))}% asking {asked} edges per probed question",
-        f"evidence recall {_three(column(probes, 'evidence_recall'))}%; escalation within "
-        f"{_three(column(probes, 'escalation_within'))}% and out {_three(column(probes, 'escalation_out'))}%; "
-        f"summary hit@1 {_three(column(probes, 'summary_hit@1'))}%",
-        f"Escalation out {_three(column(lexical, 'escalation_out'))}% (was {_three(column(probes, 'escalation_out'))})",
-        f"evidence recall {_three(column(lexical, 'evidence_recall'))}% ({_three(column(probes, 'evidence_recall'))})",
-        f"escalation within {_three(column(lexical, 'escalation_within'))}% "
-        f"({_three(column(probes, 'escalation_within'))})",
-        f"at 64 edges, route recall {_pct(last['route_recall@k'])}% asking {last_asked:.2f} edges "
-        f"(100% at {probes[-1][1]:.2f}); {lexical[0][1]:.2f} / {lexical[1][1]:.2f} edges at N = 4 / 16",
+        f"Route recall {column('route_recall@k')}% asking {asked} edges per probed question",
+        f"Evidence recall {column('evidence_recall')}%; escalation within {column('escalation_within')}% and out "
+        f"{column('escalation_out')}%.",
+        f"Summary hit@1 {column('summary_hit@1')}%.",
     ]
 
 

@@ -13,7 +13,7 @@ CONTEXT = (
 )
 
 # What the demo printed on a machine where the first run had crashed (issue 15), and answers taken from
-# docs/results/multihop4-full (answers.jsonl.gz) that no one should be shown.
+# docs/results/multihop4-full/answers.jsonl.gz (commit 7b5e1cb) that no one should be shown.
 BAD = {
     "list explosion": "Theft\nA. Theft of assets\nB. Theft of money\nC. Theft of identity\nD. Theft of property",
     "numbered list": "1. Google's AI laboratory\n2. Amazon's Tye Brady\n3. AI startup: Google's hardware events\n"
