@@ -56,7 +56,7 @@ caught, or between honest replies, stays discounted)."""
 SUMMARY_SLACK = 0.4
 """How much better an edge's best summary may match a question than the best chunk it then returns before the
 difference counts against it. Summaries describe a whole subgraph and honestly match better than any one chunk:
-over the asked edges of the committed report runs (docs/results/report-*), by 0.23 at the median and 0.44 at
+over the asked edges of the report runs (docs/results/report-* at commit 6c11a99), by 0.23 at the median and 0.44 at
 the 95th percentile on multihop4, 0.08 and 0.41 on lihua4; a summary stuffed with a question's words matches it
 at ~0.9 while the echo-free chunks behind it match far less."""
 NAME_SLACK = 0.35
