@@ -13,7 +13,7 @@ from collections.abc import Callable
 from shared.config import CloudConfig
 from shared.core.errors import ModelNotInstalledError
 from shared.models.packaged import is_fetched
-from shared.reading.reader_profile import MEASURED_PROFILES, ReaderProfile
+from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 
 def missing_model_sentence(name: str) -> str:
@@ -36,7 +36,7 @@ def cloud_model(config: CloudConfig, say: Callable[[str], None]) -> CloudConfig:
         )
     say(missing_model_sentence(name))
     readers = config.query.readers
-    if readers == MEASURED_PROFILES.get(name):
+    if readers == measured_profile(name):
         readers = ReaderProfile()
     return dataclasses.replace(
         config,

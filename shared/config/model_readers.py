@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from shared.config.cloud import CloudConfig, CloudQueryConfig
 from shared.config.edge import EdgeConfig
 from shared.config.pipeline import AnswerConfig
-from shared.reading.reader_profile import MEASURED_PROFILES
+from shared.reading.reader_profile import measured_profile
 
 T = TypeVar("T")
 P = TypeVar("P", AnswerConfig, CloudQueryConfig)
@@ -36,7 +36,7 @@ def with_measured_readers(config: T, raw: Mapping[str, Any]) -> T:
 def _measured(part: P, packaged: str, raw: Mapping[str, Any], section: str) -> P:
     """``part`` (the table holding ``readers``) with ``packaged``'s measured profile, unless ``raw[section]``
     sets readers or no profile was measured for it."""
-    profile = MEASURED_PROFILES.get(packaged)
+    profile = measured_profile(packaged)
     table = raw.get(section)
     if profile is None or (isinstance(table, Mapping) and "readers" in table):
         return part

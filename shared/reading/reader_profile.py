@@ -11,7 +11,10 @@ readings.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from shared.core.errors import ConfigError
@@ -71,15 +74,22 @@ ALL_EXTRACTIVE = ReaderProfile(
 """The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
 shown."""
 
-MEASURED_PROFILES: dict[str, ReaderProfile] = {
-    # the same choices as SmolLM2's: open 29.1% model / 8.7% model-free, entity 52.1% / 61.6%, yes/no 49.0% vs 62.5%
-    "qwen2.5-coder-0.5b-instruct": ReaderProfile(),
-    # entity 67.1% model / 61.6% model-free, open 31.1% / 8.7%, date 28.6% both, number 66.7% / 33.3% (n=3),
-    # yes/no 59.4% vs 62.5%, choice 25.0% vs 75.0% (n=4); a speaker's line first: 24.0% against 38.0% without
-    "qwen2.5-coder-1.5b-instruct": ReaderProfile(
-        entity="model", date="model", number="model", unreliable="yes_no,choice", speakers=False
-    ),
-}
-"""The profile measured for each packaged model (shared.models.packaged, by name) on the fit half's gold evidence
-(docs/results/reader-profile, commit e49dae0), used where a config names that model and sets no readers of its own
-(shared.config.model_readers)."""
+PROFILES = Path(__file__).resolve().parent / "profiles"
+"""The profile measured for each packaged model (shared.models.packaged, by name): ``profiles/<model>.readers.json``,
+written from what ``benchmarks.reader_oracle --profile`` measured (docs/results/reader-profile). Used where a config
+names that model and sets no readers of its own (shared.config.model_readers)."""
+
+
+@functools.lru_cache(maxsize=16)
+def measured_profile(model: str) -> ReaderProfile | None:
+    """The profile measured for ``model``, or None when none was measured (a wrong file is a ConfigError)."""
+    if not model or "/" in model or model.startswith("."):
+        return None
+    path = PROFILES / f"{model}.readers.json"
+    if not path.is_file():
+        return None
+    try:
+        fields = json.loads(path.read_text(encoding="utf-8"))["profile"]
+        return ReaderProfile(**fields)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is not a reader profile ({exc}); restore it from the package") from exc

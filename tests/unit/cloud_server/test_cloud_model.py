@@ -8,13 +8,13 @@ from cloud_server import cloud_model as module
 from cloud_server.cloud_model import cloud_model
 from shared.config import CLOUD_MODEL, CloudConfig, load_config
 from shared.core.errors import ModelNotInstalledError
-from shared.reading.reader_profile import MEASURED_PROFILES, ReaderProfile
+from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 
 def test_the_default_cloud_names_the_larger_model_and_reads_with_its_profile() -> None:
     config = load_config(CloudConfig, None, environ={})
     assert config.llm.packaged_in_use == CLOUD_MODEL
-    assert config.query.readers == MEASURED_PROFILES[CLOUD_MODEL]
+    assert config.query.readers == measured_profile(CLOUD_MODEL)
 
 
 def test_a_missing_model_falls_back_with_a_sentence_saying_how_to_fetch_it(monkeypatch) -> None:

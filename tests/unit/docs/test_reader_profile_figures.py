@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from benchmarks.reader_choice import choose, speaker_accuracy
-from shared.reading.reader_profile import MEASURED_PROFILES, ReaderProfile
+from shared.reading.reader_profile import ReaderProfile, measured_profile
 from simulation.report_files import read_rows
 from tests.support.paths import REPO
 
@@ -56,4 +56,4 @@ def test_the_stored_profile_of_each_packaged_model_is_the_one_its_rows_choose(pa
     expected = dataclasses.replace(
         ReaderProfile(), **chosen, unreliable=",".join(unreliable), speakers=with_speakers >= without
     )
-    assert MEASURED_PROFILES[packaged] == expected
+    assert measured_profile(packaged) == expected

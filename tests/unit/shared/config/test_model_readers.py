@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shared.config import CloudConfig, EdgeConfig, load_config
-from shared.reading.reader_profile import MEASURED_PROFILES, ReaderProfile
+from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 QWEN = "qwen2.5-coder-1.5b-instruct"
 
@@ -17,7 +17,7 @@ def _toml(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_packaged_model_without_readers_of_its_own_gets_the_profile_measured_for_it(tmp_path: Path) -> None:
-    measured = MEASURED_PROFILES[QWEN]
+    measured = measured_profile(QWEN)
     assert measured != ReaderProfile(), "the packaged model's profile is its own, not SmolLM2's defaults"
     cloud = load_config(CloudConfig, _toml(tmp_path, f'[llm]\npackaged = "{QWEN}"\n'), environ={})
     edge = load_config(EdgeConfig, _toml(tmp_path, f'[slm]\npackaged = "{QWEN}"\n'), environ={})
@@ -32,7 +32,7 @@ def test_readers_set_in_the_file_or_the_environment_win_and_other_models_keep_th
         EdgeConfig, _toml(tmp_path, f'[slm]\npackaged = "{QWEN}"\n'), environ={"DGRAG__ANSWER__READERS__OPEN": "model"}
     )
     assert from_env.answer.readers == ReaderProfile(open="model")
-    assert load_config(CloudConfig, None, environ={}).query.readers == MEASURED_PROFILES[QWEN], "the cloud's default"
+    assert load_config(CloudConfig, None, environ={}).query.readers == measured_profile(QWEN), "the cloud's default"
     assert load_config(EdgeConfig, None, environ={}).answer.readers == ReaderProfile()
     openai = load_config(CloudConfig, _toml(tmp_path, '[llm]\nbackend = "openai"\n'), environ={})
     assert openai.query.readers == ReaderProfile(), "an endpoint's model is not the packaged one"
