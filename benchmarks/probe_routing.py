@@ -39,6 +39,7 @@ from shared.models.factory import build_embedder
 from shared.models.fakes import ScriptedGenerator
 from shared.models.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
+from simulation.halves import half_of
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge
 from simulation.machine import machine_facts
@@ -68,10 +69,10 @@ def _floats(text: str) -> list[float]:
 
 
 def collect(
-    bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int, sparse: list[float]
+    bench: Path, cache_dir: Path, config: EdgeConfig, probe_edges: int, sparse: list[float], half: str = "all"
 ) -> tuple[list[Case], float]:
     """Stage-1 rankings (per sparse weight) and the probes of the first ``probe_edges`` ranked edges of any of
-    them, for every answerable question; and the mean probe time (seconds)."""
+    them, for every answerable question of ``half`` (fit, report or all); and the mean probe time (seconds)."""
     embedder = build_embedder(config.embedder)
     index = SummaryIndex(embedder)
     for edge, cards in edge_cards(bench, cache_dir, config).items():
@@ -82,7 +83,9 @@ def collect(
     for edge in load_edges(bench):
         _, where = index_location(cache_dir, bench, edge, rows.get(edge, []), config)
         edges[edge] = Edge.open(where, config, models=models)
-    questions = [q for q in load_questions(bench) if q.answerable]
+    questions = [
+        q for q in load_questions(bench) if q.answerable and (half == "all" or half_of(q.qid).name.lower() == half)
+    ]
     vectors = embedder.embed([q.question for q in questions])
     cases, seconds = [], []
     try:
@@ -169,11 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-k", default="1,2,3")
     parser.add_argument("--evidence-margin", default="0,0.05,0.1,0.2", help="gate check margins to evaluate")
     parser.add_argument("--json", type=Path, help="also write every setting's figures here")
+    parser.add_argument("--half", choices=("fit", "report", "all"), default="fit", help="the questions fitted on")
     args = parser.parse_args(argv)
     config = load_config(EdgeConfig, args.config, environ={})
     shortlists = [int(x) for x in _floats(args.shortlist)]
     sparse = _floats(args.sparse)
-    cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists), sparse)
+    cases, probe_s = collect(args.bench, args.cache_dir, config, max(shortlists), sparse, args.half)
     results = [{"setting": f"sparse {w:g}, summaries only (top-k 1)", **evaluate(cases, w, None)} for w in sparse]
     max_ks = [int(x) for x in _floats(args.max_k)]
     stage2 = (_floats(args.weight), _floats(args.terms), _floats(args.lexical), _floats(args.margin), max_ks)
@@ -185,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         setting += f", max_k {max_k}"
         results.append({"setting": setting, **evaluate(cases, w, routing)})
     print(machine_facts().markdown())
-    print(f"\n{args.bench}: {len(cases)} answerable questions; mean probe {probe_s * 1000:.1f} ms (one edge)\n")
+    probe_ms = f"mean probe {probe_s * 1000:.1f} ms (one edge)"
+    print(f"\n{args.bench}, {args.half} half: {len(cases)} answerable questions; {probe_ms}\n")
     print("| setting | route hit@1 | route recall | edges asked |\n|---|---|---|---|")
     for r in results:
         print(f"| {r['setting']} | {r['route_hit@1']:.1%} | {r['route_recall']:.1%} | {r['edges_asked']:.2f} |")

@@ -74,7 +74,8 @@ class CloudQueryConfig:
     """Two-stage routing: stage 1 shortlists this many edges by their summaries, stage 2 probes them (in
     parallel, scores only, no text) and asks the edges the probes favour (0 = off: ask the top-k edges by
     summaries, as the paper). The stage-2 defaults below were fitted with benchmarks/probe_routing.py on every
-    answerable question of both shipped bundles (docs/architecture.md, "Edges and the cloud")."""
+    answerable question of both shipped bundles; rerun on the fit half alone (``--half fit``) they stay among the
+    best (docs/results/routing-fit, "The fit half alone")."""
     routing_strategy: str = "probes"
     """Who chooses the edges once stage 2 has probed (cloud_server/routing/router.py): ``probes`` (the adaptive k
     below) or ``module:Class``, a class of your own taking this query config, with a ``choose(candidates)``

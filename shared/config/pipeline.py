@@ -181,7 +181,8 @@ class GateConfig:
     """With check_other_edges and a cloud to ask: refusals escalate by themselves only at or above this share of
     the answers (3 of 4); a split vote is left to the evidence check (when the cloud cannot be asked,
     ``refusal_share`` applies again). How often a small SLM says "not enough information" for a question its
-    context does answer varies with the llama.cpp build; the check compares evidence, which does not."""
+    context does answer varies with the llama.cpp build; the check compares evidence, which does not. Fitted on
+    both halves of the dev questions (docs/results/routing-fit), not refitted on the fit half alone."""
     evidence_margin: float = 0.05
     """A trusted answer escalates when the evidence check finds another edge whose score (evidence plus the
     cloud's weighted term and lexical coverage) beats this edge's by more than this."""

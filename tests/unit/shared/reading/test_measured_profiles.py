@@ -30,7 +30,7 @@ def test_a_broken_profile_file_is_refused_saying_which(tmp_path: Path, monkeypat
     monkeypatch.setattr(reader_profile, "PROFILES", tmp_path)
     measured_profile.cache_clear()
     try:
-        with pytest.raises(ConfigError, match="broken.readers.json is not a reader profile"):
+        with pytest.raises(ConfigError, match=r"broken\.readers\.json is not a reader profile"):
             measured_profile("broken")
     finally:
         measured_profile.cache_clear()
