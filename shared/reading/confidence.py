@@ -10,7 +10,7 @@ The probability is a logistic model of what was measured and what the evidence s
   backed on each part).
 
 The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
-kept as a data file beside the models (shared/models/profiles/NAME.confidence.json). A model without one gets the
+kept as a data file beside the models (shared/models/calibrations/NAME.confidence.json). A model without one gets the
 unfitted :data:`PRIOR`, which never says "sure". The word follows the probability (shared.core.sureness).
 """
 
