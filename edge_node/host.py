@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_node.api import EdgeModels, build_edge, serve_edge
+from edge_node.policy.model_endpoints import check_model_endpoints
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
@@ -101,6 +102,7 @@ def _check_unique(source: str, edges: Sequence[HostedEdge]) -> None:
 def host_pool(edges: Sequence[HostedEdge], max_waiting: int = 64) -> ModelPool:
     """The host's models, loaded once from the (agreeing) configuration of its edges."""
     config = edges[0].config
+    check_model_endpoints(config)
     return ModelPool(build_generator(config.slm), build_embedder(config.embedder), max_waiting)
 
 

@@ -22,6 +22,7 @@ from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, 
 from edge_node.policy.audit import AuditLog
 from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.model_endpoints import check_model_endpoints
 from edge_node.policy.outbound import OutboundPolicy
 from edge_node.policy.privacy import Outbound
 from edge_node.query.answering import QueryService
@@ -63,7 +64,9 @@ class EdgeModels:
 
     @classmethod
     def from_config(cls, config: EdgeConfig) -> EdgeModels:
-        """Load the models ``config`` names (the embedded SmolLM2 and MiniLM by default)."""
+        """Load the models ``config`` names (the embedded SmolLM2 and MiniLM by default); models off this device
+        are refused unless the owner allows them (edge_node.policy.model_endpoints)."""
+        check_model_endpoints(config)
         return cls(build_generator(config.slm), build_embedder(config.embedder), WordPieceTokenizer())
 
 

@@ -123,6 +123,9 @@ class PrivacyConfig:
     """Send matched relation descriptions."""
     max_chunk_chars: int = 2000
     """Longest chunk text sent (longer ones are cut)."""
+    remote_models: bool = False
+    """Let an openai backend (slm or embedder) whose endpoint is off this device read this edge's documents (every
+    chunk it indexes and every context it answers from). Off, such a config is refused at start."""
     answer_probes: bool = True
     """Answer the cloud's routing probes: six scores per question, no text. They do tell the cloud how well
     this edge's knowledge matches a question (e.g. whether it knows a name; with the term and lexical coverage,

@@ -34,6 +34,9 @@ class ModelConfig:
     """Endpoint of the OpenAI-compatible server (openai backend)."""
     api_key_env: str = "DGRAG_LLM_API_KEY"
     """Environment variable holding the API key (openai backend); unset means a placeholder key."""
+    insecure: bool = False
+    """openai backend: allow plain http:// to an endpoint off this machine (the key and every prompt travel
+    readable). Off, such an endpoint is refused: use https://."""
     json_mode: JsonMode = "json_schema"
     """How the openai backend asks for JSON: json_schema (OpenAI, vLLM), json_object (+schema, llama.cpp)."""
     n_ctx: int = 4096
@@ -91,6 +94,9 @@ class EmbedderConfig:
     """openai backend: the endpoint."""
     api_key_env: str = "DGRAG_EMBEDDER_API_KEY"
     """openai backend: environment variable holding the API key; unset means a placeholder key."""
+    insecure: bool = False
+    """openai backend: allow plain http:// to an endpoint off this machine (the key and every text embedded
+    travel readable). Off, such an endpoint is refused: use https://."""
     timeout_s: float = 30.0
     """openai backend: per-request timeout."""
 

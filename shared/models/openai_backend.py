@@ -20,7 +20,7 @@ class OpenAIGenerator:
 
     def __init__(self, config: ModelConfig) -> None:
         self._openai, self._client = openai_client(
-            config.base_url, config.api_key_env, config.timeout_s, "the openai backend"
+            config.base_url, config.api_key_env, config.timeout_s, "the openai backend", config.insecure
         )
         self._config = config
         self._name = f"openai:{config.model}@{config.base_url}"

@@ -6,15 +6,24 @@ import os
 from types import ModuleType
 from typing import Any
 
-from shared.core.errors import ModelNotInstalledError
+from shared.core.addresses import plaintext_off_machine
+from shared.core.errors import ConfigError, ModelNotInstalledError
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent when the key's environment variable is unset (local servers ignore it)."""
 
 
-def openai_client(base_url: str, api_key_env: str, timeout_s: float, what: str) -> tuple[ModuleType, Any]:
+def openai_client(
+    base_url: str, api_key_env: str, timeout_s: float, what: str, insecure: bool = False
+) -> tuple[ModuleType, Any]:
     """The openai module and a client of ``base_url`` (its key from ``api_key_env``); ``what`` names the backend
-    in the error when the package is missing."""
+    in the errors. Plain HTTP to another machine is refused unless ``insecure``: the key and every text sent
+    (an edge's chunks, a question) would cross the network readable, as gRPC refuses too."""
+    if plaintext_off_machine(base_url) and not insecure:
+        raise ConfigError(
+            f"{what}: refusing to send its API key and texts in plaintext to {base_url}, which is not this machine;"
+            " use an https:// endpoint or, on a network you trust entirely, set insecure = true"
+        )
     try:
         import openai
     except ImportError as exc:

@@ -25,7 +25,7 @@ class OpenAIEmbedder:
 
     def __init__(self, config: EmbedderConfig) -> None:
         self._openai, self._client = openai_client(
-            config.base_url, config.api_key_env, config.timeout_s, "the openai embedder"
+            config.base_url, config.api_key_env, config.timeout_s, "the openai embedder", config.insecure
         )
         self._config = config
         self._name = f"openai:{config.model}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from shared.core.addresses import is_loopback as is_loopback  # re-exported: the transport's test
 from shared.core.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import BoundedHealth
@@ -63,20 +63,6 @@ class ClientTls:
     """Its private key (mode 0600)."""
     insecure: bool = False
     """Send credentials in plaintext to a non-loopback address (a network you trust entirely)."""
-
-
-def is_loopback(address: str) -> bool:
-    """Whether ``address`` (host:port, [v6]:port or unix:path) stays on this machine."""
-    if address.startswith(("unix:", "unix-abstract:")):
-        return True
-    host = address.rsplit(":", 1)[0] if address.count(":") == 1 or address.startswith("[") else address
-    host = host.strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def retry_unavailable(service: str, methods: Sequence[str]) -> tuple[str, str]:
