@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from shared.core.errors import ConfigError
 from shared.core.vocabulary import valid_edge_id
-from shared.transport.secret_file import write_secret
+from shared.transport.secret_file import replace_file, write_secret
 
 CA_NAME = "dgrag deployment CA"
 
@@ -42,7 +43,7 @@ def make_certs(out: Path, cloud_names: Sequence[str], clients: Sequence[str], da
     certificates handed out)."""
     if not cloud_names:
         raise ConfigError("name the cloud's host names or addresses (--cloud-host), e.g. cloud.example.org")
-    if (out / "ca.pem").exists():
+    if os.path.lexists(out / "ca.pem"):  # a symlink counts, dangling or not
         raise ConfigError(f"{out} already holds a CA (ca.pem); choose another directory or remove it first")
     if len(set(clients)) != len(clients):
         raise ConfigError("a client id appears twice; each edge or app gets one certificate")
@@ -112,7 +113,7 @@ def _general_name(name: str) -> x509.GeneralName:
 def _write_pair(stem: Path, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> tuple[Path, Path]:
     """``stem``.pem (the certificate, readable) and ``stem``.key (the private key, 0600)."""
     pem, private = stem.with_name(stem.name + ".pem"), stem.with_name(stem.name + ".key")
-    pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    replace_file(pem, cert.public_bytes(serialization.Encoding.PEM), 0o644)  # never through a planted symlink
     unencrypted = serialization.NoEncryption()
     write_secret(
         private, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, unencrypted).decode()

@@ -14,11 +14,17 @@ from shared.core.errors import ConfigError
 def write_secret(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` with mode 0600: into a new file beside it (created exclusively, so a planted
     symlink is never followed), then renamed over ``path`` (a symlink there is replaced, not written through)."""
+    replace_file(path, text.encode("utf-8"), 0o600)
+
+
+def replace_file(path: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` to ``path`` with ``mode`` as :func:`write_secret` does: a new file beside it, renamed over
+    ``path``, so a symlink planted there is replaced and its target left alone."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            os.fchmod(f.fileno(), 0o600)
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from shared.cli.console import one_line
+from shared.core.errors import ConfigError
 from simulation.processes import dgrag_command
 from tests.support.bad_inputs import make_bad_inputs
 
@@ -55,3 +56,23 @@ def test_every_bad_input_is_one_clear_line_and_nothing_is_lost(tmp_path: Path) -
     assert again.returncode == 1 and "Traceback" not in again.stderr
     assert "2 unchanged" in again.stdout
     assert _stats(data_dir) == first
+
+
+def test_dgrag_certs_never_writes_through_a_planted_symlink_nor_takes_a_dangling_ca_for_none(tmp_path: Path) -> None:
+    """Trust round 3, finding 8: a certificate file planted as a symlink is replaced, its target untouched; a
+    dangling ca.pem symlink is a CA already there (reissuing would orphan what was handed out)."""
+    from shared.transport.certs import make_certs
+
+    target = tmp_path / "precious.txt"
+    target.write_text("the owner's file")
+    out = tmp_path / "tls"
+    out.mkdir()
+    (out / "cloud.pem").symlink_to(target)
+    make_certs(out, ["cloud.example.org"], ["edge-1"])
+    assert target.read_text() == "the owner's file"
+    assert not (out / "cloud.pem").is_symlink() and b"BEGIN CERTIFICATE" in (out / "cloud.pem").read_bytes()
+    dangling = tmp_path / "tls2"
+    dangling.mkdir()
+    (dangling / "ca.pem").symlink_to(tmp_path / "nowhere.pem")
+    with pytest.raises(ConfigError, match="already holds a CA"):
+        make_certs(dangling, ["cloud.example.org"], ["edge-1"])
