@@ -1,6 +1,6 @@
 """A small HTTP server for the processes' side pages (metrics, the operators' page): uvicorn in a daemon thread
-of its own, with bounded connections, idle connections closed (also those that never send a request), no
-access log and no server header."""
+of its own, with bounded requests and waiting connections, each request head due within HEAD_S (a slow or silent
+client is closed, the oldest first when too many wait), no access log and no server header."""
 
 from __future__ import annotations
 
@@ -17,19 +17,62 @@ from shared.core.errors import ConfigError
 from shared.transport.grpc_auth import bearer_of
 
 MAX_CONNECTIONS = 32
-"""Connections served at once; more get 503."""
-IDLE_S = 5
-"""An idle keep-alive connection is closed after this long."""
+"""Requests served at once; more get 503."""
+MAX_WAITING = 64
+"""Connections waiting to send a whole request head; a new connection beyond them closes the oldest, so slow or
+silent clients cannot hold every place (a partial request no longer keeps one open)."""
+HEAD_S = 5
+"""A connection must send a whole request head within this long after it opens or after its last response."""
+IDLE_S = HEAD_S
+"""An idle keep-alive connection is closed after this long (uvicorn's own timer)."""
 STARTUP_S = 10.0
 
 
 class _IdleClosing(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with its keep-alive timeout started on connect too: a connection that never
-    sends a request is closed after IDLE_S (uvicorn times out only connections that finished a request)."""
+    """uvicorn's HTTP/1.1 protocol, held to a deadline for each request head (uvicorn's keep-alive timer stops at
+    the first byte, so a client sending a request a byte at a time would stay forever) and to MAX_WAITING waiting
+    connections, the oldest closed first."""
+
+    _head_deadline: asyncio.TimerHandle | None = None
+    """Closes the connection unless a whole request head arrives first (None: a request is being served)."""
+    _waiting_since = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+        waiting = sorted(
+            (c for c in self.connections if isinstance(c, _IdleClosing) and c._head_deadline is not None),
+            key=lambda c: c._waiting_since,
+        )
+        for oldest in waiting[: max(len(waiting) - MAX_WAITING + 1, 0)]:
+            oldest._drop()
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not None and not self.cycle.response_complete and self._head_deadline is not None:
+            self._head_deadline.cancel()  # a request arrived whole: it is served, not timed
+            self._head_deadline = None
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        self._waiting_since = self.loop.time()
+        self._head_deadline = self.loop.call_later(HEAD_S, self._drop)
+
+    def _drop(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+        self.transport.close()
 
 
 class HttpServer:
@@ -45,7 +88,7 @@ class HttpServer:
             lifespan="off",
             server_header=False,
             timeout_keep_alive=IDLE_S,
-            limit_concurrency=MAX_CONNECTIONS,
+            limit_concurrency=MAX_CONNECTIONS + MAX_WAITING,  # uvicorn counts waiting connections too
             h11_max_incomplete_event_size=16 * 1024,
             http=_IdleClosing,
         )
