@@ -18,6 +18,7 @@ from starlette.routing import Route
 from cloud_server.parts import CloudParts
 from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.ops_page import RecentQuestions, render
+from shared.core.addresses import address_block
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_transport import is_loopback
@@ -33,7 +34,7 @@ def ops_app(parts: CloudParts, recent: RecentQuestions, tokens: TokenBook) -> St
     failures = CallBuckets(FAILED_LOGINS_PER_MINUTE, FAILED_LOGIN_BURST)
 
     async def page(request: Request) -> Response:
-        host = request.client.host if request.client else "?"
+        host = address_block(request.client.host) if request.client else "?"  # an IPv6 host's whole /64
         if (wait := failures.waiting(host)) > 0:
             return PlainTextResponse("too many failed logins", 429, {"Retry-After": str(int(wait) + 1)})
         if not _admin(request.headers.get("authorization", ""), tokens):

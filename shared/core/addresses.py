@@ -29,3 +29,22 @@ def url_on_this_machine(url: str) -> bool:
 def plaintext_off_machine(url: str) -> bool:
     """Whether ``url`` is plain HTTP (or names no scheme) to a host that is not this machine."""
     return urlsplit(url).scheme != "https" and not url_on_this_machine(url)
+
+
+IPV6_BLOCK = 64
+"""Prefix length of the IPv6 block counted as one address: a host is given a whole /64 and can pick any of it."""
+
+
+def address_block(host: str) -> str:
+    """The block a failed login is counted against: an IPv4 address as it is, an IPv6 address's /64, anything
+    else (a unix socket, a name) as it is. Accepts ``ipv4:``/``ipv6:`` prefixes and ``[...]`` brackets."""
+    kind, _, rest = host.partition(":") if host.startswith(("ipv4:", "ipv6:")) else ("", "", host)
+    bare = rest.strip("[]") if kind else host.strip("[]")
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        return host
+    if address.version == 6 and not address.is_loopback:
+        network = ipaddress.ip_network(f"{address}/{IPV6_BLOCK}", strict=False)
+        return f"ipv6:{network}"
+    return f"ipv{address.version}:{address}"

@@ -58,15 +58,36 @@ class BoundedHealth(health.aio.HealthServicer):  # type: ignore[misc]
                 del self._open[host]
 
 
-class CallBuckets:
-    """A token bucket per key (a credential): ``per_minute`` calls, at most ``burst`` at once; 0 = no limit."""
+MAX_KEYS = 65_536
+"""Keys a CallBuckets remembers. Past it, the buckets that have refilled are forgotten (they mean nothing), then
+the least recently used: memory stays bounded whatever the keys a caller makes up."""
 
-    def __init__(self, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+
+class CallBuckets:
+    """A token bucket per key (a credential, an address block): ``per_minute`` calls, at most ``burst`` at once;
+    0 = no limit. At most ``max_keys`` keys are remembered."""
+
+    def __init__(
+        self, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic, max_keys: int = MAX_KEYS
+    ) -> None:
         self._rate = per_minute / 60.0
         self._burst = max(burst, 1)
         self._clock = clock
+        self._max_keys = max(max_keys, 1)
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _forget(self, now: float) -> None:
+        """Called with the lock held when the table is full: drop refilled buckets, then the oldest half."""
+        full = [k for k, (tokens, at) in self._buckets.items() if tokens + (now - at) * self._rate >= self._burst]
+        for key in full:
+            del self._buckets[key]
+        if len(self._buckets) >= self._max_keys:
+            for key in list(self._buckets)[: len(self._buckets) // 2]:  # dicts keep insertion order: oldest first
+                del self._buckets[key]
 
     def take(self, key: str, cost: float = 1.0) -> float:
         """0 when ``key`` may spend ``cost`` now (and it is counted), else the seconds until it may (a cost above
@@ -77,7 +98,9 @@ class CallBuckets:
             return math.inf
         now = self._clock()
         with self._lock:
-            tokens, at = self._buckets.get(key, (float(self._burst), now))
+            if key not in self._buckets and len(self._buckets) >= self._max_keys:
+                self._forget(now)
+            tokens, at = self._buckets.pop(key, (float(self._burst), now))  # re-inserted last: least recent first
             tokens = min(self._burst, tokens + (now - at) * self._rate)
             if tokens >= cost:
                 self._buckets[key] = (tokens - cost, now)

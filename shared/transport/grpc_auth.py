@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from shared.core.addresses import address_block
 from shared.core.constants import AUTHORIZATION_HEADER
 from shared.transport.call_limits import RETRY_PUSHBACK, CallBuckets, peer_host
 
@@ -87,7 +88,7 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _count_failure(self, refused: Refusal) -> PeerCheck:
         def count(context: grpc.aio.ServicerContext) -> Refusal:
-            host = peer_host(context.peer() or "")
+            host = address_block(peer_host(context.peer() or ""))
             assert self.failed_auth is not None
             if (wait := self.failed_auth.take(host)) > 0:
                 return _too_many_failures(host, wait)
@@ -96,7 +97,7 @@ class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return count
 
     def _blocked(self, context: grpc.aio.ServicerContext) -> Refusal | None:
-        host = peer_host(context.peer() or "")
+        host = address_block(peer_host(context.peer() or ""))
         assert self.failed_auth is not None
         wait = self.failed_auth.waiting(host)
         return _too_many_failures(host, wait) if wait > 0 else None
