@@ -47,12 +47,23 @@ class SummaryIndex:
         self._synced: set[str] = set()
         """Edges whose whole set this index received (since it started): their view can be reconciled."""
         self._lock = threading.Lock()
+        self._writers: dict[str, threading.Lock] = {}
+        """One per edge, held through a whole write (embedding included) and by held_view: a view handed to a
+        reconnecting edge never misses a write of its earlier session still being embedded."""
+
+    def _writer(self, edge_id: str) -> threading.Lock:
+        with self._lock:
+            return self._writers.setdefault(edge_id, threading.Lock())
 
     def replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
         """Make ``cards`` the whole view of ``edge_id`` (a full sync); returns how many were embedded.
 
         A reconnecting edge sends all its summaries again: those held unchanged keep their vectors, so only
         new or changed ones cost an embedding."""
+        with self._writer(edge_id):
+            return self._replace_edge(edge_id, cards)
+
+    def _replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
         with self._lock:
             kept = {sid for sid, h in self._held.items() if h.edge_id == edge_id}
             unchanged = {c.id for c in cards if c.id in kept and self._held[c.id].card == c}
@@ -68,14 +79,21 @@ class SummaryIndex:
 
     def held_view(self, edge_id: str) -> tuple[bool, list[HeldCard]]:
         """Whether this index holds a view of ``edge_id`` from a full sync, and that view's summaries (id, version,
-        digest): what a reconnecting edge compares with its own to send only the difference."""
-        with self._lock:
+        digest): what a reconnecting edge compares with its own to send only the difference. It waits for a write
+        of ``edge_id`` in progress (blocking: call it from a worker thread)."""
+        with self._writer(edge_id), self._lock:
             cards = [h.card for h in self._held.values() if h.edge_id == edge_id]
             return edge_id in self._synced, [held_summary(c) for c in sorted(cards, key=lambda c: c.id)]
 
     def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
         """Apply versioned upserts and tombstones of ``edge_id``; only upserts newer than what is held are embedded
         (a replayed delta costs no embedding)."""
+        with self._writer(edge_id):
+            self._apply_delta(edge_id, upserts, tombstones)
+
+    def _apply_delta(
+        self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]
+    ) -> None:
         with self._lock:
             upserts = [card for card in upserts if self._newer(card)]
         vectors = self._embed(upserts)

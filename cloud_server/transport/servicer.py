@@ -94,7 +94,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         reader = asyncio.create_task(self._read(session, requests, out, failure))
         pump = asyncio.create_task(_pump(session, out))
         try:
-            holds_view, held = self._index.held_view(edge_id)
+            # after any write of this edge's earlier session still being embedded (it may remove what we list)
+            holds_view, held = await asyncio.to_thread(self._index.held_view, edge_id)
             yield serde_session.welcome(edge_id, self._heartbeat_interval_s, holds_view, held)
             while (message := await out.get()) is not _CLOSE:
                 yield message

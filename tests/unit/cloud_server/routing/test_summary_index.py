@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
+
 from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard, SummaryTombstone
+from shared.core.model_api import FloatMatrix
 from shared.models.fakes import HashEmbedder
 
 
@@ -110,3 +114,45 @@ def test_a_message_naming_one_summary_twice_is_refused() -> None:
 
     with pytest.raises(InvalidRequestError, match="appears twice"):
         check_publication("a", [card("a/sg-1", 1, "x")], [SummaryTombstone("a/sg-1", 2)])
+
+
+class _HeldEmbedder(HashEmbedder):
+    """Embeds only once released: a delta of an earlier session still being embedded when its edge reconnects."""
+
+    def __init__(self) -> None:
+        super().__init__(16)
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        if texts:
+            self.started.set()
+            assert self.release.wait(10)
+        return super().embed(texts)
+
+
+def test_a_reconnecting_edge_is_shown_its_earlier_sessions_write_so_its_deletion_holds() -> None:
+    """Trust round 3, finding 7: the held view waits for the edge's write in progress. Before, it was built while
+    an upsert of v2 was embedding; the edge (which had deleted the summary) sent a tombstone at the held v1, and
+    the late v2 then landed in the index, a deleted summary held until the next reconnect."""
+    embedder = _HeldEmbedder()
+    index = SummaryIndex(embedder)
+    embedder.release.set()
+    index.replace_edge("a", [card("a/sg-1", 1, "first text")])
+    embedder.release.clear()
+    writer = threading.Thread(target=index.apply_delta, args=("a", [card("a/sg-1", 2, "edited text")], []))
+    writer.start()
+    assert embedder.started.wait(5)
+    viewed: list[object] = []
+    viewer = threading.Thread(target=lambda: viewed.append(index.held_view("a")))
+    viewer.start()
+    viewer.join(0.3)
+    assert viewer.is_alive(), "the view waits for the write in progress"
+    embedder.release.set()
+    writer.join(5)
+    viewer.join(5)
+    _, held = viewed[0]  # type: ignore[misc]
+    assert [(h.id, h.version) for h in held] == [("a/sg-1", 2)]
+    # the edge deleted it: its reconcile sends a tombstone at the version it was shown
+    index.apply_delta("a", [], [SummaryTombstone(h.id, h.version) for h in held])
+    assert index.count("a") == 0
