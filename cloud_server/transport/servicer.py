@@ -33,9 +33,9 @@ from shared.core.constants import SESSION_ADMITTED
 from shared.core.errors import DgragError, InvalidRequestError
 from shared.core.knowledge import EvidenceClaim
 from shared.core.model_api import TextSink
-from shared.core.text_stream import streamed
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde, serde_session
+from shared.transport.draft_events import draft_events
 from shared.transport.grpc_status import status_for
 from shared.transport.tracing import linked, traceparent_of
 
@@ -179,11 +179,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def GlobalQueryStream(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[cloud_pb2.GlobalQueryEvent]:
-        async for item in streamed(lambda sink: self._global_query(request, context, sink)):
-            if isinstance(item, str):
-                yield cloud_pb2.GlobalQueryEvent(draft=item)
-            else:
-                yield cloud_pb2.GlobalQueryEvent(reply=item)
+        async for event in draft_events(
+            lambda sink: self._global_query(request, context, sink), cloud_pb2.GlobalQueryEvent
+        ):
+            yield event
 
     async def _global_query(
         self, request: cloud_pb2.GlobalQueryRequest, context: grpc.aio.ServicerContext, on_text: TextSink | None

@@ -112,10 +112,11 @@ class FullQuery:
         on_text: TextSink | None,
     ) -> EdgeAnswer:
         vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
-        streaming = {"on_text": on_text} if on_text is not None else {}
         try:
             with phase(out.timings, "escalation"):
-                cloud = await escalator.global_query(question, self.edge_id, routing_off, vectors=vectors, **streaming)
+                cloud = await escalator.global_query(
+                    question, self.edge_id, routing_off, vectors=vectors, on_text=on_text
+                )
         except CloudUnavailableError as exc:
             return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         return self._from_cloud(cloud, local, out)

@@ -25,6 +25,7 @@ from shared.core.model_api import TextSink
 from shared.core.trace import Decision, decision_of
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport import serde
+from shared.transport.draft_events import reply_after_drafts
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import ClientTls, open_channel
 
@@ -100,14 +101,12 @@ class EdgeClient:
     ) -> edge_pb2.QueryReply:
         try:
             call = self._stub.QueryStream(request, metadata=self._metadata, timeout=timeout_s or self.timeout_s)
-            async for event in call:
-                if event.HasField("reply"):
-                    reply: edge_pb2.QueryReply = event.reply
-                    return reply
-                on_text(event.draft)
+            reply: edge_pb2.QueryReply | None = await reply_after_drafts(call, on_text)
         except grpc.aio.AioRpcError as exc:
             raise DgragError(f"the edge at {self.address} answered {exc.code().name}: {exc.details()}") from exc
-        raise DgragError(f"the edge at {self.address} ended its answer stream without an answer")
+        if reply is None:
+            raise DgragError(f"the edge at {self.address} ended its answer stream without an answer")
+        return reply
 
     async def stats(self, timeout_s: float | None = None) -> EdgeStats:
         reply: edge_pb2.StatsReply = await self._call(self._stub.Stats, edge_pb2.StatsRequest(), timeout_s)

@@ -18,6 +18,7 @@ from shared.core.model_api import TextSink
 from shared.core.query_vectors import QueryVectors
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport import serde
+from shared.transport.draft_events import reply_after_drafts
 from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel, retry_unavailable
 from shared.transport.tracing import client_span, with_traceparent
 
@@ -102,17 +103,13 @@ class CloudLink:
             with client_span("edge.ask_cloud"):
                 metadata = with_traceparent(self.metadata)
                 call = self.stub.GlobalQueryStream(request, metadata=metadata, timeout=self.link.query_deadline_s)
-                relayed = 0
-                async for event in call:
-                    if event.HasField("reply"):
-                        return event.reply
-                    if relayed < MAX_DRAFT_CHARS:  # a cloud's draft is bounded like any claim from another process
-                        piece = event.draft[: MAX_DRAFT_CHARS - relayed]
-                        relayed += len(piece)
-                        on_text(piece)
+                # a cloud's draft is bounded like any claim from another process
+                reply = await reply_after_drafts(call, on_text, MAX_DRAFT_CHARS)
         except grpc.aio.AioRpcError as exc:
             raise CloudUnavailableError(f"{exc.code().name}: {exc.details()}") from exc
-        raise CloudUnavailableError("UNKNOWN: the cloud's answer stream ended without an answer")
+        if reply is None:
+            raise CloudUnavailableError("UNKNOWN: the cloud's answer stream ended without an answer")
+        return reply
 
     async def aclose(self) -> None:
         await self._channel.close()

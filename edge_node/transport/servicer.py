@@ -17,9 +17,9 @@ from edge_node.transport.metrics import EdgeMetrics
 from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.model_api import TextSink
-from shared.core.text_stream import streamed
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
 from shared.transport import serde
+from shared.transport.draft_events import draft_events
 from shared.transport.grpc_status import status_for
 
 MAX_INLINE_DOCUMENTS = 10_000
@@ -84,11 +84,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
     async def QueryStream(
         self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[edge_pb2.QueryEvent]:
-        async for item in streamed(lambda sink: self._query(request, context, sink)):
-            if isinstance(item, str):
-                yield edge_pb2.QueryEvent(draft=item)
-            else:
-                yield edge_pb2.QueryEvent(reply=item)
+        async for event in draft_events(lambda sink: self._query(request, context, sink), edge_pb2.QueryEvent):
+            yield event
 
     async def _query(
         self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext, on_text: TextSink | None

@@ -244,7 +244,12 @@ class _CloudDown:
         self.margins: list[float | None] = []
 
     async def global_query(
-        self, question: str, asked_at: str, routing_off: Ablations = NO_ABLATIONS, vectors: object = None
+        self,
+        question: str,
+        asked_at: str,
+        routing_off: Ablations = NO_ABLATIONS,
+        vectors: object = None,
+        on_text: object = None,
     ) -> None:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
