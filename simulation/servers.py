@@ -9,9 +9,9 @@ from typing import Any
 
 import grpc
 
+from shared.core.addresses import is_loopback
 from shared.core.errors import DgragError
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
-from shared.transport.grpc_transport import is_loopback
 from shared.transport.secret_file import write_secret
 from simulation.credentials import api_token_file
 from simulation.hosts import EdgeLaunch

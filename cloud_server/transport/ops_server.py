@@ -18,10 +18,9 @@ from starlette.routing import Route
 from cloud_server.parts import CloudParts
 from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.ops_page import RecentQuestions, render
-from shared.core.addresses import address_block
+from shared.core.addresses import address_block, is_loopback
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import CallBuckets
-from shared.transport.grpc_transport import is_loopback
 from shared.transport.http_server import HttpServer
 
 log = logging.getLogger(__name__)

@@ -15,10 +15,10 @@ from cloud_server.transport.ops_server import serve_ops_page
 from cloud_server.transport.publish_budget import PublishBudget
 from cloud_server.transport.servicer import CloudServicer
 from shared.config import CloudConfig
+from shared.core.addresses import is_loopback
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport.call_limits import CallBuckets
 from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
-from shared.transport.grpc_transport import is_loopback
 from shared.transport.metrics_http import metrics_opener
 
 FAILED_AUTH_BURST = 10

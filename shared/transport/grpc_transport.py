@@ -11,7 +11,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from shared.core.addresses import is_loopback as is_loopback  # re-exported: the transport's test
+from shared.core.addresses import is_loopback
 from shared.core.constants import ADMISSION_WAIT_S, AUTHORIZATION_HEADER, EDGE_ID_HEADER, SESSION_ADMITTED
 from shared.core.errors import ConfigError
 from shared.transport.call_limits import BoundedHealth

@@ -34,24 +34,24 @@ class _IdleClosing(H11Protocol):
     connections, the oldest closed first."""
 
     _head_deadline: asyncio.TimerHandle | None = None
-    """Closes the connection unless a whole request head arrives first (None: a request is being served)."""
-    _waiting_since = 0.0
+    """Closes the connection unless a whole request head arrives first (None: a request is being served); the
+    soonest due is the connection that has waited longest."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         waiting = sorted(
-            (c for c in self.connections if isinstance(c, _IdleClosing) and c._head_deadline is not None),
-            key=lambda c: c._waiting_since,
+            (c._head_deadline.when(), id(c), c)
+            for c in self.connections
+            if isinstance(c, _IdleClosing) and c._head_deadline is not None
         )
-        for oldest in waiting[: max(len(waiting) - MAX_WAITING + 1, 0)]:
+        for _, _, oldest in waiting[: max(len(waiting) - MAX_WAITING + 1, 0)]:
             oldest._drop()
         self._await_head()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.cycle is not None and not self.cycle.response_complete and self._head_deadline is not None:
-            self._head_deadline.cancel()  # a request arrived whole: it is served, not timed
-            self._head_deadline = None
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._stop_clock()  # a request arrived whole: it is served, not timed
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -59,19 +59,19 @@ class _IdleClosing(H11Protocol):
             self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._head_deadline is not None:
-            self._head_deadline.cancel()
-            self._head_deadline = None
+        self._stop_clock()
         super().connection_lost(exc)
 
     def _await_head(self) -> None:
-        self._waiting_since = self.loop.time()
         self._head_deadline = self.loop.call_later(HEAD_S, self._drop)
 
-    def _drop(self) -> None:
+    def _stop_clock(self) -> None:
         if self._head_deadline is not None:
             self._head_deadline.cancel()
             self._head_deadline = None
+
+    def _drop(self) -> None:
+        self._stop_clock()
         self.transport.close()
 
 

@@ -11,9 +11,10 @@ import grpc
 import pytest
 
 from cloud_server.api import CloudClient
+from shared.core.addresses import is_loopback
 from shared.core.errors import ConfigError, DgragError
 from shared.transport.certs import make_certs
-from shared.transport.grpc_transport import ClientTls, is_loopback, open_channel
+from shared.transport.grpc_transport import ClientTls, open_channel
 from shared.transport.secret_file import write_secret
 from tests.support.grpc_harness import ACME, ADMIN_ID, connected, run, start_edge, start_network, token_of
 
