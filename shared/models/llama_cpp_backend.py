@@ -19,7 +19,7 @@ from typing import Any
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError, ModelNotInstalledError
-from shared.core.model_api import Completion, GenerationRequest, ModelSpeed
+from shared.core.model_api import Completion, GenerationRequest, ModelSpeed, TextSink
 from shared.models.cpu import resolve_threads
 from shared.models.llama_batched import BatchedSampler
 from shared.models.llama_sampling import SampleSettings
@@ -84,7 +84,7 @@ class LlamaCppGenerator:
     def generate(self, request: GenerationRequest) -> Completion:
         return self._generate(request, None)
 
-    def generate_streaming(self, request: GenerationRequest, on_text: Callable[[str], None]) -> Completion:
+    def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
         """:meth:`generate`, giving ``on_text`` each piece of a single answer's text as it is decoded (a request
         for several samples is generated as usual, its texts given at the end only)."""
         if request.n != 1:
