@@ -151,6 +151,7 @@ class GlobalQueryService:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
+        committed = self._registry.chunk_roots()  # what each edge held before this question arrived
         vector, vectors = await self._question_vectors(question, given)
         embedded = time.perf_counter() - started
         routed = await self._router.route(question, vector, vectors, asked_at, m, k, route, out.timings)
@@ -163,7 +164,7 @@ class GlobalQueryService:
         replies = await self._fan_out(question, vectors, out, deadline, [asked_at] if asker else [])
         with phase(out.timings, "rescore"):
             # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
-            replies = await asyncio.to_thread(rescored, question, vector, replies, self._embedder)
+            replies = await asyncio.to_thread(rescored, question, vector, replies, self._embedder, committed)
             observe_claims(self.claims, question, out.probes, replies, edge_summary_scores(out.summaries))
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)

@@ -1,20 +1,22 @@
 """Edges' claims checked against what they return: the cloud scores returned text itself and trusts claims by
 how well they held before.
 
-A probe reply is a claim (how well an edge's knowledge matches a question); so are the chunk scores of a
-retrieval reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the
-question itself, with the words they copy from the question taken out (cloud_server.routing.echo): those scores
-order the context, never the edge's. Where the edge was probed, the claims the cloud can measure again are
-compared with what it measured on the chunks the edge returned: the best chunk similarity; the term coverage
-(the largest share of the question's keywords one returned chunk holds); the name coverage (the share of the
-question's names its chunks and entities hold, with NAME_SLACK); the lexical coverage over its whole store, which
-an honest edge rarely claims far above the term coverage of what it returns (LEXICAL_SLACK); and the evidence
+A probe reply is a claim (how well an edge's knowledge matches a question); so are the chunk scores of a retrieval
+reply. The cloud embeds the chunks an edge returns with its own embedder and scores them against the question
+itself: those scores order the context, never the edge's. A chunk the edge proves it held before the question
+(shared.core.chunk_commitment) is scored whole; any other chunk with the words it copies from the question taken out
+(cloud_server.routing.echo), so an echo of the question backs no claim, while a question that quotes an honest
+edge's passage cannot turn its honest claim into an over-claim. Where the edge was probed, the claims the cloud can
+measure again are compared with what it measured on the chunks the edge returned: the best chunk similarity; the
+term coverage (the largest share of the question's keywords one returned chunk holds); the name coverage (the share
+of the question's names its chunks and entities hold, with NAME_SLACK); the lexical coverage over its whole store,
+which an honest edge rarely claims far above the term coverage of what it returns (LEXICAL_SLACK); and the evidence
 score, which an honest edge computes as its best chunk similarity or the mean of that and its name coverage
 (edge_node.query.retrieval), so never above (1 + best chunk) / 2 (the intake already bounds it by the claimed best
-chunk and name coverage: cloud_server.sessions.knowledge_intake.consistent_evidence). An edge that claims more
-than it delivers builds up disagreement (a moving average of its largest over-claim, rising fast and falling
-slowly), and all its probe scores are reduced by that average and discounted by its trust (1 while the average
-stays within the tolerance, falling to 0 beyond).
+chunk and name coverage: cloud_server.sessions.knowledge_intake.consistent_evidence). An edge that claims more than
+it delivers builds up disagreement (a moving average of its largest over-claim, rising fast and falling slowly), and
+all its probe scores are reduced by that average and discounted by its trust (1 while the average stays within the
+tolerance, falling to 0 beyond).
 Trust outlives a cloud restart when ``query.trust_file`` is set (cloud_server.routing.trust_file); otherwise a
 restart gives every edge a fresh start.
 
@@ -36,6 +38,7 @@ import numpy as np
 
 from cloud_server.routing.echo import without_echo
 from cloud_server.routing.trust_file import load_trust, save_trust
+from shared.core.chunk_commitment import proven_root
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.core.model_api import Embedder, FloatMatrix
 from shared.core.question_terms import question_terms, term_share
@@ -160,11 +163,22 @@ class ClaimLedger:
 
 
 def rescored(
-    question: str, vector: FloatMatrix, replies: Sequence[EdgeKnowledge], embedder: Embedder
+    question: str,
+    vector: FloatMatrix,
+    replies: Sequence[EdgeKnowledge],
+    embedder: Embedder,
+    committed: Mapping[str, bytes] | None = None,
 ) -> list[EdgeKnowledge]:
-    """``replies`` with every chunk's score replaced by the cloud's own similarity of it (without the words it
-    copies from ``question``) to the question's ``vector`` (blocking: it runs the embedder)."""
-    texts = [without_echo(question, c.text) for k in replies for c in k.chunks]
+    """``replies`` with every chunk's score replaced by the cloud's own similarity of it to the question's
+    ``vector`` (blocking: it runs the embedder). A chunk is scored whole when its proof leads to the root its edge
+    had ``committed`` before the question arrived (it was held before the question); any other chunk without the
+    words it copies from ``question`` (it may be an echo of it)."""
+    roots = committed or {}
+    texts = [
+        c.text if held_before(c, roots.get(k.edge_id, b"")) else without_echo(question, c.text)
+        for k in replies
+        for c in k.chunks
+    ]
     if not texts:
         return list(replies)
     sims = np.asarray(embedder.embed([t or "-" for t in texts]), dtype=np.float32) @ np.asarray(vector, np.float32)
@@ -176,8 +190,14 @@ def rescored(
     return out
 
 
+def held_before(chunk: KnowledgeChunk, root: bytes) -> bool:
+    """Whether ``chunk``'s proof leads from its text to ``root`` (an empty root proves nothing)."""
+    return bool(root) and chunk.proof is not None and proven_root(chunk.text, chunk.proof) == root
+
+
 def _scored(chunk: KnowledgeChunk, similarity: float) -> KnowledgeChunk:
-    return dataclasses.replace(chunk, score=min(max(similarity, 0.0), 1.0))
+    """``chunk`` with the cloud's score, without its proof (which has served: it goes to no one)."""
+    return dataclasses.replace(chunk, score=min(max(similarity, 0.0), 1.0), proof=None)
 
 
 def observe_claims(

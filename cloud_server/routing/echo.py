@@ -1,4 +1,5 @@
-"""Text an edge returns with an echo of the question taken out before the cloud scores it.
+"""Text an edge returns with an echo of the question taken out before the cloud scores it, unless the edge proves it
+held the text before the question (shared.core.chunk_commitment).
 
 An edge could return the question itself (or the question with its own sentence appended) as a "chunk": scored
 against the question it matches almost perfectly, so it would lead the cloud model's context and back any claim.

@@ -50,6 +50,8 @@ class EdgeSession:
     outbox: asyncio.Queue[RetrievalCall | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     closed: bool = False
+    chunk_root: bytes = b""
+    """The root of the edge's chunk commitment, from its last sync or delta (shared.core.chunk_commitment)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,11 @@ class EdgeRegistry:
 
     def heartbeat(self, session: EdgeSession) -> None:
         session.last_heartbeat = time.time()
+
+    def chunk_roots(self) -> dict[str, bytes]:
+        """Each connected edge's chunk commitment root as it stands (taken when a question arrives: a root sent
+        after it cannot prove a chunk held before it)."""
+        return {e: s.chunk_root for e, s in self._sessions.items() if s.chunk_root}
 
     def connected(self, edge_id: str) -> bool:
         return edge_id in self._sessions

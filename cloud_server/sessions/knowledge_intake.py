@@ -27,7 +27,7 @@ MAX_NAME_CHARS = 200
 def accept_knowledge(edge_id: str, knowledge: EdgeKnowledge) -> EdgeKnowledge:
     """``knowledge`` as the cloud uses it: from ``edge_id`` (the session's), bounded, tokens uncounted."""
     chunks = tuple(
-        KnowledgeChunk(c.doc_id[:MAX_NAME_CHARS], c.chunk_id, c.text[:MAX_CHUNK_CHARS], _score(c.score), 0)
+        KnowledgeChunk(c.doc_id[:MAX_NAME_CHARS], c.chunk_id, c.text[:MAX_CHUNK_CHARS], _score(c.score), 0, c.proof)
         for c in knowledge.chunks[:MAX_ITEMS]
     )
     entities = tuple(

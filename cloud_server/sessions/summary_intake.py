@@ -64,3 +64,12 @@ def check_publication(edge_id: str, cards: Sequence[SummaryCard], tombstones: Se
             raise InvalidRequestError(f"summary {card.id!r} is {len(card.text)} chars; at most {MAX_SUMMARY_CHARS}")
         if len(card.top_entities) > MAX_TOP_ENTITIES:
             raise InvalidRequestError(f"summary {card.id!r} names {len(card.top_entities)} entities; at most 64")
+
+
+def checked_root(edge_id: str, root: bytes) -> bytes:
+    """An edge's chunk commitment root as published: 32 bytes, or empty (no commitment)."""
+    if root and len(root) != 32:
+        raise InvalidRequestError(
+            f"edge {edge_id!r} published a chunk commitment root of {len(root)} bytes; a root is 32 bytes or empty"
+        )
+    return bytes(root)

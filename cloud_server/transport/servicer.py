@@ -21,7 +21,7 @@ from cloud_server.parts import edge_statuses
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeSession
 from cloud_server.sessions.knowledge_intake import accept_knowledge, accept_probe
-from cloud_server.sessions.summary_intake import check_capacity, check_publication
+from cloud_server.sessions.summary_intake import check_capacity, check_publication, checked_root
 from cloud_server.sessions.tokens import Role
 from cloud_server.transport import api_serde
 from cloud_server.transport.auth import caller_identity
@@ -152,7 +152,9 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def _publish(self, session: EdgeSession, message: cloud_pb2.EdgeMessage) -> cloud_pb2.CloudMessage:
         edge_id = session.edge_id
         self._registry.heartbeat(session)
-        if message.WhichOneof("kind") == "sync":
+        sync = message.WhichOneof("kind") == "sync"
+        root = checked_root(edge_id, message.sync.chunk_root if sync else message.delta.chunk_root)
+        if sync:
             cards = [serde.summary_from_proto(s) for s in message.sync.summaries]
             check_publication(edge_id, cards, [])
             check_capacity(edge_id, {}, cards, full=True)
@@ -167,6 +169,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=False))
             await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
             seq = message.delta.up_to_seq
+        session.chunk_root = root
         held = self._index.count(edge_id)
         log.info("edge %s: summaries applied up to seq %d, %d held", edge_id, seq, held)
         return serde_session.ack(seq, held)

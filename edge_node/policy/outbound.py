@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from edge_node.policy.audit import audited_question
+from edge_node.policy.chunk_commitment import CommittedChunks
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.privacy import (
     Outbound,
@@ -32,11 +33,19 @@ from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, ProbeScores, Su
 class OutboundPolicy:
     """This edge's privacy settings applied to each kind of message that leaves it."""
 
-    def __init__(self, edge_id: str, privacy: PrivacyConfig, guard: LeakGuard, id_key: bytes) -> None:
+    def __init__(
+        self,
+        edge_id: str,
+        privacy: PrivacyConfig,
+        guard: LeakGuard,
+        id_key: bytes,
+        commitment: CommittedChunks | None = None,
+    ) -> None:
         self.edge_id = edge_id
         self.privacy = privacy
         self._guard = guard
         self._id_key = id_key
+        self._commitment = commitment if not forbids_raw_text(privacy) else None
 
     @property
     def unnamed(self) -> bool:
@@ -57,7 +66,12 @@ class OutboundPolicy:
 
     def knowledge(self, retrieval: Retrieval) -> Outbound:
         """The part of ``retrieval`` that may leave, for a retrieval reply."""
-        return knowledge_for_cloud(self.edge_id, retrieval, self.privacy, self._guard, self._id_key)
+        return knowledge_for_cloud(self.edge_id, retrieval, self.privacy, self._guard, self._id_key, self._commitment)
+
+    def chunk_root(self) -> bytes:
+        """The root of this edge's chunk commitment, published with its summaries; empty when no chunk may leave.
+        Reads the store: run it on the edge's worker."""
+        return self._commitment.root() if self._commitment is not None else b""
 
     def admit_probe(self) -> None:
         """PermissionDeniedError when the policy turns probes off (asked before any retrieval is spent on one)."""

@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from edge_node.policy.chunk_commitment import CommittedChunks
 from edge_node.policy.doc_id_key import opaque_id
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.query.retrieval import Evidence, Retrieval
@@ -73,11 +74,17 @@ class Outbound:
 
 
 def knowledge_for_cloud(
-    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, guard: LeakGuard | None = None, id_key: bytes = b""
+    edge_id: str,
+    retrieval: Retrieval,
+    policy: PrivacyConfig,
+    guard: LeakGuard | None = None,
+    id_key: bytes = b"",
+    commitment: CommittedChunks | None = None,
 ) -> Outbound:
     """The part of ``retrieval`` this edge's policy lets leave; with raw text forbidden, a description that
     quotes a document (``guard``) goes without its description. ``id_key`` keys opaque document ids (empty: a
-    random key for this call, for callers that never map ids back)."""
+    random key for this call, for callers that never map ids back); each chunk carries its proof in
+    ``commitment`` when given."""
     id_key = id_key or secrets.token_bytes(32)
     base = EdgeKnowledge(
         edge_id=edge_id,
@@ -112,16 +119,7 @@ def knowledge_for_cloud(
         for r in retrieval.relations
         if not quotes(f"{r.source} {r.target}")
     )
-    chunks = tuple(
-        KnowledgeChunk(
-            outbound_doc_id(c.doc_id, policy, edge_id, id_key),
-            c.id,
-            c.text[: policy.max_chunk_chars],
-            c.score,
-            c.tokens,
-        )
-        for c in retrieval.chunks
-    )
+    chunks = _outbound_chunks(edge_id, retrieval, policy, id_key, commitment)
     knowledge = dataclasses.replace(
         base,
         entities=entities if policy.share_entities else (),
@@ -129,6 +127,20 @@ def knowledge_for_cloud(
         chunks=chunks if policy.share_chunks and policy.level == "chunks" else (),
     )
     return Outbound(knowledge, withheld)
+
+
+def _outbound_chunks(
+    edge_id: str, retrieval: Retrieval, policy: PrivacyConfig, id_key: bytes, commitment: CommittedChunks | None
+) -> tuple[KnowledgeChunk, ...]:
+    """The retrieved chunks as they leave: cut to privacy.max_chunk_chars, with outbound ids and their proofs."""
+    out = []
+    for c in retrieval.chunks:
+        text = c.text[: policy.max_chunk_chars]
+        proof = commitment.proof(c.id, text) if commitment is not None else None
+        out.append(
+            KnowledgeChunk(outbound_doc_id(c.doc_id, policy, edge_id, id_key), c.id, text, c.score, c.tokens, proof)
+        )
+    return tuple(out)
 
 
 def outbound_doc_id(doc_id: str, policy: PrivacyConfig, edge_id: str, key: bytes) -> str:

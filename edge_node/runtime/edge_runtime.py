@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 from edge_node.ingest.readers import ReadResult
 from edge_node.ingest.service import IngestReport, IngestService, ProgressSink, SummaryRefresh
 from edge_node.policy.audit import AuditLog
+from edge_node.policy.chunk_commitment import CommittedChunks
 from edge_node.policy.doc_id_key import doc_id_key
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.model_endpoints import check_model_endpoints
@@ -88,7 +90,8 @@ class EdgeRuntime:
         """Keys this edge's opaque document ids (edge_node.policy.doc_id_key)."""
         store = kb.store
         guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
-        self.outbound = OutboundPolicy(config.edge_id, config.privacy, guard, self.id_key)
+        commitment = CommittedChunks(store, self.id_key, config.privacy.max_chunk_chars)
+        self.outbound = OutboundPolicy(config.edge_id, config.privacy, guard, self.id_key, commitment)
         """Every decision about what may leave this edge (asked here, by the session outbox and the cloud link)."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-kb")
         self._full = FullQuery(config, self._query, self.outbound, self.audit, self._run)
@@ -203,16 +206,23 @@ class EdgeRuntime:
             return full
         return reconcile(full, held) or full
 
-    async def delta_after(self, seq: int) -> SummaryChanges | None:
+    async def delta_after(self, seq: int, root: bytes = b"") -> SummaryChanges | None:
+        """The summary changes after publication-log position ``seq``; an empty delta when there are none but the
+        chunk commitment's root differs from ``root`` (the last one sent); None when nothing changed."""
         changes = await self._run(publication.delta_after, self._kb.store, seq)
-        return None if changes is None else await self._guarded(changes)
+        if changes is None:
+            if await self._run(self.outbound.chunk_root) == root:
+                return None
+            changes = SummaryChanges((), (), seq)
+        return await self._guarded(changes)
 
     async def _guarded(self, changes: SummaryChanges) -> SummaryChanges:
-        """Summaries as they may leave: under a policy without raw text, none quotes a document."""
+        """Summaries as they may leave (under a policy without raw text, none quotes a document), with the root of
+        the chunk commitment as it stands."""
         guarded, replaced = await self._run(self.outbound.summaries, changes)
         if replaced:
             self.audit.record("withheld", "cloud", 0, kind="summary", replaced_by_names=replaced)
-        return guarded
+        return dataclasses.replace(guarded, chunk_root=await self._run(self.outbound.chunk_root))
 
     async def mark_published(self, up_to_seq: int) -> None:
         await self._run(self._kb.store.mark_published, up_to_seq)

@@ -96,7 +96,7 @@ class CloudSession:
                     interval = message.welcome.heartbeat_interval_s or self._link.heartbeat_interval_s
                     interval = min(max(interval, MIN_HEARTBEAT_S), MAX_HEARTBEAT_S)
                     tasks.append(asyncio.create_task(self._heartbeats(outbox, interval)))
-                    tasks.append(asyncio.create_task(self._publisher(outbox, sync.up_to_seq)))
+                    tasks.append(asyncio.create_task(self._publisher(outbox, sync.up_to_seq, sync.chunk_root)))
                 elif kind == "ack":
                     await self._runtime.mark_published(message.ack.up_to_seq)
                 elif kind in ("retrieval_request", "probe_request"):
@@ -116,15 +116,15 @@ class CloudSession:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    async def _publisher(self, outbox: SessionOutbox, sent_seq: int) -> None:
+    async def _publisher(self, outbox: SessionOutbox, sent_seq: int, sent_root: bytes) -> None:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self._link.publish_interval_s)
             self._wake.clear()
-            delta = await self._runtime.delta_after(sent_seq)
+            delta = await self._runtime.delta_after(sent_seq, sent_root)
             if delta is not None:
                 outbox.summaries(delta)
-                sent_seq = delta.up_to_seq
+                sent_seq, sent_root = delta.up_to_seq, delta.chunk_root
 
     async def _heartbeats(self, outbox: SessionOutbox, interval: float) -> None:
         while True:

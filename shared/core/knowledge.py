@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from shared.core.ablations import NONE as NO_ABLATIONS
 from shared.core.ablations import Ablations
+from shared.core.chunk_commitment import ChunkProof
 from shared.core.query_vectors import QueryVectors
 from shared.core.sureness import Sureness, sureness_of
 from shared.core.vocabulary import DEFAULT_ANSWER_USE, AnswerUse
@@ -41,6 +42,8 @@ class SummaryChanges:
     tombstones: tuple[SummaryTombstone, ...]
     up_to_seq: int
     full: bool = False
+    chunk_root: bytes = b""
+    """The root of the edge's chunk commitment as it stands (shared.core.chunk_commitment); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class KnowledgeChunk:
     text: str
     score: float
     tokens: int
+    proof: ChunkProof | None = None
+    """That the edge held this text before the question (shared.core.chunk_commitment); None: no proof sent."""
 
 
 @dataclass(frozen=True)

@@ -53,4 +53,4 @@ def reconcile(current: SummaryChanges, held: Sequence[HeldSummary]) -> SummaryCh
         elif h.version > card.version or h.digest != summary_digest(card):
             return None
     gone = tuple(SummaryTombstone(h.id, h.version) for h in held if h.id not in mine)
-    return SummaryChanges(tuple(changed), gone, current.up_to_seq, full=False)
+    return SummaryChanges(tuple(changed), gone, current.up_to_seq, full=False, chunk_root=current.chunk_root)

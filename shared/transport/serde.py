@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from shared.core.ablations import Ablations
+from shared.core.chunk_commitment import MAX_DEPTH, ChunkProof
 from shared.core.edge_stats import EdgeStats
 from shared.core.knowledge import (
     CloudAnswer,
@@ -54,13 +55,21 @@ def tombstone_from_proto(msg: common_pb2.Tombstone) -> SummaryTombstone:
 
 
 def chunk_to_proto(chunk: KnowledgeChunk) -> common_pb2.KnowledgeChunk:
-    return common_pb2.KnowledgeChunk(
+    msg = common_pb2.KnowledgeChunk(
         doc_id=chunk.doc_id, chunk_id=chunk.chunk_id, text=chunk.text, score=chunk.score, tokens=chunk.tokens
     )
+    if chunk.proof is not None:
+        msg.proof_salt, msg.proof_index = chunk.proof.salt, chunk.proof.index
+        msg.proof_path.extend(chunk.proof.path)
+    return msg
 
 
 def chunk_from_proto(msg: common_pb2.KnowledgeChunk) -> KnowledgeChunk:
-    return KnowledgeChunk(msg.doc_id, msg.chunk_id, msg.text, msg.score, msg.tokens)
+    """A chunk as the message has it; a proof deeper than chunk_commitment.MAX_DEPTH is dropped unread."""
+    proof = None
+    if msg.proof_salt and len(msg.proof_path) <= MAX_DEPTH:
+        proof = ChunkProof(bytes(msg.proof_salt), msg.proof_index, tuple(bytes(h) for h in msg.proof_path))
+    return KnowledgeChunk(msg.doc_id, msg.chunk_id, msg.text, msg.score, msg.tokens, proof)
 
 
 def knowledge_to_proto(k: EdgeKnowledge) -> common_pb2.Knowledge:

@@ -65,9 +65,12 @@ def summary_changes(changes: SummaryChanges) -> cloud_pb2.EdgeMessage:
     """An edge's summaries for the cloud: all of them (a full sync) or what changed (a delta)."""
     upserts = [serde.summary_to_proto(c) for c in changes.upserts]
     if changes.full:
-        return cloud_pb2.EdgeMessage(sync=cloud_pb2.SummarySync(summaries=upserts, up_to_seq=changes.up_to_seq))
+        sync = cloud_pb2.SummarySync(summaries=upserts, up_to_seq=changes.up_to_seq, chunk_root=changes.chunk_root)
+        return cloud_pb2.EdgeMessage(sync=sync)
     stones = [serde.tombstone_to_proto(t) for t in changes.tombstones]
-    delta = cloud_pb2.SummaryDelta(upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq)
+    delta = cloud_pb2.SummaryDelta(
+        upserts=upserts, tombstones=stones, up_to_seq=changes.up_to_seq, chunk_root=changes.chunk_root
+    )
     return cloud_pb2.EdgeMessage(delta=delta)
 
 

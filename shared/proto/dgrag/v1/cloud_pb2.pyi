@@ -18,22 +18,26 @@ class Hello(_message.Message):
     def __init__(self, edge_id: _Optional[str] = ..., software_version: _Optional[str] = ..., unnamed: _Optional[bool] = ...) -> None: ...
 
 class SummarySync(_message.Message):
-    __slots__ = ("summaries", "up_to_seq")
+    __slots__ = ("summaries", "up_to_seq", "chunk_root")
     SUMMARIES_FIELD_NUMBER: _ClassVar[int]
     UP_TO_SEQ_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_ROOT_FIELD_NUMBER: _ClassVar[int]
     summaries: _containers.RepeatedCompositeFieldContainer[_common_pb2.Summary]
     up_to_seq: int
-    def __init__(self, summaries: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., up_to_seq: _Optional[int] = ...) -> None: ...
+    chunk_root: bytes
+    def __init__(self, summaries: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., up_to_seq: _Optional[int] = ..., chunk_root: _Optional[bytes] = ...) -> None: ...
 
 class SummaryDelta(_message.Message):
-    __slots__ = ("upserts", "tombstones", "up_to_seq")
+    __slots__ = ("upserts", "tombstones", "up_to_seq", "chunk_root")
     UPSERTS_FIELD_NUMBER: _ClassVar[int]
     TOMBSTONES_FIELD_NUMBER: _ClassVar[int]
     UP_TO_SEQ_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_ROOT_FIELD_NUMBER: _ClassVar[int]
     upserts: _containers.RepeatedCompositeFieldContainer[_common_pb2.Summary]
     tombstones: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tombstone]
     up_to_seq: int
-    def __init__(self, upserts: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., tombstones: _Optional[_Iterable[_Union[_common_pb2.Tombstone, _Mapping]]] = ..., up_to_seq: _Optional[int] = ...) -> None: ...
+    chunk_root: bytes
+    def __init__(self, upserts: _Optional[_Iterable[_Union[_common_pb2.Summary, _Mapping]]] = ..., tombstones: _Optional[_Iterable[_Union[_common_pb2.Tombstone, _Mapping]]] = ..., up_to_seq: _Optional[int] = ..., chunk_root: _Optional[bytes] = ...) -> None: ...
 
 class Heartbeat(_message.Message):
     __slots__ = ("sent_at",)

@@ -55,18 +55,24 @@ class KnowledgeRelation(_message.Message):
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., description: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
 
 class KnowledgeChunk(_message.Message):
-    __slots__ = ("doc_id", "chunk_id", "text", "score", "tokens")
+    __slots__ = ("doc_id", "chunk_id", "text", "score", "tokens", "proof_salt", "proof_index", "proof_path")
     DOC_ID_FIELD_NUMBER: _ClassVar[int]
     CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    PROOF_SALT_FIELD_NUMBER: _ClassVar[int]
+    PROOF_INDEX_FIELD_NUMBER: _ClassVar[int]
+    PROOF_PATH_FIELD_NUMBER: _ClassVar[int]
     doc_id: str
     chunk_id: int
     text: str
     score: float
     tokens: int
-    def __init__(self, doc_id: _Optional[str] = ..., chunk_id: _Optional[int] = ..., text: _Optional[str] = ..., score: _Optional[float] = ..., tokens: _Optional[int] = ...) -> None: ...
+    proof_salt: bytes
+    proof_index: int
+    proof_path: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, doc_id: _Optional[str] = ..., chunk_id: _Optional[int] = ..., text: _Optional[str] = ..., score: _Optional[float] = ..., tokens: _Optional[int] = ..., proof_salt: _Optional[bytes] = ..., proof_index: _Optional[int] = ..., proof_path: _Optional[_Iterable[bytes]] = ...) -> None: ...
 
 class Knowledge(_message.Message):
     __slots__ = ("edge_id", "entities", "relations", "chunks", "evidence", "retrieval_seconds", "answers")
