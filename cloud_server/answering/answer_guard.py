@@ -13,6 +13,7 @@ the request (an app naming an edge as ``asked_at`` gets what any app gets).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -149,11 +150,37 @@ def shown_context(merged: MergedContext, cited: Sequence[EdgeKnowledge], readers
     return shown + [_id_only(ContextChunk(k.edge_id, c), False) for k in cited for c in k.chunks]
 
 
-def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
-    """``answer`` as an asker other than an operator receives it: no count of withheld words, the probed edges
-    in their shortlist order without their scores (a score tells how well an edge's documents match the asker's
-    words), and no mention of an ``unnamed`` edge (one whose policy lets its summaries alone leave it: that it
-    matched says it knows)."""
+TIMING_BUCKET_S = 0.5
+"""An asker who may not see the routing gets the cloud's total time rounded up to a multiple of this."""
+
+
+def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str], routing_shown: bool = False) -> CloudAnswer:
+    """``answer`` as an asker other than an operator receives it: no count of withheld words, no mention of an
+    ``unnamed`` edge (that it matched says it knows), and no routing unless ``routing_shown``
+    (query.askers_see_routing): no summaries matched, edges probed, asked, replied or failed, no reply sizes, the
+    total time alone in TIMING_BUCKET_S steps. Each of these tells whether an edge's documents match the asker's
+    words, and leaving out only some edges' would show by what is missing. For the same reason a declined answer
+    comes without sources: which edges' lines it would show depends on the routing (a source is shown as the
+    provenance of an answer given). With the routing shown, the probed edges come in their shortlist order without
+    their scores."""
+    context = [c for c in answer.context if c.edge_id not in unnamed]
+    if not routing_shown:
+        if answer.reader == "declined" or not answer.answer:
+            context = []
+        total = math.ceil(answer.timings.get("total", 0.0) / TIMING_BUCKET_S) * TIMING_BUCKET_S
+        return dataclasses.replace(
+            answer,
+            withheld_words=0,
+            summaries=[],
+            probes=[],
+            edges_asked=[],
+            edges_replied=[],
+            edges_failed=[],
+            bytes_received=0,
+            probe_bytes=0,
+            timings={"total": total},
+            context=context,
+        )
 
     def named(edges: list[str]) -> list[str]:
         return [e for e in edges if e not in unnamed]
@@ -169,7 +196,7 @@ def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str]) -> CloudAnswer:
         edges_asked=named(answer.edges_asked),
         edges_replied=named(answer.edges_replied),
         edges_failed=named(answer.edges_failed),
-        context=[c for c in answer.context if c.edge_id not in unnamed],
+        context=context,
     )
 
 

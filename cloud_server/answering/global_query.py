@@ -82,12 +82,20 @@ class GlobalQueryService:
         """What the cloud has learnt of each edge's claims (routing discounts and distrusts by it)."""
         return self._router.claims
 
-    async def match(self, question: str, top_m: int) -> list[SummaryMatch]:
-        """The ``top_m`` summaries closest to ``question`` (no edge is asked)."""
+    @property
+    def askers_see_routing(self) -> bool:
+        """Whether askers other than operators see the routing of every named edge (query.askers_see_routing)."""
+        return self._config.askers_see_routing
+
+    async def match(self, question: str, top_m: int, hidden: Callable[[str], bool] | None = None) -> list[SummaryMatch]:
+        """The ``top_m`` summaries closest to ``question`` among the edges not ``hidden`` (no edge is asked). With
+        edges hidden the match is dense alone: BM25's term weights and scaling depend on every summary held, so a
+        hidden edge's summaries would move the others' scores."""
         check_match(question, top_m or self._config.top_m, self._config)
         vector = (await asyncio.to_thread(self._embedder.embed, [question]))[0]
         cfg = self._config
-        return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, cfg.sparse_weight)
+        sparse = cfg.sparse_weight if hidden is None else 0.0
+        return self._index.search(vector, top_m or cfg.top_m, cfg.edge_pool, question, sparse, hidden)
 
     async def answer(self, query: CloudQuery, on_text: TextSink | None = None) -> CloudAnswer:
         """The cloud's answer to ``query`` (see :class:`~shared.core.knowledge.CloudQuery`): with ``share_context``

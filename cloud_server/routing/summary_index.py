@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import faiss
@@ -112,9 +112,16 @@ class SummaryIndex:
                 self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
 
     def search(
-        self, question_vector: np.ndarray, m: int, edge_pool: int = 1, question: str = "", sparse_weight: float = 0.0
+        self,
+        question_vector: np.ndarray,
+        m: int,
+        edge_pool: int = 1,
+        question: str = "",
+        sparse_weight: float = 0.0,
+        hidden: Callable[[str], bool] | None = None,
     ) -> list[SummaryMatch]:
-        """The ``m`` best summaries for the question, best first.
+        """The ``m`` best summaries for the question, best first, among the edges not ``hidden`` (their summaries
+        take no place: the ``m`` are as many as they would be without them).
 
         ``edge_pool`` = 1 ranks summaries by their own similarity. Above 1, an edge's score is the mean of its
         ``edge_pool`` most similar summaries (or of all it has, when fewer) and :func:`rank_by_edge` orders
@@ -128,12 +135,14 @@ class SummaryIndex:
             query = np.asarray(question_vector, dtype=np.float32).reshape(1, -1)
             fused = sparse_weight > 0 and bool(question)
             wanted = m if edge_pool <= 1 and not fused else max(m, POOL_CANDIDATES)
+            if hidden is not None:
+                wanted += sum(1 for h in self._held.values() if hidden(h.edge_id))
             scores, ids = self._index.search(query, min(wanted, len(self._held)))
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
                 sid = self._by_vector.get(int(vid))
                 held = self._held.get(sid) if sid is not None else None
-                if held is not None and held.vector_id == int(vid):
+                if held is not None and held.vector_id == int(vid) and not (hidden and hidden(held.edge_id)):
                     out.append(SummaryMatch(held.card.id, held.edge_id, float(score), held.card.version))
             if fused:
                 sparse = self._sparse.scores(question)

@@ -78,14 +78,17 @@ class EdgeRegistry:
         self._heartbeat_interval_s = heartbeat_interval_s
         self.unnamed: set[str] = set()
         """Edges that asked to be kept out of what askers see (their summaries alone leave them)."""
+        self._quotable: set[str] = set()
+        """Edges whose policy lets answers quote them (privacy.answers = "quote", said in their hello)."""
 
-    def attach(self, edge_id: str, unnamed: bool = False) -> EdgeSession:
+    def attach(self, edge_id: str, unnamed: bool = False, quotable: bool = False) -> EdgeSession:
         """Register a new session for ``edge_id``, replacing (and closing) any older one; ``unnamed``: the edge
-        asks to be kept out of what askers see."""
-        if unnamed:
-            self.unnamed.add(edge_id)
-        else:
-            self.unnamed.discard(edge_id)
+        asks to be kept out of what askers see; ``quotable``: its policy lets answers quote it."""
+        for flagged, edges in ((unnamed, self.unnamed), (quotable and not unnamed, self._quotable)):
+            if flagged:
+                edges.add(edge_id)
+            else:
+                edges.discard(edge_id)
         old = self._sessions.get(edge_id)
         if old is not None:
             self._close(old, "the edge opened a newer session")
@@ -100,6 +103,10 @@ class EdgeRegistry:
         self._close(session, "the edge's session ended")
         if self._sessions.get(session.edge_id) is session:
             del self._sessions[session.edge_id]
+
+    def quotable(self, edge_id: str) -> bool:
+        """Whether ``edge_id``'s policy lets answers quote it (an edge not heard from this run: no)."""
+        return edge_id in self._quotable
 
     def heartbeat(self, session: EdgeSession) -> None:
         session.last_heartbeat = time.time()

@@ -31,7 +31,7 @@ from cloud_server.transport.publish_budget import PublishBudget
 from shared.core.ablations import Ablations
 from shared.core.constants import SESSION_ADMITTED
 from shared.core.errors import DgragError, InvalidRequestError
-from shared.core.knowledge import EvidenceClaim
+from shared.core.knowledge import CloudAnswer, EvidenceClaim
 from shared.core.model_api import TextSink
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde, serde_session
@@ -87,7 +87,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"hello names edge {first.hello.edge_id!r} but the token authenticates {edge_id!r}",
             )
-        session = self._registry.attach(edge_id, unnamed=first.hello.unnamed)
+        hello = first.hello
+        session = self._registry.attach(edge_id, unnamed=hello.unnamed, quotable=hello.answers == "quote")
         log.info("edge %s connected (session %d)", edge_id, session.serial)
         out: asyncio.Queue[cloud_pb2.CloudMessage | None] = asyncio.Queue()
         failure: list[DgragError] = []
@@ -209,7 +210,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             self._metrics.answered("global_query", role or "", answer)
         if self._recent is not None:
             self._recent.add("global_query", caller, request.question, answer)
-        shown = answer if role == "admin" else as_asker_sees(answer, self._registry.unnamed)
+        shown = answer if role == "admin" else self._as_asker_sees(answer)
         return serde.cloud_answer_to_proto(shown)
 
     async def CheckEvidence(
@@ -240,20 +241,30 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             if verdict.stronger:
                 self._metrics.stronger.inc()
         if verdict.answer is not None:
-            verdict = dataclasses.replace(verdict, answer=as_asker_sees(verdict.answer, self._registry.unnamed))
+            verdict = dataclasses.replace(verdict, answer=self._as_asker_sees(verdict.answer))
         return serde.verdict_to_proto(verdict)
 
     async def MatchSummaries(
         self, request: cloud_pb2.MatchSummariesRequest, context: grpc.aio.ServicerContext
     ) -> cloud_pb2.MatchSummariesReply:
+        caller, _ = caller_identity(context.invocation_metadata())
+        hidden = None if self._role_of(caller) == "admin" else self._hidden_from_askers
         try:
-            matches = await self._queries.match(request.question, request.top_m)
+            matches = await self._queries.match(request.question, request.top_m, hidden)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
-        caller, _ = caller_identity(context.invocation_metadata())
-        if self._role_of(caller) != "admin":
-            matches = [m for m in matches if m.edge_id not in self._registry.unnamed]
         return serde.match_reply(matches)
+
+    def _as_asker_sees(self, answer: CloudAnswer) -> CloudAnswer:
+        return as_asker_sees(answer, self._registry.unnamed, self._queries.askers_see_routing)
+
+    def _hidden_from_askers(self, edge_id: str) -> bool:
+        """Whether an asker other than an operator may not see ``edge_id``'s summary matches: it is unnamed, or its
+        policy does not let answers quote it (unless query.askers_see_routing)."""
+        registry = self._registry
+        if edge_id in registry.unnamed:
+            return True
+        return not self._queries.askers_see_routing and not registry.quotable(edge_id)
 
     async def ListEdges(
         self, request: cloud_pb2.ListEdgesRequest, context: grpc.aio.ServicerContext

@@ -31,8 +31,8 @@ class SessionOutbox:
 
     def hello(self, edge_id: str, software_version: str) -> None:
         """Who this edge is (nothing of its documents): not audited."""
-        unnamed = self._policy.unnamed
-        self.queue.put_nowait(serde_session.hello(edge_id, software_version, unnamed=unnamed))
+        unnamed, answers = self._policy.unnamed, self._policy.privacy.answers
+        self.queue.put_nowait(serde_session.hello(edge_id, software_version, unnamed=unnamed, answers=answers))
 
     def heartbeat(self) -> None:
         self.queue.put_nowait(serde_session.heartbeat(time.time()))

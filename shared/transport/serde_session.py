@@ -54,10 +54,11 @@ def error_reply(request_id: str, error: str, *, probe: bool) -> cloud_pb2.EdgeMe
     return cloud_pb2.EdgeMessage(retrieval_reply=cloud_pb2.RetrievalReply(request_id=request_id, error=error))
 
 
-def hello(edge_id: str, software_version: str, *, unnamed: bool) -> cloud_pb2.EdgeMessage:
-    """An edge's first message on its session (``unnamed``: its policy lets its summaries alone leave it)."""
+def hello(edge_id: str, software_version: str, *, unnamed: bool, answers: str = "") -> cloud_pb2.EdgeMessage:
+    """An edge's first message on its session (``unnamed``: its policy lets its summaries alone leave it;
+    ``answers``: what answers may carry of it, its privacy.answers)."""
     return cloud_pb2.EdgeMessage(
-        hello=cloud_pb2.Hello(edge_id=edge_id, software_version=software_version, unnamed=unnamed)
+        hello=cloud_pb2.Hello(edge_id=edge_id, software_version=software_version, unnamed=unnamed, answers=answers)
     )
 
 

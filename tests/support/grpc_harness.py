@@ -132,8 +132,11 @@ async def start_network(
     hello_timeout_s: float = 10.0,
     query: CloudQueryConfig | None = None,
     cloud_llm: ScriptedGenerator | None = None,
+    askers_see_routing: bool = True,
     **cloud_settings: float | str,
 ) -> Network:
+    """The cloud and one edge per corpus on loopback. Askers see the routing (query.askers_see_routing) unless
+    told otherwise: most tests of the wire check it."""
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
     write_secret(
@@ -145,7 +148,9 @@ async def start_network(
         port=0,
         heartbeat_interval_s=0.5,
         hello_timeout_s=hello_timeout_s,
-        query=query or CloudQueryConfig(deadline_s=deadline_s),
+        query=dataclasses.replace(
+            query or CloudQueryConfig(deadline_s=deadline_s), askers_see_routing=askers_see_routing
+        ),
     )
     cloud_config = dataclasses.replace(cloud_config, **cloud_settings)
     llm = cloud_llm or ScriptedGenerator(answer_from_context)

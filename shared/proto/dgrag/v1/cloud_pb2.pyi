@@ -8,14 +8,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Hello(_message.Message):
-    __slots__ = ("edge_id", "software_version", "unnamed")
+    __slots__ = ("edge_id", "software_version", "unnamed", "answers")
     EDGE_ID_FIELD_NUMBER: _ClassVar[int]
     SOFTWARE_VERSION_FIELD_NUMBER: _ClassVar[int]
     UNNAMED_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
     edge_id: str
     software_version: str
     unnamed: bool
-    def __init__(self, edge_id: _Optional[str] = ..., software_version: _Optional[str] = ..., unnamed: _Optional[bool] = ...) -> None: ...
+    answers: str
+    def __init__(self, edge_id: _Optional[str] = ..., software_version: _Optional[str] = ..., unnamed: _Optional[bool] = ..., answers: _Optional[str] = ...) -> None: ...
 
 class SummarySync(_message.Message):
     __slots__ = ("summaries", "up_to_seq", "chunk_root")
