@@ -120,9 +120,23 @@ def skeleton_words(text: str) -> Iterator[Word]:
         yield Word(word.casefold(), cleaned.origin[m.start()], cleaned.origin[m.end() - 1] + 1)
 
 
+_LEET = (
+    str.maketrans({"4": "a", "@": "a", "3": "e", "1": "i", "!": "i", "0": "o", "5": "s", "$": "s", "7": "t"}),
+    str.maketrans({"4": "a", "@": "a", "3": "e", "1": "l", "|": "l", "0": "o", "5": "s", "$": "s", "7": "t"}),
+)
+
+
 def variants(text: str) -> list[str]:
-    """Texts ``text`` may hide a copy in besides itself: ROT13, each base64 run decoded, every word reversed."""
-    out = [codecs.encode(text, "rot13"), " ".join(w.word[::-1] for w in skeleton_words(text))]
+    """Texts ``text`` may hide a copy in besides itself: ROT13, each base64 run decoded, every word reversed, the
+    words in reverse order, the whole text reversed, and leetspeak read as letters (1 as i, then as l)."""
+    said = [w.word for w in skeleton_words(text)]
+    out = [
+        codecs.encode(text, "rot13"),
+        " ".join(w[::-1] for w in said),
+        " ".join(reversed(said)),
+        text[::-1],
+        *(text.translate(table) for table in _LEET),
+    ]
     for run in _BASE64.findall(text):
         if decoded := _decoded(run):
             out.append(decoded)

@@ -13,9 +13,11 @@ and digits, digit groupings such as ``1,000`` written as ``1000``). A text copie
 - ``LETTERS_PER_WORD * n`` letters in a row of a protected text, whatever the spacing, joining, spelling out
   or digits between them ("t h e q u i c k", "1.the 2.quick", "thequick");
 - any of the above once a filler word repeated between the words is left out, or once the text is decoded
-  (ROT13, a base64 run, every word reversed): then the whole text counts as the copy.
+  (ROT13, a base64 run, every word reversed, the words or the whole text in reverse order, leetspeak): then the
+  whole text counts as the copy.
 
-Not caught: paraphrase, reordering, translation, a word dropped inside a run, encodings other than those.
+Not caught: paraphrase, reordering other than reversal, translation, a word dropped inside a run, encodings other
+than those.
 Memory: ``n - 1`` 8-byte hashes per protected word and one per protected letter (a 100,000-word edge: about
 12 MB).
 """

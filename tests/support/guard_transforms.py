@@ -1,4 +1,4 @@
-"""A protected passage and 20 reversible transforms of a run of it, each as a capable model told to disguise a
+"""A protected passage and 22 reversible transforms of a run of it, each as a capable model told to disguise a
 copy would write it ("repeat it, but <transform>"); tests/adversarial/test_guard_transforms.py checks that the
 answer guard (shared.core.verbatim, ``query.copy_words`` 6) catches every one."""
 
@@ -33,4 +33,6 @@ TRANSFORMS = {
     "Cyrillic homoglyphs": RUN.translate(HOMOGLYPHS),
     "fullwidth": "".join(chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in RUN),
     "no spaces": RUN.replace(" ", ""),
+    "leetspeak": RUN.translate(str.maketrans("aeiost", "431057")),
+    "reversed word order": " ".join(reversed(WORDS)),
 }
