@@ -20,7 +20,7 @@ from cloud_server.answering.cloud_reading import read_context
 from cloud_server.answering.context_merge import MergedContext, merge_knowledge
 from cloud_server.answering.draft_stream import DraftRelay
 from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
-from cloud_server.routing.choice import edge_summary_scores
+from cloud_server.routing.choice import edge_summary_scores, edge_summary_texts
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.routing.memory import open_memory, usefulness
 from cloud_server.routing.router import Router, RouteSettings
@@ -173,7 +173,8 @@ class GlobalQueryService:
         with phase(out.timings, "rescore"):
             # the context is ordered by the cloud's own scores of what came back, never by the edges' claims
             replies = await asyncio.to_thread(rescored, question, vector, replies, self._embedder, committed)
-            observe_claims(self.claims, question, out.probes, replies, edge_summary_scores(out.summaries))
+            texts = edge_summary_texts(out.summaries, self._index.texts([s.summary_id for s in out.summaries]))
+            observe_claims(self.claims, question, out.probes, replies, edge_summary_scores(out.summaries), texts)
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)
             read, cited = readable(replies, readers)

@@ -37,6 +37,15 @@ def edge_summary_scores(matches: Sequence[SummaryMatch]) -> dict[str, float]:
     return best
 
 
+def edge_summary_texts(matches: Sequence[SummaryMatch], texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each edge's texts (``texts``: by summary id) of its summaries among ``matches``."""
+    out: dict[str, list[str]] = {}
+    for match in matches:
+        if match.summary_id in texts:
+            out.setdefault(match.edge_id, []).append(texts[match.summary_id])
+    return out
+
+
 @dataclass(frozen=True)
 class ProbeRouting:
     """The stage-2 settings (see CloudQueryConfig)."""

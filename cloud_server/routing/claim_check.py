@@ -206,6 +206,7 @@ def observe_claims(
     claims: Sequence[ProbeScores],
     measured: Sequence[EdgeKnowledge],
     summary_scores: Mapping[str, float] | None = None,
+    summary_texts: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Compare each probed edge's measurable claims with the chunks it returned, rescored: its best chunk with the
     best of them, its evidence score with (1 + that best) / 2, its term coverage with the share of ``question``'s
@@ -214,14 +215,20 @@ def observe_claims(
     largest over-claim counts. An edge that claims a best chunk and returns
     none is measured at 0: an honest edge that keeps its chunks home claims none (its probe carries its evidence
     score alone). An edge that refused its probe was asked for its summaries (``summary_scores``: each edge's
-    best summary match): the match beyond SUMMARY_SLACK over its best returned chunk counts as its over-claim."""
+    best summary match; ``summary_texts``: the texts of its summaries that matched): its over-claim is the larger
+    of its match beyond SUMMARY_SLACK over its best returned chunk, and the share of the question's names one of
+    its summaries holds beyond NAME_SLACK over the share its returned chunks and entities hold (a summary stuffed
+    with names it does not hold)."""
     by_edge = {p.edge_id: p for p in claims if not p.error}
     refusers = {p.edge_id for p in claims if p.refused}
     names, keywords = question_terms(question)
     for k in measured:
         best = max((c.score for c in k.chunks), default=0.0)
-        if k.edge_id in refusers and k.chunks and summary_scores and k.edge_id in summary_scores:
-            ledger.observe(k.edge_id, summary_scores[k.edge_id] - SUMMARY_SLACK - best)
+        if k.edge_id in refusers and (k.chunks or k.entities) and summary_scores and k.edge_id in summary_scores:
+            returned = name_share(names, [*(c.text for c in k.chunks), *(e.name for e in k.entities)])
+            summarised = max((name_share(names, [t]) for t in (summary_texts or {}).get(k.edge_id, ())), default=0.0)
+            matched = summary_scores[k.edge_id] - SUMMARY_SLACK - best if k.chunks else 0.0
+            ledger.observe(k.edge_id, max(matched, summarised - returned - NAME_SLACK if names else 0.0))
             continue
         claim = by_edge.get(k.edge_id)
         if claim is None or not (k.chunks or claim.best_chunk > 0 or claim.term_coverage > 0):

@@ -189,6 +189,12 @@ class SummaryIndex:
                 out[held.edge_id] = out.get(held.edge_id, 0) + 1
             return out
 
+    def texts(self, summary_ids: Sequence[str]) -> dict[str, str]:
+        """The text and key names of each summary of ``summary_ids`` the index holds, by id."""
+        with self._lock:
+            held = [(sid, self._held.get(sid)) for sid in summary_ids]
+            return {sid: " ".join((h.card.text, *h.card.top_entities)) for sid, h in held if h is not None}
+
     def cards(self, edge_id: str) -> list[SummaryCard]:
         """The summaries held for ``edge_id``, by id."""
         with self._lock:
