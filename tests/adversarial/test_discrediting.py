@@ -7,6 +7,7 @@ duplicated-rows attack used) is shown discredited by the same calls, so the test
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +67,11 @@ async def _discredit(tmp_path: Path) -> float:
 
 @pytest.mark.parametrize("flawed", [False, True], ids=["as-built", "rows-forwarded"])
 def test_an_honest_edge_keeps_its_trust_under_100_discrediting_calls(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flawed: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flawed: bool, record_property: Callable[[str, object], None]
 ) -> None:
     if flawed:
         _forward_the_askers_rows(monkeypatch)
     holds = not flawed
     trust = asyncio.run(asyncio.wait_for(_discredit(tmp_path), 240))
+    record_property("figure", f"honest edge's trust {trust:.2f} after {CALLS} calls")
     assert (trust >= 0.9) is holds, f"trust {trust:.2f} after {CALLS} discrediting calls"

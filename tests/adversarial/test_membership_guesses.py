@@ -11,6 +11,7 @@ through the same calls, so the test can tell.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -66,7 +67,7 @@ async def _world(tmp_path: Path, hidden: list[RawDocument], routing_shown: bool)
 
 @pytest.mark.parametrize("routing_shown", [False, True], ids=["as-built", "routing-shown"])
 def test_guesses_about_edges_that_may_not_be_quoted_get_the_same_replies_whether_right_or_wrong(
-    tmp_path: Path, routing_shown: bool
+    tmp_path: Path, routing_shown: bool, record_property: Callable[[str, object], None]
 ) -> None:
     right = asyncio.run(asyncio.wait_for(_world(tmp_path / "right", ZEPHYR, routing_shown), 120))
     wrong = asyncio.run(asyncio.wait_for(_world(tmp_path / "wrong", ELSEWHERE, routing_shown), 120))
@@ -74,4 +75,5 @@ def test_guesses_about_edges_that_may_not_be_quoted_get_the_same_replies_whether
     seen = {"quoted", "paraphrased", "ids-only"} if routing_shown else {"quoted"}
     assert {s.edge_id for s in matched.summaries} == seen
     told_apart = [g for g, a, b in zip(GUESSES, right, wrong, strict=True) if a != b]
+    record_property("figure", f"{len(told_apart)} of {len(GUESSES)} guesses told apart")
     assert bool(told_apart) is routing_shown, f"replies told apart for {told_apart}"

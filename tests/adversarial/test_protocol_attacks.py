@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -26,8 +26,11 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Targets]:
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_the_attack_is_refused_and_the_servers_stay_up(targets: Targets, name: str) -> None:
+def test_the_attack_is_refused_and_the_servers_stay_up(
+    targets: Targets, name: str, record_property: Callable[[str, object], None]
+) -> None:
     (outcome,) = asyncio.run(run_attacks(targets, [name]))
+    record_property("figure", f"got {outcome.got}")
     assert outcome.refused, f"{name}: expected {outcome.expected}, got {outcome.got}"
     assert targets.cloud.alive() and targets.edge.alive()
     assert asyncio.run(check(targets.cloud.address, "", 5.0, "")) == "SERVING"

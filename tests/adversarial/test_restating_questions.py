@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -67,11 +68,12 @@ async def _honest_trust(tmp_path: Path) -> tuple[float, int]:
 
 @pytest.mark.parametrize("flawed", [False, True], ids=["as-built", "proofs-ignored"])
 def test_an_honest_edge_keeps_its_trust_under_100_questions_that_quote_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flawed: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flawed: bool, record_property: Callable[[str, object], None]
 ) -> None:
     if flawed:
         monkeypatch.setattr(claim_check, "held_before", lambda chunk, root: False)
     trust, checked = asyncio.run(asyncio.wait_for(_honest_trust(tmp_path), 240))
+    record_property("figure", f"honest edge's trust {trust:.2f} after {CALLS} quoting questions")
     assert checked >= CALLS // 2, "the honest edge's claims were checked"
     assert (trust >= 0.95) is not flawed, f"trust {trust:.2f} after {CALLS} quoting questions"
 
@@ -98,10 +100,15 @@ async def _liar_trust(tmp_path: Path, kind: str) -> float:
     ids=["echo", "smart", "echo-if-unproven-believed"],
 )
 def test_the_liars_of_the_second_round_are_still_flagged(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, unproven_believed: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    unproven_believed: bool,
+    record_property: Callable[[str, object], None],
 ) -> None:
     """A cloud that scored every chunk whole, proven or not, would let the echo liar through (the third case)."""
     if unproven_believed:
         monkeypatch.setattr(claim_check, "held_before", lambda chunk, root: True)
     trust = asyncio.run(asyncio.wait_for(_liar_trust(tmp_path, kind), 120))
+    record_property("figure", f"{kind} liar's trust {trust:.2f} after 8 questions")
     assert (trust < claim_check.FLAGGED) is not unproven_believed, f"the {kind} liar's trust {trust:.2f}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from starlette.applications import Starlette
@@ -38,14 +38,18 @@ def _answered_within(port: int) -> float:
     return time.perf_counter() - started
 
 
-def test_a_thousand_partial_requests_leave_the_page_answering_within_a_second(server: HttpServer) -> None:
+def test_a_thousand_partial_requests_leave_the_page_answering_within_a_second(
+    server: HttpServer, record_property: Callable[[str, object], None]
+) -> None:
     held: list[socket.socket] = []
     try:
         for _ in range(SLOW):
             s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
             s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # a request head that never ends
             held.append(s)
-        assert _answered_within(server.port) < 1.0
+        seconds = _answered_within(server.port)
+        record_property("figure", f"the page answered in {seconds:.2f} s with {SLOW} partial requests open")
+        assert seconds < 1.0
     finally:
         for s in held:
             s.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,14 @@ async def _run(
         await net.close()
 
 
-def test_a_stuffed_probe_refuser_is_flagged_and_stops_being_asked_first(tmp_path: Path) -> None:
+def test_a_stuffed_probe_refuser_is_flagged_and_stops_being_asked_first(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     trust, _, first = asyncio.run(
         asyncio.wait_for(_run(tmp_path, OWN, STUFFING, {"edge-a": ACME, "edge-b": ZEPHYR}), 120)
     )
+    asked = first.count("refuser")
+    record_property("figure", f"stuffer's trust {trust:.2f}; asked first on {asked} of {len(first)} questions")
     assert trust < FLAGGED, f"the stuffer kept trust {trust:.2f}; asked first: {first}"
     assert first[-4:].count("refuser") == 0, f"still asked first: {first}"
 
