@@ -44,7 +44,7 @@ def network(
     tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP, OPERATOR]}
     roles = {APP: "app", OPERATOR: "admin"}
     write_secret(work / "tokens", "".join(f"{roles.get(e, 'edge')} {e} {t}\n" for e, t in tokens.items()))
-    cloud = start_cloud(work, None, env, "127.0.0.1")
+    cloud = start_cloud(work, None, env, "127.0.0.1", routing_shown=False)  # as a deployment: the attacker's view
     servers: list[Server] = [cloud]
     try:
         cloud.wait_ready()

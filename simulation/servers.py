@@ -20,10 +20,13 @@ from simulation.processes import Server
 SYNC_TIMEOUT_S = 600.0
 
 
-def start_cloud(work: Path, config_file: Path | None, env: dict[str, str], bind: str, port: int = 0) -> Server:
-    """``dgrag cloud serve`` on ``port`` (0: any free one)."""
+def start_cloud(
+    work: Path, config_file: Path | None, env: dict[str, str], bind: str, port: int = 0, routing_shown: bool = True
+) -> Server:
+    """``dgrag cloud serve`` on ``port`` (0: any free one). ``routing_shown``: askers see the routing (the rows
+    record it; one researcher owns every edge), off for a benchmark of what an attacker sees."""
     cloud_env = {**env, "DGRAG__PORT": str(port), "DGRAG__HOST": bind, "DGRAG__TOKENS_FILE": str(work / "tokens")}
-    cloud_env["DGRAG__QUERY__ASKERS_SEE_ROUTING"] = "true"  # the rows record routing; one researcher owns every edge
+    cloud_env["DGRAG__QUERY__ASKERS_SEE_ROUTING"] = "true" if routing_shown else "false"
     args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
     return Server("cloud", args, work, cloud_env, host=bind)
 
