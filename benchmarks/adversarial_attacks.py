@@ -87,6 +87,18 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         2,
+        "claim name or lexical coverage 1.0 that nothing returned holds",
+        f"{C}test_claim_check.py::test_every_measurable_claim_is_checked",
+        "distrusted after three replies",
+    ),
+    Attack(
+        2,
+        "restart the cloud to wash out distrust",
+        f"{C}test_claim_check.py::test_trust_outlives_a_restart",
+        "trust is read back from query.trust_file",
+    ),
+    Attack(
+        2,
         "over-claim only the lexical coverage",
         f"{C}test_claim_check.py::test_a_lexical_claim",
         "bounded to 0.5 above the checked term coverage; not flagged",
