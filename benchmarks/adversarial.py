@@ -104,6 +104,7 @@ def run(out: Path) -> list[dict[str, Any]]:
     from simulation.machine import machine_facts
     from simulation.provenance import provenance, provenance_markdown
 
+    facts = provenance(["python", "-m", "benchmarks.adversarial", *sys.argv[1:]])  # before any row is written
     collector = _Collector()
     paths = sorted({a.test.split("::", 1)[0] for a in ATTACKS})
     begun = time.time()
@@ -111,10 +112,9 @@ def run(out: Path) -> list[dict[str, Any]]:
     rows = rows_of(collector.cases)
     out.mkdir(parents=True, exist_ok=True)
     (out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    command = "python -m benchmarks.adversarial --out " + str(out)
     (out / "report.md").write_text(
-        f"# Attacks of the three security reviews, tried again\n\n{provenance_markdown(provenance())}\n"
-        f"- wall time: {time.time() - begun:.0f} s\n{machine_facts().markdown()}\n`{command}`\n\n{table(rows)}\n",
+        f"# Attacks of the three security reviews, tried again\n\n{provenance_markdown(facts)}\n"
+        f"- wall time: {time.time() - begun:.0f} s\n{machine_facts().markdown()}\n{table(rows)}\n",
         encoding="utf-8",
     )
     return rows
