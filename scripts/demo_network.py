@@ -214,10 +214,8 @@ def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> 
     if trace.get("note"):
         print(f"note:     {trace['note']}")
     if cloud_part:
-        print(
-            f"answered by: the cloud, from the {', '.join(cloud_part['edges_replied']) or 'no'} edge(s) it asked "
-            f"(routed to {cloud_part['edges_asked']})"
-        )
+        cited = dict.fromkeys(s.get("edge_id") or ASKED_AT for s in trace.get("sources") or [])
+        print(f"answered by: the cloud, citing the {', '.join(cited) or 'no'} edge(s)")
     else:
         print(f"answered by: the {ASKED_AT} edge, from its own documents")
     short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")

@@ -51,8 +51,8 @@ cat > "$work/shown.py" <<'EOF'
 import json, sys
 t = json.load(open(sys.argv[1]))
 c = t.get("cloud") or {}
-print(f"decision {t['decision']}; asked {c.get('edges_asked')}, replied {c.get('edges_replied')},"
-      f" failed {c.get('edges_failed')}; note: {t.get('note') or '-'}")
+cited = list(dict.fromkeys(s.get("edge_id") or "the asker" for s in t.get("sources") or []))
+print(f"decision {t['decision']}; cited {cited}; note: {t.get('note') or '-'}")
 EOF
 question=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["question"])' "$work/docs/question.json")
 edges() {  # the cloud's published port changes when its container restarts: look it up each time

@@ -143,6 +143,7 @@ def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Pop
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
         f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
+        "askers_see_routing = true\n"  # these tests check the routing an asker sees under the lab setting
         f'[tracing]\nfile = "{tmp / "cloud.spans.jsonl"}"\n'
     )
     procs["cloud"] = _start(

@@ -45,9 +45,11 @@ def _security_phrases() -> list[str]:
     kinds_honest, refuser, _ = _capture("lying-edge-kinds", "refuser")
     return [
         f"got {smart} of the routed asks against its honest {smart_honest}, at trust {smart_trust['trust']:.2f}",
-        f"yes: {stuffer} of routed asks against its honest {smart_honest}",
-        f"yes: {smart} of routed asks against its honest {smart_honest} (goal: +5 points at most)",
-        f"yes: {echo} / {refuser} of routed asks against an honest {kinds_honest}",
+        f"the same edge honest got {smart_honest}",
+        f"the same edge honest got {kinds_honest}",
+        f"over-claiming only what one reply cannot re-measure: {smart} at trust {smart_trust['trust']:.2f}.",
+        f"An echoing liar: {echo}. A probe refuser: {refuser}.",
+        f"the 60 names the other edges mention most: {stuffer}.",
         *_extraction_phrases(),
     ]
 
