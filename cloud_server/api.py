@@ -9,6 +9,7 @@ talk to a running cloud with an application's credentials (:class:`CloudClient`)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -17,6 +18,7 @@ import grpc
 from cloud_server.answering.global_query import GlobalQueryService
 from cloud_server.parts import CloudParts
 from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.routing.summary_store import SummaryStore
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
@@ -48,7 +50,8 @@ __all__ = [
 def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerator, tokenizer: Tokenizer) -> CloudParts:
     """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``)."""
     registry = EdgeRegistry(config.heartbeat_interval_s)
-    index = SummaryIndex(embedder)
+    store = SummaryStore(Path(config.summary_store), embedder.name, embedder.dim) if config.summary_store else None
+    index = SummaryIndex(embedder, store)
     calibration = calibration_for(config.query.calibration, config.llm)
     queries = GlobalQueryService(
         index,

@@ -9,6 +9,15 @@ from cloud_server.answering.answer_guard import guard_answer
 from cloud_server.routing.choice import ProbeRouting, choose_edges
 from cloud_server.routing.memory import RoutingMemory
 from cloud_server.routing.summary_index import SummaryIndex
+from cloud_server.routing.summary_store import SummaryStore
 from cloud_server.sessions.knowledge_intake import bounded_lexical
 
-__all__ = ["ProbeRouting", "RoutingMemory", "SummaryIndex", "bounded_lexical", "choose_edges", "guard_answer"]
+__all__ = [
+    "ProbeRouting",
+    "RoutingMemory",
+    "SummaryIndex",
+    "SummaryStore",
+    "bounded_lexical",
+    "choose_edges",
+    "guard_answer",
+]

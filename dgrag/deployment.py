@@ -73,7 +73,7 @@ def init_deployment(root: Path, edge_ids: Sequence[str], cloud_host: str, compos
     (cloud / "cloud.toml").write_text(
         f'host = "0.0.0.0"\nport = {PORT}\ntokens_file = "tokens"\n'
         'tls_cert = "cloud.pem"\ntls_key = "cloud.key"\ntls_client_ca = "ca.pem"\n'
-        '[query]\ntrust_file = "state/trust.json"\n',
+        'summary_store = "state/summaries.sqlite3"\n[query]\ntrust_file = "state/trust.json"\n',
         encoding="utf-8",
     )
     edges = {}

@@ -1,6 +1,7 @@
 """What the simulation and the benchmarks use of an edge beyond its public API (:mod:`edge_node.api`): copies
 of built stores and their cached model answers, the audit log's files, the gate's score, the leak guard and the
-session outbox (the simulation's dishonest participants change what it sends).
+session outbox (the simulation's dishonest participants change what it sends); the session, link and outbound
+policy a swarm edge runs without models.
 For experiments: not a stable API for applications.
 """
 
@@ -13,15 +14,23 @@ from pathlib import Path
 
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
 from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.outbound import OutboundPolicy
+from edge_node.policy.privacy import Outbound
 from edge_node.query.gate import combined_score as gate_score
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
+from edge_node.transport.cloud_link import CloudLink
+from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.session_outbox import SessionOutbox
 from shared.core.errors import StoreError
 
 __all__ = [
     "AUDIT_FILE",
     "AuditEntry",
+    "CloudLink",
+    "CloudSession",
     "LeakGuard",
+    "Outbound",
+    "OutboundPolicy",
     "SessionOutbox",
     "copy_edge",
     "gate_score",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,16 @@ def _split_scale_parsers(commands: Any) -> None:
     _backend_arguments(c)
     c.set_defaults(func=cmd_scale)
 
+    w = commands.add_parser("swarm", help="many model-free edge sessions against one real cloud: fleet-size figures")
+    w.add_argument("--edges", type=int, required=True, help="edge sessions, e.g. 10000")
+    w.add_argument("--summaries-per-edge", type=int, default=5, help="summaries each edge publishes (default 5)")
+    w.add_argument("--workers", type=int, default=4, help="processes the sessions are spread over (default 4)")
+    w.add_argument("--out", type=Path, required=True, help="swarm.json and the run's files go here")
+    w.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (the cloud's default)")
+    w.add_argument("--idle", type=float, default=60.0, help="seconds of idle sessions measured (default 60)")
+    w.add_argument("--questions", type=int, default=200, help="questions routed for the latency (default 200)")
+    w.set_defaults(func=cmd_swarm)
+
 
 def _report_judge_parsers(commands: Any) -> None:
     r = commands.add_parser(
@@ -173,6 +184,18 @@ def cmd_scale(args: argparse.Namespace) -> int:
     with sigterm_as_interrupt():
         scale(args.bench, counts, args.by, args.out, options, args.seed)
     print((args.out / SCALE_MD).read_text(encoding="utf-8"))
+    return 0
+
+
+def cmd_swarm(args: argparse.Namespace) -> int:
+    from simulation.swarm import SwarmOptions, run_swarm
+
+    opts = SwarmOptions(
+        args.edges, args.summaries_per_edge, args.workers, args.out, args.heartbeat, args.idle, args.questions
+    )
+    with sigterm_as_interrupt():
+        result = run_swarm(opts)
+    print(json.dumps(result, indent=2))
     return 0
 
 

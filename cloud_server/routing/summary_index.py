@@ -1,7 +1,9 @@
 """The cloud's global summary index: every connected edge's subgraph summaries in one faiss index.
 
 Versioned: an upsert older than what is held, or a tombstone older than the held summary, is ignored, so
-deltas that arrive late or twice never move an edge's view backwards. A full sync replaces an edge's view.
+deltas that arrive late or twice never move an edge's view backwards. A full sync replaces an edge's view. With a
+store (cloud_server.routing.summary_store) every write is also written to disk, and a new index starts from what
+the store holds, without embedding anything again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import faiss
 import numpy as np
 
 from cloud_server.routing.sparse_index import SparseIndex
+from cloud_server.routing.summary_store import EdgeWrite, StoredIndex, SummaryStore
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.core.model_api import Embedder
 from shared.core.summary_digest import HeldSummary as HeldCard
@@ -36,10 +39,15 @@ class HeldSummary:
 class SummaryIndex:
     """Summaries of all edges, searchable by the question's embedding (inner product of unit vectors)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, store: SummaryStore | None = None) -> None:
         self._embedder = embedder
+        self._store = store
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
         self._held: dict[str, HeldSummary] = {}
+        self._by_edge: dict[str, set[str]] = {}
+        self.embedded = 0
+        """Summaries embedded since this index was made (a restart that loads its store embeds none again)."""
+        """Each edge's summary ids (so no per-edge question scans every summary held)."""
         self._by_vector: dict[int, str] = {}
         self._tombstones: dict[str, int] = {}
         self._next_id = 1
@@ -50,6 +58,22 @@ class SummaryIndex:
         self._writers: dict[str, threading.Lock] = {}
         """One per edge, held through a whole write (embedding included) and by held_view: a view handed to a
         reconnecting edge never misses a write of its earlier session still being embedded."""
+        if store is not None:
+            self._load(store.load())
+
+    def _load(self, stored: StoredIndex) -> None:
+        """Hold what ``stored`` holds (its vectors as they are: nothing is embedded)."""
+        by_edge: dict[str, list[tuple[SummaryCard, np.ndarray]]] = {}
+        for edge_id, card, vector in stored.summaries:
+            by_edge.setdefault(edge_id, []).append((card, vector))
+        for edge_id, pairs in by_edge.items():
+            self._insert(edge_id, [c for c, _ in pairs], np.stack([v for _, v in pairs]))
+        self._tombstones = dict(stored.tombstones)
+        self._synced = set(stored.synced)
+
+    def _persist(self, write: EdgeWrite) -> None:
+        if self._store is not None:
+            self._store.write([write])
 
     def _writer(self, edge_id: str) -> threading.Lock:
         with self._lock:
@@ -65,16 +89,20 @@ class SummaryIndex:
 
     def _replace_edge(self, edge_id: str, cards: Sequence[SummaryCard]) -> int:
         with self._lock:
-            kept = {sid for sid, h in self._held.items() if h.edge_id == edge_id}
+            kept = self._by_edge.get(edge_id, set())
             unchanged = {c.id for c in cards if c.id in kept and self._held[c.id].card == c}
         fresh = [c for c in cards if c.id not in unchanged]
         vectors = self._embed(fresh)
         with self._lock:
-            self._remove_ids([sid for sid, h in self._held.items() if h.edge_id == edge_id and sid not in unchanged])
-            for sid in [s for s in self._tombstones if _owner(s) == edge_id]:
+            gone = [sid for sid in self._by_edge.get(edge_id, ()) if sid not in unchanged]
+            stones = [s for s in self._tombstones if _owner(s) == edge_id] if self._tombstones else []
+            self._remove_ids(gone)
+            for sid in stones:
                 del self._tombstones[sid]
             self._insert(edge_id, fresh, vectors)
             self._synced.add(edge_id)
+            added = list(zip(fresh, vectors, strict=True))
+            self._persist(EdgeWrite(edge_id, gone, added, tombstones_dropped=stones, synced=True))
         return len(fresh)
 
     def held_view(self, edge_id: str) -> tuple[bool, list[HeldCard]]:
@@ -82,7 +110,7 @@ class SummaryIndex:
         digest): what a reconnecting edge compares with its own to send only the difference. It waits for a write
         of ``edge_id`` in progress (blocking: call it from a worker thread)."""
         with self._writer(edge_id), self._lock:
-            cards = [h.card for h in self._held.values() if h.edge_id == edge_id]
+            cards = [self._held[sid].card for sid in self._by_edge.get(edge_id, ())]
             return edge_id in self._synced, [held_summary(c) for c in sorted(cards, key=lambda c: c.id)]
 
     def apply_delta(self, edge_id: str, upserts: Sequence[SummaryCard], tombstones: Sequence[SummaryTombstone]) -> None:
@@ -98,18 +126,24 @@ class SummaryIndex:
             upserts = [card for card in upserts if self._newer(card)]
         vectors = self._embed(upserts)
         with self._lock:
+            set_stones: list[tuple[str, int]] = []
             for stone in tombstones:
                 held = self._held.get(stone.id)
                 if held is None or held.card.version <= stone.version:
                     self._remove_ids([stone.id])
                     version = max(stone.version, self._tombstones.pop(stone.id, 0))
                     self._tombstones[stone.id] = version  # re-inserted: the dict keeps the newest last
+                    set_stones.append((stone.id, version))
+            forgotten = []
             while len(self._tombstones) > MAX_TOMBSTONES:  # the oldest go first (a later sync clears them anyway)
-                del self._tombstones[next(iter(self._tombstones))]
+                forgotten.append(next(iter(self._tombstones)))
+                del self._tombstones[forgotten[-1]]
             fresh = [(card, vec) for card, vec in zip(upserts, vectors, strict=True) if self._newer(card)]
             self._remove_ids([card.id for card, _ in fresh])
             if fresh:
                 self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
+            removed = [s for s, _ in set_stones]
+            self._persist(EdgeWrite(edge_id, removed, fresh, set_stones, forgotten))
 
     def search(
         self,
@@ -136,7 +170,7 @@ class SummaryIndex:
             fused = sparse_weight > 0 and bool(question)
             wanted = m if edge_pool <= 1 and not fused else max(m, POOL_CANDIDATES)
             if hidden is not None:
-                wanted += sum(1 for h in self._held.values() if hidden(h.edge_id))
+                wanted += sum(len(ids) for edge_id, ids in self._by_edge.items() if hidden(edge_id))
             scores, ids = self._index.search(query, min(wanted, len(self._held)))
             out = []
             for score, vid in zip(scores[0], ids[0], strict=True):
@@ -172,7 +206,7 @@ class SummaryIndex:
     def held_sizes(self, edge_id: str) -> dict[str, int]:
         """Text length of every summary held for ``edge_id``, by id (what the per-edge caps count)."""
         with self._lock:
-            return {sid: len(h.card.text) for sid, h in self._held.items() if h.edge_id == edge_id}
+            return {sid: len(self._held[sid].card.text) for sid in self._by_edge.get(edge_id, ())}
 
     def tombstone_count(self) -> int:
         with self._lock:
@@ -180,14 +214,11 @@ class SummaryIndex:
 
     def count(self, edge_id: str | None = None) -> int:
         with self._lock:
-            return sum(1 for h in self._held.values() if edge_id is None or h.edge_id == edge_id)
+            return len(self._held) if edge_id is None else len(self._by_edge.get(edge_id, ()))
 
     def counts_by_edge(self) -> dict[str, int]:
         with self._lock:
-            out: dict[str, int] = {}
-            for held in self._held.values():
-                out[held.edge_id] = out.get(held.edge_id, 0) + 1
-            return out
+            return {edge_id: len(ids) for edge_id, ids in self._by_edge.items() if ids}
 
     def texts(self, summary_ids: Sequence[str]) -> dict[str, str]:
         """The text and key names of each summary of ``summary_ids`` the index holds, by id."""
@@ -198,11 +229,12 @@ class SummaryIndex:
     def cards(self, edge_id: str) -> list[SummaryCard]:
         """The summaries held for ``edge_id``, by id."""
         with self._lock:
-            return sorted((h.card for h in self._held.values() if h.edge_id == edge_id), key=lambda c: c.id)
+            return sorted((self._held[sid].card for sid in self._by_edge.get(edge_id, ())), key=lambda c: c.id)
 
     def _embed(self, cards: Sequence[SummaryCard]) -> np.ndarray:
         if not cards:
             return np.zeros((0, self._embedder.dim), dtype=np.float32)
+        self.embedded += len(cards)
         return np.asarray(self._embedder.embed([c.text for c in cards]), dtype=np.float32)
 
     def _insert(self, edge_id: str, cards: Sequence[SummaryCard], vectors: np.ndarray) -> None:
@@ -218,6 +250,7 @@ class SummaryIndex:
                 self._index.remove_ids(np.asarray([old.vector_id], dtype=np.int64))  # type: ignore[arg-type]
                 self._by_vector.pop(old.vector_id, None)
             self._held[card.id] = HeldSummary(edge_id, card, int(vid))
+            self._by_edge.setdefault(edge_id, set()).add(card.id)
             self._by_vector[int(vid)] = card.id
             self._sparse.add(card.id, card.text, card.top_entities)
 
@@ -229,6 +262,7 @@ class SummaryIndex:
             held = self._held.pop(sid, None)
             if held is not None:
                 self._by_vector.pop(held.vector_id, None)
+                self._by_edge[held.edge_id].discard(sid)
                 self._sparse.remove(sid)
 
 

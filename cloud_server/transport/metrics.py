@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from cloud_server.parts import CloudParts
@@ -68,7 +68,7 @@ class _StateCollector(Collector):
     def __init__(self, parts: CloudParts) -> None:
         self._parts = parts
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[Metric]:
         statuses = self._parts.edge_statuses()
         connected = GaugeMetricFamily("dgrag_cloud_edges_connected", "Edges with a live session")
         connected.add_metric([], sum(s.connected for s in statuses))
@@ -85,4 +85,8 @@ class _StateCollector(Collector):
         hidden.add_metric([], sum(1 for s in statuses if s.edge_id in unnamed))
         in_flight = GaugeMetricFamily("dgrag_cloud_queries_in_flight", "Questions and checks being answered")
         in_flight.add_metric([], self._parts.queries.in_flight)
-        yield from (connected, summaries, trusted, hidden, in_flight, model_queue("dgrag_cloud"))
+        embedded = CounterMetricFamily(
+            "dgrag_cloud_summaries_embedded", "Summaries the cloud embedded since it started"
+        )
+        embedded.add_metric([], self._parts.index.embedded)
+        yield from (connected, summaries, trusted, hidden, in_flight, embedded, model_queue("dgrag_cloud"))

@@ -193,6 +193,11 @@ class CloudConfig:
     the clear (a network you trust entirely); without it such an ops_host is refused at start."""
     heartbeat_interval_s: float = 10.0
     """Heartbeat interval asked of edges; an edge silent for 3 intervals is shown as disconnected."""
+    summary_store: str = ""
+    """Where the summary index persists (SQLite: each summary's text, version and vector, never a document). A
+    restarted cloud holds what it held, and each reconnecting edge sends only what changed. Empty: kept in memory
+    only, so after a restart every edge sends its whole set and the cloud embeds it all again (`dgrag init` sets
+    it). Delete the file to make every edge send its summaries again."""
     hello_timeout_s: float = 10.0
     """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
     llm: CloudModelConfig = field(default_factory=CloudModelConfig)
