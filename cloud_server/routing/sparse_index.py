@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from shared.core.lexical import STOP_WORDS
 from shared.core.lexical import terms as lexical_terms
@@ -58,19 +59,25 @@ class SparseIndex:
             if not posting:
                 del self._postings[term]
 
-    def scores(self, question: str) -> dict[str, float]:
-        """BM25 of every summary sharing a term with ``question``, divided by the best (so in (0, 1])."""
+    def scores(self, question: str, among: Sequence[str] | None = None) -> dict[str, float]:
+        """BM25 of every summary sharing a term with ``question`` (of those ``among``, when given), divided by the
+        best (so in (0, 1])."""
         n = len(self._lengths)
         if not n:
             return {}
         mean_length = self._total_length / n
         out: dict[str, float] = {}
+        wanted = set(among) if among is not None else None
         for term in set(terms(question)):
             posting = self._postings.get(term)
             if not posting:
                 continue
             idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-            for sid, tf in posting.items():
+            if wanted is not None and len(wanted) < len(posting):  # walk the shorter of the two
+                pairs: Iterable[tuple[str, int]] = ((s, posting[s]) for s in wanted if s in posting)
+            else:
+                pairs = ((s, tf) for s, tf in posting.items() if wanted is None or s in wanted)
+            for sid, tf in pairs:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[sid] / max(mean_length, 1e-9)))
                 out[sid] = out.get(sid, 0.0) + idf * norm
         best = max(out.values(), default=0.0)

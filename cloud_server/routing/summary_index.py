@@ -8,7 +8,6 @@ the store holds, without embedding anything again.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
+from cloud_server.routing.embed_batches import EmbedBatches
 from cloud_server.routing.sparse_index import SparseIndex
 from cloud_server.routing.summary_store import EdgeWrite, StoredIndex, SummaryStore
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
@@ -25,8 +25,10 @@ from shared.core.summary_digest import held_summary
 
 MAX_TOMBSTONES = 100_000
 """Tombstones remembered (to ignore late, older upserts); beyond this the oldest are forgotten."""
-POOL_CANDIDATES = 4096
-"""Summaries scored when ranking by edge (a flat inner-product search; far beyond any edge's best few)."""
+POOL_CANDIDATES = 1024
+"""Summaries scored when ranking by edge or fusing BM25: the best dense matches, far beyond any edge's best few.
+Every summary of the development bundles (a few hundred) is a candidate; at fleet size (50,000 summaries) the
+1,024 best dense matches are rescored, which keeps stage 1 within milliseconds (``dgrag sim swarm``)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class SummaryIndex:
 
     def __init__(self, embedder: Embedder, store: SummaryStore | None = None) -> None:
         self._embedder = embedder
+        self._batches = EmbedBatches(embedder)
         self._store = store
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
         self._held: dict[str, HeldSummary] = {}
@@ -172,21 +175,19 @@ class SummaryIndex:
             if hidden is not None:
                 wanted += sum(len(ids) for edge_id, ids in self._by_edge.items() if hidden(edge_id))
             scores, ids = self._index.search(query, min(wanted, len(self._held)))
-            out = []
-            for score, vid in zip(scores[0], ids[0], strict=True):
-                sid = self._by_vector.get(int(vid))
+            rows: list[_Row] = []
+            for score, vid in zip(scores[0].tolist(), ids[0].tolist(), strict=True):
+                sid = self._by_vector.get(vid)
                 held = self._held.get(sid) if sid is not None else None
-                if held is not None and held.vector_id == int(vid) and not (hidden and hidden(held.edge_id)):
-                    out.append(SummaryMatch(held.card.id, held.edge_id, float(score), held.card.version))
+                if held is not None and held.vector_id == vid and not (hidden and hidden(held.edge_id)):
+                    rows.append((score, held.card.id, held.edge_id, held.card.version))
             if fused:
-                sparse = self._sparse.scores(question)
-                out = [
-                    dataclasses.replace(x, score=x.score + sparse_weight * sparse.get(x.summary_id, 0.0)) for x in out
-                ]
-                out.sort(key=lambda x: (-x.score, x.summary_id))
+                sparse = self._sparse.scores(question, [r[1] for r in rows])
+                rows = [(r[0] + sparse_weight * sparse.get(r[1], 0.0), *r[1:]) for r in rows]
+                rows.sort(key=lambda r: (-r[0], r[1]))
             if edge_pool > 1:
-                out = rank_by_edge(out, edge_pool)
-            return out[:m]
+                rows = _ranked(rows, edge_pool)
+            return [SummaryMatch(sid, edge_id, score, version) for score, sid, edge_id, version in rows[:m]]
 
     def _newer(self, card: SummaryCard) -> bool:
         """Whether ``card`` is newer than both its tombstone and the card held under its id (lock held)."""
@@ -235,7 +236,7 @@ class SummaryIndex:
         if not cards:
             return np.zeros((0, self._embedder.dim), dtype=np.float32)
         self.embedded += len(cards)
-        return np.asarray(self._embedder.embed([c.text for c in cards]), dtype=np.float32)
+        return self._batches.embed([c.text for c in cards])
 
     def _insert(self, edge_id: str, cards: Sequence[SummaryCard], vectors: np.ndarray) -> None:
         if not cards:
@@ -270,21 +271,30 @@ def _owner(summary_id: str) -> str:
     return summary_id.split("/", 1)[0]
 
 
+_Row = tuple[float, str, str, int]
+"""A candidate summary while searching: score, summary id, edge id, version (plain tuples: thousands per question)."""
+
+
 def rank_by_edge(matches: Sequence[SummaryMatch], pool: int) -> list[SummaryMatch]:
     """``matches`` (best first) reordered for routing: each edge's best summary first, edges ordered by the mean
     of their ``pool`` best scores; then the remaining summaries by their own score. The top m summaries thus
     name the m best edges (what choosing k edges and summary hit@m look at)."""
+    rows = [(x.score, x.summary_id, x.edge_id, x.version) for x in matches]
+    return [SummaryMatch(sid, edge_id, score, version) for score, sid, edge_id, version in _ranked(rows, pool)]
+
+
+def _ranked(rows: Sequence[_Row], pool: int) -> list[_Row]:
     best: dict[str, list[float]] = {}
-    leaders: dict[str, SummaryMatch] = {}
-    rest: list[SummaryMatch] = []
-    for match in sorted(matches, key=lambda x: (-x.score, x.summary_id)):
-        scores = best.setdefault(match.edge_id, [])
+    leaders: dict[str, _Row] = {}
+    rest: list[_Row] = []
+    for row in sorted(rows, key=lambda r: (-r[0], r[1])):
+        scores = best.setdefault(row[2], [])
         if len(scores) < pool:
-            scores.append(match.score)
-        if match.edge_id in leaders:
-            rest.append(match)
+            scores.append(row[0])
+        if row[2] in leaders:
+            rest.append(row)
         else:
-            leaders[match.edge_id] = match
+            leaders[row[2]] = row
     edge_score = {edge: sum(s) / len(s) for edge, s in best.items()}
-    ordered = sorted(leaders.values(), key=lambda x: (-edge_score[x.edge_id], -x.score, x.summary_id))
+    ordered = sorted(leaders.values(), key=lambda r: (-edge_score[r[2]], -r[0], r[1]))
     return ordered + rest

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 
@@ -44,6 +46,10 @@ log = logging.getLogger(__name__)
 _CLOSE = None
 
 
+WRITERS = 32
+"""Index writes in flight at once (each waits mostly for its batch to be embedded)."""
+
+
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     def __init__(
         self,
@@ -66,6 +72,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self._index = index
         self._queries = queries
         self._heartbeat_interval_s = heartbeat_interval_s
+        self._writes = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="index-write")
+        """Index writes: many at once, so their embeddings batch (cloud_server.routing.embed_batches)."""
 
     async def Session(
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
@@ -160,7 +168,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             check_publication(edge_id, cards, [])
             check_capacity(edge_id, {}, cards, full=True)
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=True))
-            await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
+            await asyncio.get_running_loop().run_in_executor(self._writes, self._index.replace_edge, edge_id, cards)
             seq = message.sync.up_to_seq
         else:
             cards = [serde.summary_from_proto(s) for s in message.delta.upserts]
@@ -168,7 +176,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             check_publication(edge_id, cards, stones)
             check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=False))
-            await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
+            write = functools.partial(self._index.apply_delta, edge_id, cards, stones)
+            await asyncio.get_running_loop().run_in_executor(self._writes, write)
             seq = message.delta.up_to_seq
         session.chunk_root = root
         held = self._index.count(edge_id)
