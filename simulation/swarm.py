@@ -199,7 +199,7 @@ class Swarm:
             print(f"  {label}: {held}/{want} summaries held, {connected}/{self.opts.edges} connected", flush=True)
             if held >= want and connected >= self.opts.edges:
                 return time.perf_counter() - began
-            time.sleep(2.0)
+            time.sleep(5.0)  # listing 10,000 edges costs the cloud's loop a few hundred ms
         raise SystemExit(f"{label}: the cloud did not hold every summary within {self.opts.timeout_s:.0f} s")
 
     def stop(self) -> None:

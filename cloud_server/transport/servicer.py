@@ -32,7 +32,7 @@ from cloud_server.transport.ops_page import RecentQuestions
 from cloud_server.transport.publish_budget import PublishBudget
 from shared.core.ablations import Ablations
 from shared.core.constants import SESSION_ADMITTED
-from shared.core.errors import DgragError, InvalidRequestError
+from shared.core.errors import DgragError, InvalidRequestError, ResourceExhaustedError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
 from shared.core.model_api import TextSink
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 _CLOSE = None
 
 
+MAX_WAITING_PUBLISHES = 16
+"""Summary messages of one session waiting to be applied; more close the session (RESOURCE_EXHAUSTED)."""
 WRITERS = 32
 """Index writes in flight at once (each waits mostly for its batch to be embedded)."""
 
@@ -126,6 +128,10 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         out: asyncio.Queue[cloud_pb2.CloudMessage | None],
         failure: list[DgragError],
     ) -> None:
+        """Every message of the session, in order; summaries are applied in order by a task of their own, so a
+        heartbeat is heard while a sync waits for its embedding."""
+        publishes: asyncio.Queue[cloud_pb2.EdgeMessage] = asyncio.Queue()
+        publisher = asyncio.create_task(self._publisher(session, publishes, out, failure))
         try:
             async for message in requests:
                 kind = message.WhichOneof("kind")
@@ -146,12 +152,34 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     scores = dataclasses.replace(scores, bytes=message.ByteSize())
                     self._registry.resolve(session, probe.request_id, scores, "")
                 elif kind in ("sync", "delta"):
-                    out.put_nowait(await self._publish(session, message))
+                    if publishes.qsize() >= MAX_WAITING_PUBLISHES:
+                        raise ResourceExhaustedError(
+                            f"{MAX_WAITING_PUBLISHES} summary messages of this session wait already; send fewer"
+                        )
+                    publishes.put_nowait(message)
                 else:
                     raise InvalidRequestError(f"unexpected {kind or 'empty'} message on an open session")
         except DgragError as exc:
             failure.append(exc)
         finally:
+            publisher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await publisher
+            out.put_nowait(_CLOSE)
+
+    async def _publisher(
+        self,
+        session: EdgeSession,
+        publishes: asyncio.Queue[cloud_pb2.EdgeMessage],
+        out: asyncio.Queue[cloud_pb2.CloudMessage | None],
+        failure: list[DgragError],
+    ) -> None:
+        try:
+            while True:
+                message = await publishes.get()
+                out.put_nowait(await self._publish(session, message))
+        except DgragError as exc:
+            failure.append(exc)
             out.put_nowait(_CLOSE)
 
     def _spend(self, edge_id: str, embeddings: int) -> None:
