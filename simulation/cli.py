@@ -104,6 +104,7 @@ def _split_scale_parsers(commands: Any) -> None:
     w.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (the cloud's default)")
     w.add_argument("--idle", type=float, default=60.0, help="seconds of idle sessions measured (default 60)")
     w.add_argument("--questions", type=int, default=200, help="questions routed for the latency (default 200)")
+    w.add_argument("--tls", action="store_true", help="mutual TLS: a client certificate for every edge")
     w.set_defaults(func=cmd_swarm)
 
 
@@ -191,7 +192,14 @@ def cmd_swarm(args: argparse.Namespace) -> int:
     from simulation.swarm import SwarmOptions, run_swarm
 
     opts = SwarmOptions(
-        args.edges, args.summaries_per_edge, args.workers, args.out, args.heartbeat, args.idle, args.questions
+        args.edges,
+        args.summaries_per_edge,
+        args.workers,
+        args.out,
+        args.heartbeat,
+        args.idle,
+        args.questions,
+        tls=args.tls,
     )
     with sigterm_as_interrupt():
         result = run_swarm(opts)

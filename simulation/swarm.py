@@ -35,6 +35,7 @@ from typing import Any
 import grpc
 
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
+from shared.transport.certs import make_certs
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
 from simulation.processes import Server
@@ -42,6 +43,8 @@ from simulation.servers import start_cloud
 from simulation.swarm_pool import summary_pool, varied
 
 ADMIN = "ops"
+ASKERS = 20
+"""Edges whose credentials ask the routing questions in turn."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class SwarmOptions:
     idle_s: float = 60.0
     questions: int = 200
     timeout_s: float = 900.0
+    tls: bool = False
+    """Mutual TLS: a CA, the cloud's certificate and one client certificate per edge (and the operator)."""
 
 
 @dataclass
@@ -107,6 +112,13 @@ class Swarm:
             "DGRAG__MAX_CONCURRENT_RPCS": str(opts.edges + 1024),
             "DGRAG__METRICS_PORT": str(free_port()),
         }
+        self.certs = make_certs(self.work / "tls", ["127.0.0.1", "localhost"], [*self.ids, ADMIN]) if opts.tls else None
+        if self.certs is not None:
+            self.env |= {
+                "DGRAG__TLS_CERT": str(self.certs.cloud_cert),
+                "DGRAG__TLS_KEY": str(self.certs.cloud_key),
+                "DGRAG__TLS_CLIENT_CA": str(self.certs.ca),
+            }
         self.cloud: Server | None = None
         self.workers: list[subprocess.Popen[bytes]] = []
         self.sample = CloudSample()
@@ -128,6 +140,7 @@ class Swarm:
             mine = self.ids[w * per : (w + 1) * per]
             edges = [
                 {"id": e, "token": self.tokens[e], "texts": varied(pool, int(e[6:]), self.opts.summaries_per_edge)}
+                | self._client_files(e)
                 for e in mine
             ]
             spec = {
@@ -136,6 +149,7 @@ class Swarm:
                 "backoff_initial_s": 0.5,
                 "backoff_max_s": 30.0,
                 "status": str(self.work / f"worker-{w}.json"),
+                "tls": {"ca": str(self.certs.ca)} if self.certs is not None else None,
                 "edges": edges,
             }
             path = self.work / f"worker-{w}.spec.json"
@@ -143,6 +157,21 @@ class Swarm:
             log = (self.work / f"worker-{w}.log").open("wb")
             cmd = [sys.executable, "-m", "simulation.swarm_worker", str(path)]
             self.workers.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env))
+
+    def _client_files(self, client: str) -> dict[str, str]:
+        if self.certs is None:
+            return {}
+        cert, key = self.certs.clients[client]
+        return {"cert": str(cert), "key": str(key)}
+
+    def channel(self, client: str) -> grpc.Channel:
+        """A channel as ``client`` (with its certificate under mutual TLS)."""
+        options = [("grpc.max_receive_message_length", 64 << 20)]
+        if self.certs is None:
+            return grpc.insecure_channel(self.address, options=options)
+        cert, key = self.certs.clients[client]
+        credentials = grpc.ssl_channel_credentials(self.certs.ca.read_bytes(), key.read_bytes(), cert.read_bytes())
+        return grpc.secure_channel(self.address, credentials, options=options)
 
     @property
     def address(self) -> str:
@@ -173,7 +202,7 @@ class Swarm:
         self.sample.samples.append((time.time(), rss, cpu))
 
     def edges_view(self) -> list[cloud_pb2.EdgeInfo]:
-        with grpc.insecure_channel(self.address, options=[("grpc.max_receive_message_length", 64 << 20)]) as ch:
+        with self.channel(ADMIN) as ch:
             reply = cloud_pb2_grpc.CloudStub(ch).ListEdges(
                 cloud_pb2.ListEdgesRequest(), metadata=auth_metadata(ADMIN, self.tokens[ADMIN]), timeout=60
             )
@@ -215,17 +244,21 @@ class Swarm:
 
 
 def routing_latency(swarm: Swarm, questions: Sequence[str]) -> dict[str, float]:
-    """CheckEvidence from swarm edges (each question from the next, within every edge's call budget), timed at
-    the caller: p50 and p95 in ms."""
+    """CheckEvidence from swarm edges (each question from the next of up to 20, within every edge's call budget),
+    timed at the caller over channels already open: p50 and p95 in ms."""
+    askers = swarm.ids[:ASKERS]
+    channels = [swarm.channel(a) for a in askers]
     times = []
-    with grpc.insecure_channel(swarm.address) as ch:
-        stub = cloud_pb2_grpc.CloudStub(ch)
+    try:
         for i, q in enumerate(questions):
-            asker = swarm.ids[i % len(swarm.ids)]
+            asker, stub = askers[i % len(askers)], cloud_pb2_grpc.CloudStub(channels[i % len(askers)])
             metadata = auth_metadata(asker, swarm.tokens[asker])
             began = time.perf_counter()
             stub.CheckEvidence(cloud_pb2.CheckEvidenceRequest(question=q, local_evidence=0.0), metadata=metadata)
             times.append(1000 * (time.perf_counter() - began))
+    finally:
+        for channel in channels:
+            channel.close()
     cuts = statistics.quantiles(times, n=20)
     return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(cuts[18], 2), "n": len(times)}
 
