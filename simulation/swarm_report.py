@@ -3,7 +3,7 @@
     python -m simulation.swarm_report RUN [RUN ...] --out DIR     # each RUN holds a swarm.json
 
 Writes ``DIR/swarm.md`` (the table, from the runs' swarm.json, which are copied beside it as rows) and
-``DIR/swarm.png`` (each figure against N, log scale).
+``DIR/swarm.png`` (each figure of the plaintext runs against N, log scale).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("edges", "edges"),
+    ("transport", "transport"),
     ("summaries", "summaries"),
     ("cold start s", "cold_start_s"),
     ("embedded", "embedded_cold"),
@@ -38,6 +39,7 @@ def row(run: dict[str, Any]) -> dict[str, Any]:
     stage, check = run["routing_stage_one"], run["routing_check_evidence"]
     return {
         "edges": edges,
+        "transport": "mutual TLS" if opts.get("tls") == "True" else "plaintext",
         "summaries": edges * per,
         "cold_start_s": run["cold_start_s"],
         "embedded_cold": run["embedded_cold"],
@@ -53,7 +55,7 @@ def row(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def table(runs: Sequence[dict[str, Any]]) -> str:
-    rows = sorted((row(r) for r in runs), key=lambda r: r["edges"])
+    rows = sorted((row(r) for r in runs), key=lambda r: (r["edges"], r["transport"]))
     lines = ["| " + " | ".join(name for name, _ in COLUMNS) + " |", "|" + "---:|" * len(COLUMNS)]
     lines += ["| " + " | ".join(str(r[key]) for _, key in COLUMNS) + " |" for r in rows]
     return "\n".join(lines)
@@ -63,7 +65,7 @@ def plot(runs: Sequence[dict[str, Any]], path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    ordered = sorted(runs, key=lambda r: int(r["options"]["edges"]))
+    ordered = sorted((r for r in runs if r["options"].get("tls") != "True"), key=lambda r: int(r["options"]["edges"]))
     n = [int(r["options"]["edges"]) for r in ordered]
     panels = (
         ("cold start (s)", [r["cold_start_s"] for r in ordered]),
@@ -94,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run in args.runs:
         data = json.loads((run / "swarm.json").read_text(encoding="utf-8"))
         runs.append(data)
-        shutil.copyfile(run / "swarm.json", args.out / f"swarm-{data['options']['edges']}.json")
+        tls = "-tls" if data["options"].get("tls") == "True" else ""
+        shutil.copyfile(run / "swarm.json", args.out / f"swarm-{data['options']['edges']}{tls}.json")
     (args.out / "swarm.md").write_text(table(runs) + "\n", encoding="utf-8")
     plot(runs, args.out / "swarm.png")
     print(table(runs))
