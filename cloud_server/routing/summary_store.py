@@ -60,7 +60,7 @@ class SummaryStore:
     """The SQLite file at ``path``, for vectors of ``embedder`` (its name) in ``dim`` dimensions."""
 
     def __init__(self, path: Path, embedder: str, dim: int) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # SQLite gives its -wal file the file's mode
         self._path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         os.chmod(path, 0o600)
