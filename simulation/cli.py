@@ -105,6 +105,8 @@ def _split_scale_parsers(commands: Any) -> None:
     w.add_argument("--idle", type=float, default=60.0, help="seconds of idle sessions measured (default 60)")
     w.add_argument("--questions", type=int, default=200, help="questions routed for the latency (default 200)")
     w.add_argument("--tls", action="store_true", help="mutual TLS: a client certificate for every edge")
+    w.add_argument("--real-bench", type=Path, help="a bundle whose edges join as real edges, asked end to end")
+    w.add_argument("--real-questions", type=int, default=5, help="questions asked at the real edges (default 5)")
     w.set_defaults(func=cmd_swarm)
 
 
@@ -200,6 +202,8 @@ def cmd_swarm(args: argparse.Namespace) -> int:
         args.idle,
         args.questions,
         tls=args.tls,
+        real_bench=args.real_bench,
+        real_questions=args.real_questions,
     )
     with sigterm_as_interrupt():
         result = run_swarm(opts)

@@ -38,9 +38,11 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.certs import make_certs
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
-from simulation.processes import Server
+from simulation.bundle import load_edges
+from simulation.processes import Server, stop_all
 from simulation.servers import start_cloud
 from simulation.swarm_pool import summary_pool, varied
+from simulation.swarm_real import end_to_end, start_real_edges
 
 ADMIN = "ops"
 ASKERS = 20
@@ -59,6 +61,9 @@ class SwarmOptions:
     timeout_s: float = 900.0
     tls: bool = False
     """Mutual TLS: a CA, the cloud's certificate and one client certificate per edge (and the operator)."""
+    real_bench: Path | None = None
+    """A bundle whose edges join the swarm as real edges with models (simulation.swarm_real)."""
+    real_questions: int = 5
 
 
 @dataclass
@@ -102,7 +107,8 @@ class Swarm:
         self.work = opts.out / "work"
         self.work.mkdir(parents=True, exist_ok=True)
         self.ids = [f"swarm-{i:05d}" for i in range(opts.edges)]
-        self.tokens = {e: secrets.token_urlsafe(18) for e in [*self.ids, ADMIN]}
+        self.real_ids = load_edges(opts.real_bench) if opts.real_bench is not None else []
+        self.tokens = {e: secrets.token_urlsafe(18) for e in [*self.ids, *self.real_ids, ADMIN]}
         lines = [f"{'admin' if e == ADMIN else 'edge'} {e} {t}\n" for e, t in self.tokens.items()]
         write_secret(self.work / "tokens", "".join(lines))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {
@@ -218,11 +224,12 @@ class Swarm:
         return -1
 
     def wait_held(self, label: str, began: float) -> float:
-        """Seconds from ``began`` until the cloud holds every edge's summaries and every session is connected."""
+        """Seconds from ``began`` until the cloud holds every swarm edge's summaries and every session is
+        connected."""
         want = self.opts.edges * self.opts.summaries_per_edge
         while time.perf_counter() - began < self.opts.timeout_s:
             self.poll()
-            view = self.edges_view()
+            view = [e for e in self.edges_view() if e.edge_id not in self.real_ids]
             held = sum(e.summaries for e in view)
             connected = sum(e.connected for e in view)
             print(f"  {label}: {held}/{want} summaries held, {connected}/{self.opts.edges} connected", flush=True)
@@ -311,6 +318,9 @@ def run_swarm(opts: SwarmOptions, say: Callable[[str], None] = print) -> dict[st
         out["routing_stage_one"] = stage_one(swarm.work / "summaries.sqlite3", questions)
         say("idle ...")
         out["idle"] = idle_cost(swarm)
+        if opts.real_bench is not None:
+            say("real edges ...")
+            out["real_edges"] = real_questions(swarm, opts.real_bench, opts.real_questions)
         out |= restart(swarm, say)
         out["cloud_peak_rss_mb"] = round(swarm.sample.peak_rss_mb, 1)
         out["cloud_cpu_s"] = round(swarm.sample.cpu_s, 1)
@@ -318,6 +328,20 @@ def run_swarm(opts: SwarmOptions, say: Callable[[str], None] = print) -> dict[st
         swarm.stop()
     (opts.out / "swarm.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
     return out
+
+
+def real_questions(swarm: Swarm, bench: Path, count: int) -> dict[str, Any]:
+    """The bundle's edges started among the swarm; ``count`` questions asked at them end to end."""
+    servers = start_real_edges(swarm.work, bench, swarm.address, swarm.tokens, swarm.env)
+    try:
+        deadline = time.perf_counter() + swarm.opts.timeout_s
+        while not all(e.summaries > 0 for e in swarm.edges_view() if e.edge_id in swarm.real_ids):
+            if time.perf_counter() > deadline:
+                raise SystemExit("the real edges' summaries did not reach the cloud in time")
+            time.sleep(5.0)
+        return {"edges": swarm.real_ids, **end_to_end(swarm.work, bench, servers, count)}
+    finally:
+        stop_all(servers)
 
 
 def restart(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
@@ -340,5 +364,5 @@ def restart(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
         "embedded_after_restart": swarm.embedded(),
         "summary_messages_resent": messages,
         "summary_bytes_resent": sent,
-        "sessions_lost": sum(1 for e in view if not e.connected),
+        "sessions_lost": sum(1 for e in view if not e.connected and e.edge_id not in swarm.real_ids),
     }
