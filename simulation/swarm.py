@@ -28,7 +28,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,6 @@ class CloudSample:
 
     peak_rss_mb: float = 0.0
     cpu_s: float = 0.0
-    samples: list[tuple[float, float, float]] = field(default_factory=list)
 
 
 def _proc(pid: int) -> tuple[float, float]:
@@ -205,7 +204,6 @@ class Swarm:
         rss, cpu = _proc(self.cloud.pid)
         self.sample.peak_rss_mb = max(self.sample.peak_rss_mb, rss)
         self.sample.cpu_s = cpu
-        self.sample.samples.append((time.time(), rss, cpu))
 
     def edges_view(self) -> list[cloud_pb2.EdgeInfo]:
         with self.channel(ADMIN) as ch:

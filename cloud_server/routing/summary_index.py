@@ -48,9 +48,9 @@ class SummaryIndex:
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
         self._held: dict[str, HeldSummary] = {}
         self._by_edge: dict[str, set[str]] = {}
+        """Each edge's summary ids (so no per-edge question scans every summary held)."""
         self.embedded = 0
         """Summaries embedded since this index was made (a restart that loads its store embeds none again)."""
-        """Each edge's summary ids (so no per-edge question scans every summary held)."""
         self._by_vector: dict[int, str] = {}
         self._tombstones: dict[str, int] = {}
         self._next_id = 1
@@ -98,7 +98,7 @@ class SummaryIndex:
         vectors = self._embed(fresh)
         with self._lock:
             gone = [sid for sid in self._by_edge.get(edge_id, ()) if sid not in unchanged]
-            stones = [s for s in self._tombstones if _owner(s) == edge_id] if self._tombstones else []
+            stones = [s for s in self._tombstones if _owner(s) == edge_id]
             self._remove_ids(gone)
             for sid in stones:
                 del self._tombstones[sid]

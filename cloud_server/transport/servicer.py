@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
@@ -204,8 +203,9 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             check_publication(edge_id, cards, stones)
             check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=False))
-            write = functools.partial(self._index.apply_delta, edge_id, cards, stones)
-            await asyncio.get_running_loop().run_in_executor(self._writes, write)
+            await asyncio.get_running_loop().run_in_executor(
+                self._writes, self._index.apply_delta, edge_id, cards, stones
+            )
             seq = message.delta.up_to_seq
         session.chunk_root = root
         held = self._index.count(edge_id)
