@@ -27,7 +27,9 @@ def _model_identity(config: EdgeConfig) -> dict[str, object]:
     embedder = Path(config.embedder.model_path) if config.embedder.model_path else bundled_embedder_path()
     identity: dict[str, object] = {
         "slm": dataclasses.asdict(config.slm),
-        "embedder": dataclasses.asdict(config.embedder),
+        # The forward pass's arithmetic moves a vector by cosine 3e-5 (bfloat16 against float32): an index
+        # built under either serves both, so precision is not part of the key.
+        "embedder": {k: v for k, v in dataclasses.asdict(config.embedder).items() if k != "precision"},
     }
     if config.slm.backend != "openai" and slm.is_file():
         identity["slm_file"] = [slm.name, slm.stat().st_size]

@@ -7,6 +7,7 @@ from typing import Literal
 
 GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
 EmbedderBackend = Literal["sentence_transformers", "openai"]
+EmbedderPrecision = Literal["auto", "float32", "bfloat16"]
 JsonMode = Literal["json_schema", "json_object", "none"]
 WeightFormat = Literal["bundled", "q8_0", "q4_0"]
 PackagedName = Literal["", "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"]
@@ -88,6 +89,10 @@ class EmbedderConfig:
     """Texts embedded per forward pass."""
     n_threads: int = 0
     """CPU threads of the embedder (PyTorch); 0 = all cores this process may use."""
+    precision: EmbedderPrecision = "auto"
+    """sentence_transformers: arithmetic of the forward pass. bfloat16 embeds 1.7 times as many summaries a second
+    on a CPU with native bfloat16 (AVX512_BF16 or AMX), with vectors at cosine 0.99997 to float32's (MiniLM, the
+    cached summaries); elsewhere it is emulated and slower. auto = bfloat16 where native, else float32."""
     model: str = "all-MiniLM-L6-v2"
     """openai backend: the model name sent to the endpoint."""
     base_url: str = "http://127.0.0.1:8081/v1"

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import numpy as np
 
-from shared.config import EmbedderConfig
+from shared.config import EmbedderConfig, EmbedderPrecision
 from shared.core.errors import ModelError, ModelNotInstalledError
 from shared.core.model_api import FloatMatrix
 from shared.models.cpu import resolve_threads
@@ -49,6 +51,13 @@ class SentenceTransformerEmbedder:
             raise ModelError(f"{path} does not declare an embedding dimension")
         self._dim = int(dim)
         self._batch = config.batch_size
+        self.precision = resolve_precision(config.precision, torch.cpu._is_avx512_bf16_supported() or _has_amx())
+        """The arithmetic of the forward pass: float32 or bfloat16 (config.precision with auto resolved)."""
+        self._arithmetic: Callable[[], AbstractContextManager[object]] = (
+            (lambda: torch.autocast("cpu", dtype=torch.bfloat16))
+            if self.precision == "bfloat16"
+            else contextlib.nullcontext
+        )
         self._name = f"st:{path.name if path.name != 'model' else path.parent.name}"
         self._lock = threading.Lock()
 
@@ -64,13 +73,26 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        with model_calls().counted(EMBED), self._lock, machine_lock().held():
+        with model_calls().counted(EMBED), self._lock, machine_lock().held(), self._arithmetic():
             for batch in length_batches([len(t) for t in texts], self._batch):
                 vectors = self._model.encode(
                     [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False
                 )
                 out[batch] = np.asarray(vectors, dtype=np.float32)
         return out
+
+
+def resolve_precision(precision: EmbedderPrecision, native_bfloat16: bool) -> str:
+    """The forward pass's arithmetic for ``precision``: auto is bfloat16 on a CPU that has it natively."""
+    if precision == "auto":
+        return "bfloat16" if native_bfloat16 else "float32"
+    return precision
+
+
+def _has_amx() -> bool:
+    import torch
+
+    return bool(torch.cpu._is_amx_tile_supported())
 
 
 def length_batches(lengths: Sequence[int], size: int, spread: float = LENGTH_SPREAD) -> list[list[int]]:

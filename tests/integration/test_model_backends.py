@@ -323,3 +323,12 @@ def test_embedder_empty_input(embedder: Embedder) -> None:
     vectors = embedder.embed([])
     assert vectors.shape == (0, 384)
     assert vectors.dtype == np.float32
+
+
+def test_embedder_bfloat16_rows_match_float32_rows() -> None:
+    texts = ["A man is playing a guitar.", "Which company announced a warehouse robot in 2023?", "Omar Haddad"]
+    wide = build_embedder(EmbedderConfig(precision="float32"))
+    narrow = build_embedder(EmbedderConfig(precision="bfloat16"))
+    assert (wide.precision, narrow.precision) == ("float32", "bfloat16")  # type: ignore[attr-defined]
+    cosines = np.sum(wide.embed(texts) * narrow.embed(texts), axis=1)
+    assert cosines.min() > 0.999
