@@ -40,8 +40,10 @@ from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
 from simulation.bundle import load_edges
 from simulation.processes import Server, stop_all
+from simulation.ray_backend import RayBackend, RayOptions, ray_backend
 from simulation.servers import start_cloud
 from simulation.swarm_pool import summary_pool, varied
+from simulation.swarm_ray import RayWorkers
 from simulation.swarm_real import end_to_end, start_real_edges
 
 ADMIN = "ops"
@@ -64,6 +66,12 @@ class SwarmOptions:
     real_bench: Path | None = None
     """A bundle whose edges join the swarm as real edges with models (simulation.swarm_real)."""
     real_questions: int = 5
+    ray: bool = False
+    """The workers as Ray actors (simulation.swarm_ray), on a Ray started for the run or on ``ray_address``."""
+    ray_address: str = ""
+    """A running Ray cluster to join (``HEAD:PORT`` or ``auto``); empty = start a Ray on this machine."""
+    ray_worker_cpus: float = 0.5
+    """CPUs each worker actor declares to Ray's scheduler."""
 
 
 @dataclass
@@ -101,8 +109,11 @@ def _loopback_bytes() -> int:
 class Swarm:
     """The cloud and the workers of one run."""
 
-    def __init__(self, opts: SwarmOptions) -> None:
+    def __init__(self, opts: SwarmOptions, backend: RayBackend | None = None) -> None:
         self.opts = opts
+        self.backend = backend
+        self.bind = backend.bind_host if backend is not None else "127.0.0.1"
+        """Where the cloud listens: loopback, or this node's address when workers run on a Ray cluster."""
         self.work = opts.out / "work"
         self.work.mkdir(parents=True, exist_ok=True)
         self.ids = [f"swarm-{i:05d}" for i in range(opts.edges)]
@@ -117,7 +128,8 @@ class Swarm:
             "DGRAG__MAX_CONCURRENT_RPCS": str(opts.edges + 1024),
             "DGRAG__METRICS_PORT": str(free_port()),
         }
-        self.certs = make_certs(self.work / "tls", ["127.0.0.1", "localhost"], [*self.ids, ADMIN]) if opts.tls else None
+        hosts = sorted({"127.0.0.1", "localhost", self.bind})
+        self.certs = make_certs(self.work / "tls", hosts, [*self.ids, ADMIN]) if opts.tls else None
         if self.certs is not None:
             self.env |= {
                 "DGRAG__TLS_CERT": str(self.certs.cloud_cert),
@@ -126,12 +138,13 @@ class Swarm:
             }
         self.cloud: Server | None = None
         self.workers: list[subprocess.Popen[bytes]] = []
+        self.ray_workers: RayWorkers | None = None
         self.sample = CloudSample()
 
     def start_cloud(self) -> float:
         """Start the cloud; the seconds it took to serve."""
         began = time.perf_counter()
-        self.cloud = start_cloud(self.work, None, self.env, "127.0.0.1", port=self._port())
+        self.cloud = start_cloud(self.work, None, self.env, self.bind, port=self._port())
         self.cloud.wait_ready()
         return time.perf_counter() - began
 
@@ -139,8 +152,21 @@ class Swarm:
         return self.cloud.port if self.cloud is not None else 0
 
     def start_workers(self) -> None:
+        specs = self._specs()
+        if self.backend is not None:
+            self.ray_workers = RayWorkers(self.backend, specs, self.opts.ray_worker_cpus)
+            return
+        for w, spec in enumerate(specs):
+            path = self.work / f"worker-{w}.spec.json"
+            path.write_text(json.dumps(spec), encoding="utf-8")
+            log = (self.work / f"worker-{w}.log").open("wb")
+            cmd = [sys.executable, "-m", "simulation.swarm_worker", str(path)]
+            self.workers.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env))
+
+    def _specs(self) -> list[dict[str, Any]]:
         pool = summary_pool()
         per = -(-len(self.ids) // self.opts.workers)
+        specs = []
         for w in range(self.opts.workers):
             mine = self.ids[w * per : (w + 1) * per]
             edges = [
@@ -157,11 +183,8 @@ class Swarm:
                 "tls": {"ca": str(self.certs.ca)} if self.certs is not None else None,
                 "edges": edges,
             }
-            path = self.work / f"worker-{w}.spec.json"
-            path.write_text(json.dumps(spec), encoding="utf-8")
-            log = (self.work / f"worker-{w}.log").open("wb")
-            cmd = [sys.executable, "-m", "simulation.swarm_worker", str(path)]
-            self.workers.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env))
+            specs.append(spec)
+        return specs
 
     def _client_files(self, client: str) -> dict[str, str]:
         if self.certs is None:
@@ -184,6 +207,8 @@ class Swarm:
         return self.cloud.address
 
     def statuses(self) -> list[dict[str, Any]]:
+        if self.ray_workers is not None:
+            return self.ray_workers.statuses()
         out = []
         for w in range(len(self.workers)):
             path = self.work / f"worker-{w}.json"
@@ -237,6 +262,8 @@ class Swarm:
         raise SystemExit(f"{label}: the cloud did not hold every summary within {self.opts.timeout_s:.0f} s")
 
     def stop(self) -> None:
+        if self.ray_workers is not None:
+            self.ray_workers.stop()
         for worker in self.workers:
             worker.terminate()
         for worker in self.workers:
@@ -301,12 +328,22 @@ def idle_cost(swarm: Swarm) -> dict[str, float]:
 
 
 def run_swarm(opts: SwarmOptions, say: Callable[[str], None] = print) -> dict[str, Any]:
-    swarm = Swarm(opts)
+    if not opts.ray:
+        return _run(Swarm(opts), say)
+    with ray_backend(RayOptions(address=opts.ray_address), dict(os.environ)) as backend:
+        return _run(Swarm(opts, backend), say)
+
+
+def _run(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
+    opts = swarm.opts
     out: dict[str, Any] = {"options": {k: str(v) for k, v in asdict(opts).items()}}
     try:
         out["cloud_start_s"] = round(swarm.start_cloud(), 2)
         began = time.perf_counter()
         swarm.start_workers()
+        if swarm.ray_workers is not None:
+            out["ray"] = swarm.backend.describe() | {"worker_nodes": swarm.ray_workers.nodes}  # type: ignore[union-attr]
+            say(f"workers on Ray nodes {sorted(set(swarm.ray_workers.nodes))}")
         out["cold_start_s"] = round(swarm.wait_held("cold start", began), 2)
         out["embedded_cold"] = swarm.embedded()
         out["rss_after_cold_mb"] = round(swarm.sample.peak_rss_mb, 1)

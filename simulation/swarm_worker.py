@@ -4,7 +4,8 @@
 
 SPEC names the cloud, the transport settings and each edge (id, token, summary texts, client certificate). The
 worker keeps every session open, with the real reconnection backoff, until SIGTERM; every second it writes its
-status (edges connected, sessions opened, messages and bytes sent by kind) to the spec's status file.
+status (edges connected, sessions opened, messages and bytes sent by kind) to the spec's status file. On a Ray
+cluster the same sessions run inside an actor (simulation.swarm_ray), which reports its status when asked.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import resource
 import signal
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from edge_node.api import EdgeRuntime
 from edge_node.experiments import CloudLink, CloudSession
 from shared.config import CloudLinkConfig
+from shared.core.addresses import is_loopback
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from simulation.swarm_edge import CannedEdge
 
@@ -38,6 +41,8 @@ def _link(spec: dict[str, Any], edge: dict[str, Any]) -> CloudLinkConfig:
         heartbeat_interval_s=float(spec["heartbeat_s"]),
         backoff_initial_s=float(spec["backoff_initial_s"]),
         backoff_max_s=float(spec["backoff_max_s"]),
+        # a swarm across machines (Ray) runs on the researcher's own cluster network: plaintext there is said so
+        insecure=not tls and not is_loopback(spec["cloud"]),
     )
 
 
@@ -57,9 +62,8 @@ def _status(edges: list[CannedEdge], sessions: list[CloudSession]) -> dict[str, 
     }
 
 
-async def serve(spec: dict[str, Any]) -> None:
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+async def serve(spec: dict[str, Any], stop: asyncio.Event, report: Callable[[dict[str, Any]], None]) -> None:
+    """Every edge of ``spec`` in session until ``stop``; ``report`` hears the status every second."""
     edges, sessions = [], []
     for edge in spec["edges"]:
         canned = CannedEdge(edge["id"], edge["texts"])
@@ -69,11 +73,8 @@ async def serve(spec: dict[str, Any]) -> None:
         edges.append(canned)
         sessions.append(CloudSession(cast(EdgeRuntime, canned), link))
     runs = [asyncio.create_task(s.run(stop)) for s in sessions]
-    status = Path(spec["status"])
     while not stop.is_set():
-        temporary = status.with_suffix(".tmp")
-        temporary.write_text(json.dumps(_status(edges, sessions)), encoding="utf-8")
-        temporary.replace(status)
+        report(_status(edges, sessions))
         try:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
         except TimeoutError:
@@ -86,7 +87,19 @@ def main(argv: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one connection per edge
     logging.basicConfig(level=logging.ERROR)
     spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    asyncio.run(serve(spec))
+    status = Path(spec["status"])
+
+    def report(state: dict[str, Any]) -> None:
+        temporary = status.with_suffix(".tmp")
+        temporary.write_text(json.dumps(state), encoding="utf-8")
+        temporary.replace(status)
+
+    async def until_terminated() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        await serve(spec, stop, report)
+
+    asyncio.run(until_terminated())
     return 0
 
 
