@@ -194,7 +194,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
 
 
 def cmd_swarm(args: argparse.Namespace) -> int:
-    from simulation.swarm import SwarmOptions, run_swarm
+    from simulation.swarm import SwarmOptions
+    from simulation.swarm_run import run_swarm
 
     opts = SwarmOptions(
         args.edges,
