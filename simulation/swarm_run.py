@@ -106,7 +106,8 @@ def _run(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
         if swarm.ray_workers is not None:
             out["ray"] = swarm.backend.describe() | {"worker_nodes": swarm.ray_workers.nodes}  # type: ignore[union-attr]
             say(f"workers on Ray nodes {sorted(set(swarm.ray_workers.nodes))}")
-        out["cold_start_s"] = round(swarm.wait_held("cold start", began), 2)
+        held_s, embedded_s = swarm.wait_held("cold start", began)
+        out["cold_start_s"], out["cold_embedded_s"] = round(held_s, 2), round(embedded_s, 2)
         out["embedded_cold"] = swarm.embedded()
         out["rss_after_cold_mb"] = round(swarm.sample.peak_rss_mb, 1)
         say("routing ...")
@@ -152,7 +153,7 @@ def restart(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
     began = time.perf_counter()
     swarm.cloud = start_cloud(swarm.work, None, swarm.env, "127.0.0.1", port=port)
     swarm.cloud.wait_ready()
-    back = swarm.wait_held("after restart", began)
+    back, _ = swarm.wait_held("after restart", began)
     time.sleep(2.0)  # the workers write their counts every second
     messages, sent = (a - b for a, b in zip(swarm.sent(kinds), sent_before, strict=True))
     view = swarm.edges_view()

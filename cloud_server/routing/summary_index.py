@@ -4,10 +4,17 @@ Versioned: an upsert older than what is held, or a tombstone older than the held
 deltas that arrive late or twice never move an edge's view backwards. A full sync replaces an edge's view. With a
 store (cloud_server.routing.summary_store) every write is also written to disk, and a new index starts from what
 the store holds, without embedding anything again.
+
+Embedding inline (the default) makes a write return once its summaries have vectors. In the background (the cloud's
+``summary_embedding``), a write holds its summaries at once, routable by their words (BM25), and one thread embeds
+them in batches of up to 256, oldest first; a summary joins the dense search, and the store, once embedded. At
+fleet size a cold cloud so holds every summary within minutes, while the embedding takes as long as it takes.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,13 +22,16 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from cloud_server.routing.embed_batches import EmbedBatches
+from cloud_server.routing.edge_rank import Row, ranked
+from cloud_server.routing.embed_batches import MAX_BATCH, EmbedBatches
 from cloud_server.routing.sparse_index import SparseIndex
 from cloud_server.routing.summary_store import EdgeWrite, StoredIndex, SummaryStore
 from shared.core.knowledge import SummaryCard, SummaryMatch, SummaryTombstone
 from shared.core.model_api import Embedder
 from shared.core.summary_digest import HeldSummary as HeldCard
 from shared.core.summary_digest import held_summary
+
+log = logging.getLogger("dgrag.cloud")
 
 MAX_TOMBSTONES = 100_000
 """Tombstones remembered (to ignore late, older upserts); beyond this the oldest are forgotten."""
@@ -36,13 +46,23 @@ class HeldSummary:
     edge_id: str
     card: SummaryCard
     vector_id: int
+    """Its vector's id in the faiss index; WAITING while it waits for its embedding."""
+
+
+WAITING = 0
+"""The vector id of a summary held without a vector yet (ids of vectors start at 1)."""
 
 
 class SummaryIndex:
     """Summaries of all edges, searchable by the question's embedding (inner product of unit vectors)."""
 
-    def __init__(self, embedder: Embedder, store: SummaryStore | None = None) -> None:
+    def __init__(self, embedder: Embedder, store: SummaryStore | None = None, background: bool = False) -> None:
         self._embedder = embedder
+        self._background = background
+        """Embed in a thread of this index's own after each write returns (see the module's docstring)."""
+        self._waiting: dict[str, int] = {}
+        """Summaries held without a vector, by id, with the version to embed (oldest first)."""
+        self._embedding: threading.Thread | None = None
         self._batches = EmbedBatches(embedder)
         self._store = store
         self._index = faiss.IndexIDMap2(
@@ -63,6 +83,8 @@ class SummaryIndex:
         self._synced: set[str] = set()
         """Edges whose whole set this index received (since it started): their view can be reconciled."""
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
+        """Notified whenever summaries waiting for vectors get them."""
         self._writers: dict[str, threading.Lock] = {}
         """One per edge, held through a whole write (embedding included) and by held_view: a view handed to a
         reconnecting edge never misses a write of its earlier session still being embedded."""
@@ -100,7 +122,7 @@ class SummaryIndex:
             kept = self._by_edge.get(edge_id, set())
             unchanged = {c.id for c in cards if c.id in kept and self._held[c.id].card == c}
         fresh = [c for c in cards if c.id not in unchanged]
-        vectors = self._embed(fresh)
+        vectors = None if self._background else self._embed(fresh)
         with self._lock:
             gone = [sid for sid in self._by_edge.get(edge_id, ()) if sid not in unchanged]
             stones = [s for s in self._tombstones if _owner(s) == edge_id]
@@ -109,7 +131,7 @@ class SummaryIndex:
                 del self._tombstones[sid]
             self._insert(edge_id, fresh, vectors)
             self._synced.add(edge_id)
-            added = list(zip(fresh, vectors, strict=True))
+            added = list(zip(fresh, vectors, strict=True)) if vectors is not None else []
             self._persist(EdgeWrite(edge_id, gone, added, tombstones_dropped=stones, synced=True))
         return len(fresh)
 
@@ -132,7 +154,7 @@ class SummaryIndex:
     ) -> None:
         with self._lock:
             upserts = [card for card in upserts if self._newer(card)]
-        vectors = self._embed(upserts)
+        vectors = None if self._background else self._embed(upserts)
         with self._lock:
             set_stones: list[tuple[str, int]] = []
             for stone in tombstones:
@@ -146,10 +168,10 @@ class SummaryIndex:
             while len(self._tombstones) > MAX_TOMBSTONES:  # the oldest go first (a later sync clears them anyway)
                 forgotten.append(next(iter(self._tombstones)))
                 del self._tombstones[forgotten[-1]]
-            fresh = [(card, vec) for card, vec in zip(upserts, vectors, strict=True) if self._newer(card)]
-            self._remove_ids([card.id for card, _ in fresh])
-            if fresh:
-                self._insert(edge_id, [c for c, _ in fresh], np.stack([v for _, v in fresh]))
+            kept = [i for i, card in enumerate(upserts) if self._newer(card)]
+            self._remove_ids([upserts[i].id for i in kept])
+            self._insert(edge_id, [upserts[i] for i in kept], vectors[kept] if vectors is not None else None)
+            fresh = [(upserts[i], vectors[i]) for i in kept] if vectors is not None else []
             removed = [s for s, _ in set_stones]
             self._persist(EdgeWrite(edge_id, removed, fresh, set_stones, forgotten))
 
@@ -182,16 +204,37 @@ class SummaryIndex:
             scores, ids = self._index.search(query, min(wanted, len(self._held)))
             held = self._by_vector
             found = zip(scores[0].tolist(), ids[0].tolist(), strict=True)
-            rows: list[_Row] = [(score, *held[vid]) for score, vid in found if vid in held]
+            rows: list[Row] = [(score, *held[vid]) for score, vid in found if vid in held]
             if hidden is not None:
                 rows = [row for row in rows if not hidden(row[2])]
             if fused:
-                sparse = self._sparse.scores(question, [r[1] for r in rows])
+                sparse = self._sparse.scores(question, [r[1] for r in rows] + list(self._waiting))
                 rows = [(r[0] + sparse_weight * sparse.get(r[1], 0.0), *r[1:]) for r in rows]
+                rows += self._waiting_rows(sparse, sparse_weight, hidden)
                 rows.sort(key=lambda r: (-r[0], r[1]))
             if edge_pool > 1:
-                rows = _ranked(rows, edge_pool)
+                rows = ranked(rows, edge_pool)
             return [SummaryMatch(sid, edge_id, score, version) for score, sid, edge_id, version in rows[:m]]
+
+    def _waiting_rows(self, sparse: dict[str, float], weight: float, hidden: Callable[[str], bool] | None) -> list[Row]:
+        """Summaries waiting for their vectors that share words with the question, scored by BM25 alone."""
+        rows = []
+        for sid in self._waiting:
+            if (score := sparse.get(sid, 0.0)) > 0:
+                held = self._held[sid]
+                if not (hidden and hidden(held.edge_id)):
+                    rows.append((weight * score, sid, held.edge_id, held.card.version))
+        return rows
+
+    def waiting(self) -> int:
+        """Summaries held without a vector yet (background embedding)."""
+        with self._lock:
+            return len(self._waiting)
+
+    def settle(self, timeout: float) -> bool:
+        """Wait until no summary waits for its vector; False when ``timeout`` seconds passed first."""
+        with self._settled:
+            return self._settled.wait_for(lambda: not self._waiting, timeout)
 
     def _newer(self, card: SummaryCard) -> bool:
         """Whether ``card`` is newer than both its tombstone and the card held under its id (lock held)."""
@@ -218,12 +261,21 @@ class SummaryIndex:
             return len(self._tombstones)
 
     def count(self, edge_id: str | None = None) -> int:
+        """Summaries held with their vectors (of ``edge_id``, or of every edge): those the dense search finds."""
         with self._lock:
-            return len(self._held) if edge_id is None else len(self._by_edge.get(edge_id, ()))
+            if edge_id is None:
+                return len(self._held) - len(self._waiting)
+            ids = self._by_edge.get(edge_id, ())
+            return len(ids) - sum(1 for sid in ids if sid in self._waiting) if self._waiting else len(ids)
 
     def counts_by_edge(self) -> dict[str, int]:
+        """:meth:`count` of every edge holding any summary, with or without its vector."""
         with self._lock:
-            return {edge_id: len(ids) for edge_id, ids in self._by_edge.items() if ids}
+            return {
+                edge_id: len(ids) - sum(1 for sid in ids if sid in self._waiting) if self._waiting else len(ids)
+                for edge_id, ids in self._by_edge.items()
+                if ids
+            }
 
     def texts(self, summary_ids: Sequence[str]) -> dict[str, str]:
         """The text and key names of each summary of ``summary_ids`` the index holds, by id."""
@@ -242,63 +294,88 @@ class SummaryIndex:
         self.embedded += len(cards)
         return self._batches.embed([c.text for c in cards])
 
-    def _insert(self, edge_id: str, cards: Sequence[SummaryCard], vectors: np.ndarray) -> None:
+    def _insert(self, edge_id: str, cards: Sequence[SummaryCard], vectors: np.ndarray | None) -> None:
+        """Hold ``cards`` with their ``vectors``, or waiting for them (None: embedded in the background)."""
         if not cards:
+            return
+        self._remove_ids(list({c.id for c in cards}))  # never two vectors for one id
+        if vectors is None:
+            for card in cards:  # the same id twice: the later card wins
+                self._waiting.pop(card.id, None)
+                self._waiting[card.id] = card.version
+                self._hold(edge_id, card, WAITING)
+            self._embed_in_background()
             return
         ids = np.arange(self._next_id, self._next_id + len(cards), dtype=np.int64)
         self._next_id += len(cards)
-        self._remove_ids(list({c.id for c in cards}))  # never two vectors for one id
         self._index.add_with_ids(vectors, ids)
         for card, vid in zip(cards, ids, strict=True):
-            old = self._held.get(card.id)
-            if old is not None:  # the same id twice in one batch: the later card wins, the earlier vector goes
-                self._index.remove_ids(np.asarray([old.vector_id], dtype=np.int64))  # type: ignore[arg-type]
-                self._by_vector.pop(old.vector_id, None)
-            self._held[card.id] = HeldSummary(edge_id, card, int(vid))
-            self._by_edge.setdefault(edge_id, set()).add(card.id)
-            self._by_vector[int(vid)] = (card.id, edge_id, card.version)
-            self._sparse.add(card.id, card.text, card.top_entities)
+            self._hold(edge_id, card, int(vid))
+
+    def _hold(self, edge_id: str, card: SummaryCard, vid: int) -> None:
+        old = self._held.get(card.id)
+        if old is not None and old.vector_id != WAITING:  # the same id twice in one batch: the earlier vector goes
+            self._index.remove_ids(np.asarray([old.vector_id], dtype=np.int64))  # type: ignore[arg-type]
+            self._by_vector.pop(old.vector_id, None)
+        self._held[card.id] = HeldSummary(edge_id, card, vid)
+        self._by_edge.setdefault(edge_id, set()).add(card.id)
+        if vid != WAITING:
+            self._by_vector[vid] = (card.id, edge_id, card.version)
+        self._sparse.add(card.id, card.text, card.top_entities)
+
+    def _embed_in_background(self) -> None:
+        """Start the embedding thread unless it runs (lock held)."""
+        if self._embedding is None and self._waiting:
+            self._embedding = threading.Thread(target=self._embed_waiting, name="summary-embedding", daemon=True)
+            self._embedding.start()
+
+    def _embed_waiting(self) -> None:
+        """Embed waiting summaries, oldest first, a batch at a time, until none waits."""
+        while True:
+            with self._lock:
+                batch = [self._held[sid].card for sid in itertools.islice(self._waiting, MAX_BATCH)]
+                if not batch:
+                    self._embedding = None
+                    return
+            try:
+                vectors = self._embed(batch)
+            except Exception:  # they stay waiting: the next write starts the thread again
+                log.exception("embedding %d summaries failed; they stay routable by their words", len(batch))
+                with self._lock:
+                    self._embedding = None
+                return
+            with self._lock:
+                self._attach(batch, vectors)
+
+    def _attach(self, cards: Sequence[SummaryCard], vectors: np.ndarray) -> None:
+        """Give each of ``cards`` still held, unchanged and waiting its vector, and store it (lock held)."""
+        by_edge: dict[str, list[int]] = {}
+        for i, card in enumerate(cards):
+            held = self._held.get(card.id)
+            if held is not None and held.vector_id == WAITING and held.card == card:
+                by_edge.setdefault(held.edge_id, []).append(i)
+        for edge_id, rows in by_edge.items():
+            mine = [cards[i] for i in rows]
+            for card in mine:
+                del self._waiting[card.id]
+            self._insert(edge_id, mine, vectors[rows])
+            self._persist(EdgeWrite(edge_id, added=list(zip(mine, vectors[rows], strict=True))))
+        self._settled.notify_all()
 
     def _remove_ids(self, summary_ids: Sequence[str]) -> None:
         vids = [self._held[s].vector_id for s in summary_ids if s in self._held]
+        vids = [v for v in vids if v != WAITING]
+        for sid in summary_ids:
+            self._waiting.pop(sid, None)
         if vids:
             self._index.remove_ids(np.asarray(vids, dtype=np.int64))  # type: ignore[arg-type]
         for sid in summary_ids:
             held = self._held.pop(sid, None)
             if held is not None:
-                self._by_vector.pop(held.vector_id, None)
+                self._by_vector.pop(held.vector_id, None)  # WAITING is never a key
                 self._by_edge[held.edge_id].discard(sid)
                 self._sparse.remove(sid)
 
 
 def _owner(summary_id: str) -> str:
     return summary_id.split("/", 1)[0]
-
-
-_Row = tuple[float, str, str, int]
-"""A candidate summary while searching: score, summary id, edge id, version (plain tuples: thousands per question)."""
-
-
-def rank_by_edge(matches: Sequence[SummaryMatch], pool: int) -> list[SummaryMatch]:
-    """``matches`` (best first) reordered for routing: each edge's best summary first, edges ordered by the mean
-    of their ``pool`` best scores; then the remaining summaries by their own score. The top m summaries thus
-    name the m best edges (what choosing k edges and summary hit@m look at)."""
-    rows = [(x.score, x.summary_id, x.edge_id, x.version) for x in matches]
-    return [SummaryMatch(sid, edge_id, score, version) for score, sid, edge_id, version in _ranked(rows, pool)]
-
-
-def _ranked(rows: Sequence[_Row], pool: int) -> list[_Row]:
-    best: dict[str, list[float]] = {}
-    leaders: dict[str, _Row] = {}
-    rest: list[_Row] = []
-    for row in sorted(rows, key=lambda r: (-r[0], r[1])):
-        scores = best.setdefault(row[2], [])
-        if len(scores) < pool:
-            scores.append(row[0])
-        if row[2] in leaders:
-            rest.append(row)
-        else:
-            leaders[row[2]] = row
-    edge_score = {edge: sum(s) / len(s) for edge, s in best.items()}
-    ordered = sorted(leaders.values(), key=lambda r: (-edge_score[r[2]], -r[0], r[1]))
-    return ordered + rest

@@ -89,4 +89,6 @@ class _StateCollector(Collector):
             "dgrag_cloud_summaries_embedded", "Summaries the cloud embedded since it started"
         )
         embedded.add_metric([], self._parts.index.embedded)
-        yield from (connected, summaries, trusted, hidden, in_flight, embedded, model_queue("dgrag_cloud"))
+        waiting = GaugeMetricFamily("dgrag_cloud_summaries_waiting", "Summaries held, routable by words, not embedded")
+        waiting.add_metric([], self._parts.index.waiting())
+        yield from (connected, summaries, trusted, hidden, in_flight, embedded, waiting, model_queue("dgrag_cloud"))

@@ -129,7 +129,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     ) -> None:
         """Every message of the session, in order; summaries are applied in order by a task of their own, so a
         heartbeat is heard while a sync waits for its embedding."""
-        publishes: asyncio.Queue[cloud_pb2.EdgeMessage] = asyncio.Queue()
+        publishes: asyncio.Queue[cloud_pb2.EdgeMessage | None] = asyncio.Queue()
         publisher = asyncio.create_task(self._publisher(session, publishes, out, failure))
         try:
             async for message in requests:
@@ -158,6 +158,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     publishes.put_nowait(message)
                 else:
                     raise InvalidRequestError(f"unexpected {kind or 'empty'} message on an open session")
+            publishes.put_nowait(None)  # the edge sends no more: what it sent is applied before the session ends
+            await publisher
         except DgragError as exc:
             failure.append(exc)
         finally:
@@ -169,13 +171,12 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
     async def _publisher(
         self,
         session: EdgeSession,
-        publishes: asyncio.Queue[cloud_pb2.EdgeMessage],
+        publishes: asyncio.Queue[cloud_pb2.EdgeMessage | None],
         out: asyncio.Queue[cloud_pb2.CloudMessage | None],
         failure: list[DgragError],
     ) -> None:
         try:
-            while True:
-                message = await publishes.get()
+            while (message := await publishes.get()) is not None:
                 out.put_nowait(await self._publish(session, message))
         except DgragError as exc:
             failure.append(exc)

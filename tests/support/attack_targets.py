@@ -122,6 +122,32 @@ async def session_status(targets: Targets, metadata: object, messages: Sequence[
     return "OK"
 
 
+async def lockstep_status(targets: Targets, metadata: object, messages: Sequence[cloud_pb2.EdgeMessage]) -> str:
+    """Like :func:`session_status`, but each message after the first goes once the cloud answered the one before
+    (its welcome or an ack): the client is never writing when the cloud closes the session, which would turn the
+    cloud's status into INTERNAL on the client (grpc/grpc#36066)."""
+    answered = asyncio.Semaphore(0)
+
+    async def requests() -> AsyncIterator[cloud_pb2.EdgeMessage]:
+        for message in messages:
+            yield message
+            await answered.acquire()
+        await asyncio.sleep(STREAM_WAIT_S * 2)
+
+    async with cloud_channel(targets) as channel:
+        call = cloud_pb2_grpc.CloudStub(channel).Session(requests(), metadata=metadata)
+        try:
+            async with asyncio.timeout(STREAM_WAIT_S):
+                async for _ in call:
+                    answered.release()
+        except grpc.aio.AioRpcError as exc:
+            return str(exc.code().name)
+        except TimeoutError:
+            call.cancel()
+            return f"still open after {STREAM_WAIT_S:.0f} s"
+    return "OK"
+
+
 def hello(edge_id: str = EDGE) -> cloud_pb2.EdgeMessage:
     return cloud_pb2.EdgeMessage(hello=cloud_pb2.Hello(edge_id=edge_id))
 

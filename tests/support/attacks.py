@@ -33,6 +33,7 @@ from tests.support.attack_targets import (
     edge_call,
     global_query,
     hello,
+    lockstep_status,
     session_status,
     status_of,
     summary,
@@ -268,7 +269,7 @@ async def summary_delta_flood(t: Targets) -> str:
         cloud_pb2.EdgeMessage(delta=cloud_pb2.SummaryDelta(upserts=[summary(f"{OTHER}/sg-1", version=n)], up_to_seq=n))
         for n in range(1, 101)
     ]
-    return await session_status(t, t.meta(OTHER), [hello(OTHER), *deltas])
+    return await lockstep_status(t, t.meta(OTHER), [hello(OTHER), *deltas])
 
 
 @attack("RESOURCE_EXHAUSTED")

@@ -52,7 +52,7 @@ def test_full_sync_replaces_only_that_edges_view() -> None:
 
 
 def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lucky_summary() -> None:
-    from cloud_server.routing.summary_index import rank_by_edge
+    from cloud_server.routing.edge_rank import rank_by_edge
     from shared.core.knowledge import SummaryMatch
 
     matches = [
