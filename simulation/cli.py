@@ -107,6 +107,7 @@ def _split_scale_parsers(commands: Any) -> None:
     w.add_argument("--tls", action="store_true", help="mutual TLS: a client certificate for every edge")
     w.add_argument("--real-bench", type=Path, help="a bundle whose edges join as real edges, asked end to end")
     w.add_argument("--real-questions", type=int, default=5, help="questions asked at the real edges (default 5)")
+    w.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed for each wait (default 1800)")
     w.add_argument("--ray", action="store_true", help="the workers as Ray actors, spread over a cluster's nodes")
     w.add_argument("--ray-address", default="", help="join this Ray cluster (HEAD:PORT or auto; default: start one)")
     w.add_argument("--ray-worker-cpus", type=float, default=0.5, help="CPUs each worker declares (default 0.5)")
@@ -208,6 +209,7 @@ def cmd_swarm(args: argparse.Namespace) -> int:
         tls=args.tls,
         real_bench=args.real_bench,
         real_questions=args.real_questions,
+        timeout_s=args.timeout,
         ray=args.ray or bool(args.ray_address),
         ray_address=args.ray_address,
         ray_worker_cpus=args.ray_worker_cpus,
