@@ -64,17 +64,17 @@ class SwarmOptions:
 
 @dataclass
 class CloudSample:
-    """The cloud process's peak RSS and CPU seconds so far."""
+    """The cloud process's peak RSS (its high-water mark, models included) and CPU seconds so far."""
 
     peak_rss_mb: float = 0.0
     cpu_s: float = 0.0
 
 
 def _proc(pid: int) -> tuple[float, float]:
-    """RSS in MB and CPU seconds (user + system) of process ``pid``."""
+    """Peak RSS in MB (the kernel's high-water mark) and CPU seconds (user + system) of process ``pid``."""
     rss = 0.0
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith("VmHWM:"):
             rss = int(line.split()[1]) / 1024
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return rss, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

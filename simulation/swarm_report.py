@@ -23,7 +23,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("cold start: embedded s", "cold_embedded_s"),
     ("embedded", "embedded_cold"),
     ("cloud RSS MB", "cloud_peak_rss_mb"),
-    ("stage 1 p50 / p95 ms", "stage_one"),
+    ("cloud CPU s", "cloud_cpu_s"),
+    ("stage 1 p50 / p95 ms, swarm running", "stage_one"),
+    ("stage 1 p50 / p95 ms, idle", "stage_one_idle"),
     ("CheckEvidence p50 / p95 ms", "check_evidence"),
     ("question at a real edge p50 / p95 s", "end_to_end"),
     ("idle bytes / edge / h", "idle_bytes"),
@@ -47,7 +49,11 @@ def row(run: dict[str, Any]) -> dict[str, Any]:
         "cold_embedded_s": run.get("cold_embedded_s", run["cold_start_s"]),
         "embedded_cold": run["embedded_cold"],
         "cloud_peak_rss_mb": run["cloud_peak_rss_mb"],
+        "cloud_cpu_s": run.get("cloud_cpu_s", "-") if "restarted_cloud_cpu_s" in run else "-",
         "stage_one": f"{stage['p50_ms']} / {stage['p95_ms']}",
+        "stage_one_idle": f"{idle['p50_ms']} / {idle['p95_ms']}"
+        if (idle := run.get("routing_stage_one_idle"))
+        else "-",
         "check_evidence": f"{check['p50_ms']} / {check['p95_ms']}",
         "end_to_end": f"{real['p50_s']} / {real['p95_s']} (n={real['n']})" if (real := run.get("real_edges")) else "-",
         "idle_bytes": run["idle"]["bytes_per_edge_hour"],

@@ -120,10 +120,12 @@ def _run(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
             say("real edges ...")
             out["real_edges"] = real_questions(swarm, opts.real_bench, opts.real_questions)
         out |= restart(swarm, say)
-        out["cloud_peak_rss_mb"] = round(swarm.sample.peak_rss_mb, 1)
-        out["cloud_cpu_s"] = round(swarm.sample.cpu_s, 1)
+        out["restarted_cloud_cpu_s"] = round(swarm.sample.cpu_s, 1)
     finally:
         swarm.stop()
+    if "routing_stage_one" in out:
+        say("routing on an idle machine ...")
+        out["routing_stage_one_idle"] = stage_one(swarm.work / "summaries.sqlite3", questions)
     (opts.out / "swarm.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
     return out
 
@@ -148,16 +150,18 @@ def restart(swarm: Swarm, say: Callable[[str], None]) -> dict[str, Any]:
     sent_before = swarm.sent(kinds)
     assert swarm.cloud is not None
     port = swarm._port()
+    swarm.poll()
+    first = {"cloud_peak_rss_mb": round(swarm.sample.peak_rss_mb, 1), "cloud_cpu_s": round(swarm.sample.cpu_s, 1)}
     swarm.cloud.stop()
     say("cloud stopped; starting again ...")
     began = time.perf_counter()
-    swarm.cloud = start_cloud(swarm.work, None, swarm.env, "127.0.0.1", port=port)
+    swarm.cloud = start_cloud(swarm.work, None, swarm.env, swarm.bind, port=port)
     swarm.cloud.wait_ready()
     back, _ = swarm.wait_held("after restart", began)
     time.sleep(2.0)  # the workers write their counts every second
     messages, sent = (a - b for a, b in zip(swarm.sent(kinds), sent_before, strict=True))
     view = swarm.edges_view()
-    return {
+    return first | {
         "restart_s": round(back, 2),
         "embedded_after_restart": swarm.embedded(),
         "summary_messages_resent": messages,
