@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from shared.core.lexical import STOP_WORDS
 from shared.core.lexical import terms as lexical_terms
@@ -65,20 +65,23 @@ class SparseIndex:
         n = len(self._lengths)
         if not n:
             return {}
-        mean_length = self._total_length / n
+        # BM25's length normalisation, tf + K1 * (1 - B + B * length / mean), as tf + fixed + per_length * length
+        fixed, per_length = K1 * (1 - B), K1 * B / max(self._total_length / n, 1e-9)
+        lengths = self._lengths
         out: dict[str, float] = {}
         wanted = set(among) if among is not None else None
         for term in set(terms(question)):
             posting = self._postings.get(term)
             if not posting:
                 continue
-            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            weight = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5)) * (K1 + 1)
             if wanted is not None and len(wanted) < len(posting):  # walk the shorter of the two
-                pairs: Iterable[tuple[str, int]] = ((s, posting[s]) for s in wanted if s in posting)
+                for sid in wanted:
+                    if tf := posting.get(sid):
+                        out[sid] = out.get(sid, 0.0) + weight * tf / (tf + fixed + per_length * lengths[sid])
             else:
-                pairs = ((s, tf) for s, tf in posting.items() if wanted is None or s in wanted)
-            for sid, tf in pairs:
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[sid] / max(mean_length, 1e-9)))
-                out[sid] = out.get(sid, 0.0) + idf * norm
+                for sid, tf in posting.items():
+                    if wanted is None or sid in wanted:
+                        out[sid] = out.get(sid, 0.0) + weight * tf / (tf + fixed + per_length * lengths[sid])
         best = max(out.values(), default=0.0)
         return {sid: s / best for sid, s in out.items()} if best > 0 else {}
