@@ -3,7 +3,7 @@
     python -m simulation.swarm_report RUN [RUN ...] --out DIR     # each RUN holds a swarm.json
 
 Writes ``DIR/swarm.md`` (the table, from the runs' swarm.json, which are copied beside it as rows) and
-``DIR/swarm.png`` (each figure of the plaintext runs against N, log scale).
+``DIR/swarm.png`` (each figure of the plaintext runs on worker processes against N, log scale).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("edges", "edges"),
     ("transport", "transport"),
+    ("workers", "workers"),
     ("summaries", "summaries"),
     ("cold start: held s", "cold_start_s"),
     ("cold start: embedded s", "cold_embedded_s"),
@@ -44,6 +45,7 @@ def row(run: dict[str, Any]) -> dict[str, Any]:
     return {
         "edges": edges,
         "transport": "mutual TLS" if opts.get("tls") == "True" else "plaintext",
+        "workers": f"{opts['workers']} {'Ray actors' if opts.get('ray') == 'True' else 'processes'}",
         "summaries": edges * per,
         "cold_start_s": run["cold_start_s"],
         "cold_embedded_s": run.get("cold_embedded_s", run["cold_start_s"]),
@@ -65,7 +67,7 @@ def row(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def table(runs: Sequence[dict[str, Any]]) -> str:
-    rows = sorted((row(r) for r in runs), key=lambda r: (r["edges"], r["transport"]))
+    rows = sorted((row(r) for r in runs), key=lambda r: (r["edges"], r["transport"], r["workers"]))
     lines = ["| " + " | ".join(name for name, _ in COLUMNS) + " |", "|" + "---:|" * len(COLUMNS)]
     lines += ["| " + " | ".join(str(r[key]) for _, key in COLUMNS) + " |" for r in rows]
     return "\n".join(lines)
@@ -75,7 +77,8 @@ def plot(runs: Sequence[dict[str, Any]], path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    ordered = sorted((r for r in runs if r["options"].get("tls") != "True"), key=lambda r: int(r["options"]["edges"]))
+    plain = [r for r in runs if r["options"].get("tls") != "True" and r["options"].get("ray") != "True"]
+    ordered = sorted(plain, key=lambda r: int(r["options"]["edges"]))
     n = [int(r["options"]["edges"]) for r in ordered]
     panels = (
         (
@@ -116,8 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run in args.runs:
         data = json.loads((run / "swarm.json").read_text(encoding="utf-8"))
         runs.append(data)
-        tls = "-tls" if data["options"].get("tls") == "True" else ""
-        shutil.copyfile(run / "swarm.json", args.out / f"swarm-{data['options']['edges']}{tls}.json")
+        kind = "-tls" if data["options"].get("tls") == "True" else ""
+        kind += "-ray" if data["options"].get("ray") == "True" else ""
+        shutil.copyfile(run / "swarm.json", args.out / f"swarm-{data['options']['edges']}{kind}.json")
     (args.out / "swarm.md").write_text(table(runs) + "\n", encoding="utf-8")
     plot(runs, args.out / "swarm.png")
     print(table(runs))

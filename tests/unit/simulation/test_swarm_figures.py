@@ -20,7 +20,7 @@ def test_no_two_edges_publish_the_same_summary() -> None:
 
 def _run(edges: int) -> dict[str, object]:
     return {
-        "options": {"edges": str(edges), "summaries_per_edge": "5"},
+        "options": {"edges": str(edges), "summaries_per_edge": "5", "workers": "4"},
         "cold_start_s": 1.5,
         "embedded_cold": edges * 5,
         "cloud_peak_rss_mb": 100.0,
