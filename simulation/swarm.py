@@ -70,14 +70,10 @@ class CloudSample:
     cpu_s: float = 0.0
 
 
-def _proc(pid: int) -> tuple[float, float]:
-    """Peak RSS in MB (the kernel's high-water mark) and CPU seconds (user + system) of process ``pid``."""
-    rss = 0.0
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            rss = int(line.split()[1]) / 1024
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid``."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return rss, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -214,9 +210,8 @@ class Swarm:
 
     def poll(self) -> None:
         assert self.cloud is not None
-        rss, cpu = _proc(self.cloud.pid)
-        self.sample.peak_rss_mb = max(self.sample.peak_rss_mb, rss)
-        self.sample.cpu_s = cpu
+        self.sample.peak_rss_mb = max(self.sample.peak_rss_mb, self.cloud.peak_rss_bytes() / 2**20)
+        self.sample.cpu_s = _cpu_seconds(self.cloud.pid)
 
     def edges_view(self) -> list[cloud_pb2.EdgeInfo]:
         with self.channel(ADMIN) as ch:

@@ -53,8 +53,7 @@ def routing_latency(swarm: Swarm, questions: Sequence[str]) -> dict[str, float]:
     finally:
         for channel in channels:
             channel.close()
-    cuts = statistics.quantiles(times, n=20)
-    return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(cuts[18], 2), "n": len(times)}
+    return _median_and_p95(times) | {"n": len(times)}
 
 
 def stage_one(store: Path, questions: Sequence[str]) -> dict[str, float]:
@@ -74,8 +73,14 @@ def stage_one(store: Path, questions: Sequence[str]) -> dict[str, float]:
         began = time.perf_counter()
         index.search(vector, max(cfg.top_m, 8), cfg.edge_pool, question, cfg.sparse_weight)
         times.append(1000 * (time.perf_counter() - began))
-    cuts = statistics.quantiles(times, n=20)
-    return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(cuts[18], 2), "summaries": index.count()}
+    return _median_and_p95(times) | {"summaries": index.count()}
+
+
+def _median_and_p95(times_ms: Sequence[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(times_ms), 2),
+        "p95_ms": round(statistics.quantiles(times_ms, n=20)[18], 2),
+    }
 
 
 def idle_cost(swarm: Swarm) -> dict[str, float]:

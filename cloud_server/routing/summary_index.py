@@ -60,8 +60,8 @@ class SummaryIndex:
         self._embedder = embedder
         self._background = background
         """Embed in a thread of this index's own after each write returns (see the module's docstring)."""
-        self._waiting: dict[str, int] = {}
-        """Summaries held without a vector, by id, with the version to embed (oldest first)."""
+        self._waiting: dict[str, None] = {}
+        """Ids of the summaries held without a vector, oldest first (a dict as an ordered set)."""
         self._embedding: threading.Thread | None = None
         self._batches = EmbedBatches(embedder)
         self._store = store
@@ -302,15 +302,19 @@ class SummaryIndex:
         if vectors is None:
             for card in cards:  # the same id twice: the later card wins
                 self._waiting.pop(card.id, None)
-                self._waiting[card.id] = card.version
+                self._waiting[card.id] = None
                 self._hold(edge_id, card, WAITING)
             self._embed_in_background()
             return
-        ids = np.arange(self._next_id, self._next_id + len(cards), dtype=np.int64)
-        self._next_id += len(cards)
+        for card, vid in zip(cards, self._add_vectors(vectors), strict=True):
+            self._hold(edge_id, card, vid)
+
+    def _add_vectors(self, vectors: np.ndarray) -> list[int]:
+        """Put ``vectors`` in the faiss index under new ids, returned in order (lock held)."""
+        ids = np.arange(self._next_id, self._next_id + len(vectors), dtype=np.int64)
+        self._next_id += len(vectors)
         self._index.add_with_ids(vectors, ids)
-        for card, vid in zip(cards, ids, strict=True):
-            self._hold(edge_id, card, int(vid))
+        return [int(v) for v in ids]
 
     def _hold(self, edge_id: str, card: SummaryCard, vid: int) -> None:
         old = self._held.get(card.id)
@@ -356,9 +360,10 @@ class SummaryIndex:
                 by_edge.setdefault(held.edge_id, []).append(i)
         for edge_id, rows in by_edge.items():
             mine = [cards[i] for i in rows]
-            for card in mine:
-                del self._waiting[card.id]
-            self._insert(edge_id, mine, vectors[rows])
+            for card, vid in zip(mine, self._add_vectors(vectors[rows]), strict=True):
+                del self._waiting[card.id]  # held already, its words indexed: only its vector is new
+                self._held[card.id] = HeldSummary(edge_id, card, vid)
+                self._by_vector[vid] = (card.id, edge_id, card.version)
             self._persist(EdgeWrite(edge_id, added=list(zip(mine, vectors[rows], strict=True))))
         self._settled.notify_all()
 

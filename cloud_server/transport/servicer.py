@@ -48,7 +48,7 @@ _CLOSE = None
 MAX_WAITING_PUBLISHES = 16
 """Summary messages of one session waiting to be applied; more close the session (RESOURCE_EXHAUSTED)."""
 WRITERS = 32
-"""Index writes in flight at once (each waits mostly for its batch to be embedded)."""
+"""Index writes in flight at once (with inline embedding each waits mostly for its batch to be embedded)."""
 
 
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
@@ -74,7 +74,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self._queries = queries
         self._heartbeat_interval_s = heartbeat_interval_s
         self._writes = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="index-write")
-        """Index writes: many at once, so their embeddings batch (cloud_server.routing.embed_batches)."""
+        """Index writes: many at once, so inline embeddings batch (cloud_server.routing.embed_batches)."""
 
     async def Session(
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext

@@ -51,7 +51,8 @@ class SentenceTransformerEmbedder:
             raise ModelError(f"{path} does not declare an embedding dimension")
         self._dim = int(dim)
         self._batch = config.batch_size
-        self.precision = resolve_precision(config.precision, torch.cpu._is_avx512_bf16_supported() or _has_amx())
+        native = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+        self.precision = resolve_precision(config.precision, native)
         """The arithmetic of the forward pass: float32 or bfloat16 (config.precision with auto resolved)."""
         self._arithmetic: Callable[[], AbstractContextManager[object]] = (
             (lambda: torch.autocast("cpu", dtype=torch.bfloat16))
@@ -87,12 +88,6 @@ def resolve_precision(precision: EmbedderPrecision, native_bfloat16: bool) -> st
     if precision == "auto":
         return "bfloat16" if native_bfloat16 else "float32"
     return precision
-
-
-def _has_amx() -> bool:
-    import torch
-
-    return bool(torch.cpu._is_amx_tile_supported())
 
 
 def length_batches(lengths: Sequence[int], size: int, spread: float = LENGTH_SPREAD) -> list[list[int]]:
