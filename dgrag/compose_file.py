@@ -12,6 +12,7 @@ container takes one lock file (DIR/locks), so models on one host run one at a ti
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,20 @@ SERVICE_NAME = "cloud"
 """The cloud's service name: the edges' address inside the compose network, and a name in its certificate."""
 HEALTH_CLIENT = "health"
 """A client certificate with no token: it can open a TLS connection for the health check and do nothing else."""
+PROJECT_PREFIX = "dgrag-"
+"""Compose project names start with it: docker/compose.yaml's demo is ``dgrag-demo``, a deployment ``dgrag-DIR``."""
 IMAGE_DEFAULTS = {"cloud": "${DGRAG_CLOUD_IMAGE:-dgrag-cloud:latest}", "edge": "${DGRAG_EDGE_IMAGE:-dgrag-edge:latest}"}
 
 
-def compose_services(edges: dict[str, int], cloud_port: int, user: str) -> dict[str, Any]:
-    """The compose file's content: the cloud and one service per edge (``edges``: id -> API port)."""
+def project_name(root: Path) -> str:
+    """The compose project of the deployment in ``root``: ``dgrag-`` and the directory's name in the characters
+    Compose allows, so two deployments (or one and docker/compose.yaml) on a host never share containers."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", root.resolve().name.lower()).strip("-_")
+    return PROJECT_PREFIX + (name or "deployment")
+
+
+def compose_services(edges: dict[str, int], cloud_port: int, user: str, project: str) -> dict[str, Any]:
+    """The compose file's content: the cloud and one service per edge (``edges``: id -> API port), as ``project``."""
     common = {
         "init": True,
         "restart": "unless-stopped",
@@ -37,7 +47,7 @@ def compose_services(edges: dict[str, int], cloud_port: int, user: str) -> dict[
     for edge_id, port in edges.items():
         services[edge_id] = _edge(common, edge_id, port, cloud_port)
     networks: dict[str, Any] = {"public": {}} | {f"{e}-net": {"internal": True} for e in edges}
-    return {"name": "dgrag", "services": services, "networks": networks}
+    return {"name": project, "services": services, "networks": networks}
 
 
 def _cloud(common: dict[str, Any], edges: list[str], port: int) -> dict[str, Any]:
@@ -82,13 +92,12 @@ def write_compose(root: Path, edges: dict[str, int], cloud_port: int) -> Path:
             (root / edge_id / sub).mkdir(mode=0o700, exist_ok=True)
     (root / "cloud" / "state").mkdir(mode=0o700, exist_ok=True)
     (root / "locks").mkdir(mode=0o700, exist_ok=True)
-    content = compose_services(edges, cloud_port, f"{os.getuid()}:{os.getgid()}")
+    content = compose_services(edges, cloud_port, f"{os.getuid()}:{os.getgid()}", project_name(root))
     path = root / "compose.yaml"
     header = (
         "# Written by `dgrag init --compose`: the cloud and every edge of this deployment on one Docker host, mutual\n"
-        "# TLS between them. Build the images from the dgrag repository first (docs/deploy.md):\n"
-        "#   docker build -f docker/cloud.Dockerfile -t dgrag-cloud . && docker build -f docker/edge.Dockerfile"
-        " -t dgrag-edge .\n"
+        "# TLS between them. Build the images dgrag-cloud and dgrag-edge from the dgrag repository first, as\n"
+        '# docs/deploy.md ("The images") says. Run `docker compose` from this directory.\n'
     )
     path.write_text(header + yaml.safe_dump(content, sort_keys=False), encoding="utf-8")
     return path

@@ -24,9 +24,15 @@ ENV VIRTUAL_ENV=/opt/venv \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_PROGRESS_BAR=off
 RUN python -m venv /opt/venv && pip install --upgrade pip
-# torch first and pinned from the CPU index: from PyPI it would pull the CUDA build (gigabytes).
-RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"
+# torch first, pinned and a CPU build: from PyPI it would pull the CUDA build (gigabytes). A torch wheel put in
+# docker/wheels/ is taken from there, and torch's index is never asked: the build then needs PyPI only.
+# Without one, torch comes from TORCH_INDEX_URL (any index that holds the CPU wheel).
+RUN --mount=type=cache,target=/root/.cache/pip --mount=type=bind,source=docker/wheels,target=/wheels \
+    if ls /wheels/torch-"${TORCH_VERSION}"[+-]*.whl > /dev/null 2>&1; then \
+        pip install --find-links /wheels "torch==${TORCH_VERSION}"; \
+    else \
+        pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"; \
+    fi
 # The project's dependencies before its source, so editing code does not recompile llama.cpp.
 # constraints.txt pins every version CI tested (llama-cpp-python among them: later releases crash on AMX CPUs).
 COPY pyproject.toml constraints.txt /src/
@@ -68,14 +74,16 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 dgrag \
     && useradd --system --uid 10001 --gid dgrag --home-dir /home/dgrag --create-home --shell /usr/sbin/nologin dgrag \
-    && mkdir -p /etc/dgrag /run/dgrag-lock \
-    && chown dgrag:dgrag /run/dgrag-lock
+    && mkdir -p /etc/dgrag /run/dgrag-lock /var/lib/dgrag \
+    && chown dgrag:dgrag /run/dgrag-lock /var/lib/dgrag
 COPY --from=build /opt/venv /opt/venv
 COPY --from=cloud-model /opt/dgrag-models /opt/dgrag-models
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
 # Mount the tokens file (`edge_id token` lines) at /etc/dgrag/tokens, readable by uid 10001;
 # for TLS also mount a certificate and key and set DGRAG__TLS_CERT and DGRAG__TLS_KEY.
+# /var/lib/dgrag (owned by uid 10001) is for the cloud's state: mount a volume there and point
+# DGRAG__SUMMARY_STORE and DGRAG__QUERY__TRUST_FILE into it, or a restarted cloud starts empty.
 ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \

@@ -22,9 +22,15 @@ ENV VIRTUAL_ENV=/opt/venv \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_PROGRESS_BAR=off
 RUN python -m venv /opt/venv && pip install --upgrade pip
-# torch first and pinned from the CPU index: from PyPI it would pull the CUDA build (gigabytes).
-RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"
+# torch first, pinned and a CPU build: from PyPI it would pull the CUDA build (gigabytes). A torch wheel put in
+# docker/wheels/ is taken from there, and torch's index is never asked: the build then needs PyPI only.
+# Without one, torch comes from TORCH_INDEX_URL (any index that holds the CPU wheel).
+RUN --mount=type=cache,target=/root/.cache/pip --mount=type=bind,source=docker/wheels,target=/wheels \
+    if ls /wheels/torch-"${TORCH_VERSION}"[+-]*.whl > /dev/null 2>&1; then \
+        pip install --find-links /wheels "torch==${TORCH_VERSION}"; \
+    else \
+        pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}"; \
+    fi
 # The project's dependencies before its source, so editing code does not recompile llama.cpp.
 # constraints.txt pins every version CI tested (llama-cpp-python among them: later releases crash on AMX CPUs).
 COPY pyproject.toml constraints.txt /src/

@@ -231,3 +231,21 @@ def test_model_containers_share_one_model_lock() -> None:
         assert any(m.startswith("model-lock:") and path.startswith(m.split(":")[1] + "/") for m in mounts), name
         paths.add(path)
     assert len(paths) == 1 and "model-lock" in compose()["volumes"]
+
+
+def test_the_cloud_keeps_its_summaries_and_trust_in_a_volume() -> None:
+    """A restarted cloud holds what it held: its summary index and trust memory lie in a named volume that is its
+    own, so `restart cloud` re-sends and re-embeds nothing."""
+    svcs = services()
+    config = effective_config(svcs["cloud"])
+    mounts = {target: source for source, target in volume_mounts(svcs["cloud"])}
+    for path in (config.summary_store, config.query.trust_file):
+        assert path, "set, so not kept in memory only"
+        (target,) = [t for t in mounts if path.startswith(t.rstrip("/") + "/")]
+        assert not is_bind(mounts[target]) and mounts[target] in compose()["volumes"], path
+        assert all(mounts[target] not in dict(volume_mounts(svcs[e])) for e in EDGE_SERVICES), "the cloud's own"
+
+
+def test_the_demo_has_a_project_name_of_its_own() -> None:
+    """`dgrag init --compose` names its projects dgrag-DIR: the demo's name must differ from plain `dgrag`."""
+    assert compose()["name"] == "dgrag-demo"

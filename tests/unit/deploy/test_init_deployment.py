@@ -108,3 +108,33 @@ def test_init_compose_mounts_each_machine_s_directory_read_only_with_mutual_tls(
 def test_an_edge_may_not_take_a_name_the_compose_directory_uses(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="locks"):
         init_deployment(tmp_path / "dep", ["locks"], "cloud.example.org", compose=True)
+
+
+@pytest.mark.parametrize(
+    ("directory", "project"),
+    [("deploy", "dgrag-deploy"), ("My Clinic.v2", "dgrag-my-clinic-v2"), ("__", "dgrag-deployment")],
+)
+def test_each_compose_deployment_has_a_project_name_of_its_own(tmp_path: Path, directory: str, project: str) -> None:
+    """Two deployments on one host, or one beside docker/compose.yaml (dgrag-demo), never share containers."""
+    import yaml
+
+    from tests.support.docker_files import compose
+
+    dep = init_deployment(tmp_path / directory, ["a"], "cloud.example.org", compose=True)
+    assert dep.compose is not None
+    assert yaml.safe_load(dep.compose.read_text())["name"] == project
+    assert compose()["name"] == "dgrag-demo" != project
+
+
+def test_init_compose_keeps_the_cloud_s_state_in_its_bind_mounted_directory(tmp_path: Path) -> None:
+    """The summary index and the trust memory outlive a restart: both lie under the mounted ``cloud/state``."""
+    import yaml
+
+    dep = init_deployment(tmp_path / "dep", ["a"], "cloud.example.org", compose=True)
+    assert dep.compose is not None
+    cloud = yaml.safe_load(dep.compose.read_text())["services"]["cloud"]
+    config = load_config(CloudConfig, dep.cloud / "cloud.toml", {})
+    mounts = dict(reversed(v.split(":")[:2]) for v in cloud["volumes"])
+    for path in (config.summary_store, config.query.trust_file):
+        assert path.startswith("state/"), path
+        assert mounts[f"{cloud['working_dir']}/state"] == "./cloud/state"
