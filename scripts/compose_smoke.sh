@@ -7,14 +7,17 @@
 #   bash scripts/compose_smoke.sh [--report FILE]
 #
 # Installs nothing. Needs a running Docker engine with BuildKit and Compose v2 (`docker compose`), python3 and
-# dgrag on the host (PYTHON, default .venv/bin/python: it runs `dgrag init`).
+# dgrag on the host (PYTHON, default .venv/bin/python: it runs `dgrag init`; not needed with BUILD_ONLY).
 # Not part of the test command (it builds images for minutes). Settings (environment):
 #   DOCKER       the docker CLI (default docker)
 #   BASE_IMAGE   the base of both images' stages (default dgrag-base:bookworm, made from Debian's packages by
 #                scripts/debian_base_image.sh when missing and this runs as root; python:3.11-slim works too)
-#   TORCH_WHEEL  a local torch CPU wheel: served to the build from a package index on loopback (for hosts that
-#                cannot reach download.pytorch.org), on TORCH_INDEX_PORT (default 38751); unset: the Dockerfiles'
-#                TORCH_INDEX_URL
+#   TORCH_WHEEL  a local torch CPU wheel, copied into docker/wheels/, where both builds take it from (for hosts
+#                that cannot reach download.pytorch.org); unset: a wheel already there, else torch's index
+#   ANSWER_TIMEOUT  seconds the asking edge waits for the cloud's answer (default 600). A loaded host answers
+#                late, so the cloud also gives the edges 120 s for their knowledge and 30 s for a probe.
+#   SYNC_TIMEOUT seconds the cloud has to hold both edges' summaries before the question (default 300)
+#                A wait that runs out still fails the run; the failure then names the wait.
 #   BUNDLE       the benchmark bundle the articles and the question come from (default simulation/bundles/multihop4)
 #   ARTICLES     articles per edge besides the question's evidence (default 4)
 #   KEEP_UP      a file: on success leave the deployment running and write `work=... project=...` there, for
@@ -32,15 +35,17 @@ report=""
 tag=smoke
 project=dgrag-smoke
 python=${PYTHON:-.venv/bin/python}
+answer_timeout=${ANSWER_TIMEOUT:-600}
+sync_timeout=${SYNC_TIMEOUT:-300}
 work=$(mktemp -d /tmp/dgrag-smoke.XXXXXX)
-index_pid=""
 
 die() { echo "compose_smoke: $*" >&2; exit 1; }
 say() { echo "== $*" | tee -a "$work/report.md"; }
-compose() { "$docker" compose -p "$project" -f "$work/dep/compose.yaml" --env-file "$work/smoke.env" "$@"; }
+compose() {
+    "$docker" compose -p "$project" -f "$work/dep/compose.yaml" -f "$work/smoke.yaml" --env-file "$work/smoke.env" "$@"
+}
 kept=false
 cleanup() {
-    [ -n "$index_pid" ] && kill "$index_pid" 2> /dev/null || true
     [ "$kept" = true ] && return
     if [ -f "$work/smoke.env" ]; then compose down -v --remove-orphans > /dev/null 2>&1 || true; fi
     rm -rf "$work"
@@ -50,7 +55,9 @@ trap cleanup EXIT
 "$docker" info > /dev/null 2>&1 || die "no Docker engine answers ($docker info failed)"
 "$docker" compose version > /dev/null 2>&1 || die "Docker Compose v2 is missing ($docker compose version failed)"
 command -v python3 > /dev/null || die "python3 is missing"
-"$python" -c 'import dgrag' 2> /dev/null || die "$python cannot import dgrag: set PYTHON to one that can"
+if [ -z "${BUILD_ONLY:-}" ]; then
+    "$python" -c 'import dgrag' 2> /dev/null || die "$python cannot import dgrag: set PYTHON to one that can"
+fi
 if ! "$docker" image inspect "$base" > /dev/null 2>&1; then
     [ "$base" = dgrag-base:bookworm ] || die "base image $base is missing"
     DOCKER=$docker bash scripts/debian_base_image.sh "$base"
@@ -58,27 +65,13 @@ fi
 say "$($docker version -f 'engine {{.Server.Version}}'), $($docker compose version --short | sed 's/^/compose /'),"\
 " base $base, $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 
-build_args=(--build-arg "PYTHON_IMAGE=$base")
-network=()
-if [ -n "${TORCH_WHEEL:-}" ]; then   # a PEP 503 index of torch and its dependencies, on loopback
+if [ -n "${TORCH_WHEEL:-}" ]; then   # the Dockerfiles install torch from docker/wheels/ when it holds a wheel
     [ -f "$TORCH_WHEEL" ] || die "TORCH_WHEEL $TORCH_WHEEL is not a file"
-    version=$(basename "$TORCH_WHEEL" | cut -d- -f2 | cut -d+ -f1)
-    python3 -m pip download -q -d "$work/wheels" --find-links "$(dirname "$TORCH_WHEEL")" \
-        -c constraints.txt "torch==$version"
-    for wheel in "$work"/wheels/*.whl; do
-        name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z_.' 'a-z--')
-        mkdir -p "$work/index/$name" && ln "$wheel" "$work/index/$name/"
-    done
-    # a fixed port keeps the build argument, and so the image's cache, the same from run to run
-    port=${TORCH_INDEX_PORT:-38751}
-    python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work/index" > /dev/null 2>&1 &
-    index_pid=$!
-    build_args+=(--build-arg "TORCH_INDEX_URL=http://127.0.0.1:$port/")
-    network=(--network host)
+    [ -f "docker/wheels/$(basename "$TORCH_WHEEL")" ] || cp "$TORCH_WHEEL" docker/wheels/
 fi
 for role in edge cloud; do
     started=$(date +%s)
-    DOCKER_BUILDKIT=1 "$docker" build -q "${network[@]}" "${build_args[@]}" \
+    DOCKER_BUILDKIT=1 "$docker" build -q --build-arg "PYTHON_IMAGE=$base" \
         -f "docker/$role.Dockerfile" -t "dgrag-$role:$tag" . > "$work/build-$role.log" 2>&1 \
         || { tail -30 "$work/build-$role.log" >&2; die "building the $role image failed"; }
     size=$("$docker" image inspect -f '{{.Size}}' "dgrag-$role:$tag")
@@ -94,6 +87,18 @@ cat > "$work/smoke.env" <<EOF
 DGRAG_CLOUD_IMAGE=dgrag-cloud:$tag
 DGRAG_EDGE_IMAGE=dgrag-edge:$tag
 DGRAG_CLOUD_PUBLISH=127.0.0.1:0
+EOF
+# Waits for a loaded host: the cloud's fan-out and probe deadlines, and how long the asking edge waits.
+cat > "$work/smoke.yaml" <<EOF
+services:
+  cloud:
+    environment:
+      DGRAG__QUERY__DEADLINE_S: "120"
+      DGRAG__QUERY__MAX_DEADLINE_S: "120"
+      DGRAG__QUERY__PROBE_DEADLINE_S: "30"
+  edge-1:
+    environment:
+      DGRAG__CLOUD__QUERY_DEADLINE_S: "$answer_timeout"
 EOF
 say "wrote the deployment with dgrag init --compose: mutual TLS, services run as uid $(id -u)"
 
@@ -134,14 +139,35 @@ started=$(date +%s)
 compose up -d --no-build --wait cloud edge-1 edge-2 > "$work/up.log" 2>&1 \
     || { tail -20 "$work/up.log" >&2; compose logs --tail 30 >&2; die "the services did not become healthy"; }
 say "cloud, edge-1 and edge-2 healthy $(( $(date +%s) - started )) s after up"
-sleep 3   # the edges' first summary sync
 
-say "asked at edge-1: $question (gold: $gold)"
+# The question is routed by the edges' summaries: wait until the cloud holds both edges' summaries, not a fixed
+# time, which a loaded host outlasts.
+started=$(date +%s)
+ops=(--address "$(compose port cloud 50051)" --user ops --token-file "$work/dep/ops/token"
+     --tls-ca "$work/dep/ops/ca.pem" --tls-cert "$work/dep/ops/client.pem" --tls-key "$work/dep/ops/client.key")
+held() {
+    "$python" -m dgrag cloud edges "${ops[@]}" --json > "$work/edges.json" 2> "$work/edges.log" || return 1
+    python3 -c 'import json, sys
+rows = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+held = {r["edge_id"] for r in rows if r["connected"] and r["summaries"] > 0}
+sys.exit(0 if {"edge-1", "edge-2"} <= held else 1)' "$work/edges.json"
+}
+until held; do
+    if [ $(( $(date +%s) - started )) -ge "$sync_timeout" ]; then
+        cat "$work/edges.json" "$work/edges.log" >&2
+        die "the cloud did not hold both edges' summaries within SYNC_TIMEOUT=$sync_timeout s"
+    fi
+    sleep 2
+done
+say "the cloud held both edges' summaries $(( $(date +%s) - started )) s later"
+
+say "asked at edge-1 (its wait for the cloud's answer: ANSWER_TIMEOUT=$answer_timeout s): $question (gold: $gold)"
 started=$(date +%s)
 compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token --json \
-    "$question" > "$work/answer.json" || die "the question failed"
+    --timeout "$answer_timeout" "$question" > "$work/answer.json" || die "the question failed"
 seconds=$(( $(date +%s) - started ))
-python3 - "$work/answer.json" "$seconds" <<'EOF' | tee -a "$work/report.md"
+status=0
+python3 - "$work/answer.json" "$seconds" <<'EOF' | tee -a "$work/report.md" || status=$?
 import json, sys
 trace, seconds = json.load(open(sys.argv[1])), sys.argv[2]
 cloud = trace.get("cloud") or {}
@@ -153,6 +179,11 @@ print("sources: " + ", ".join(f"{s.get('edge_id') or 'edge-1'}:{s['doc_id']}" fo
 if trace["decision"] != "cloud" or "edge-2" not in cited:
     sys.exit("compose_smoke: the answer does not cite edge-2, the edge that holds its evidence")
 EOF
+if [ "$status" -ne 0 ]; then   # say whether a wait ran out: the processes log late edges and deadlines
+    compose logs --no-color --tail 60 cloud edge-1 edge-2 2>&1 | grep -iE 'deadline|late|timed? ?out|unreachable' >&2 \
+        || echo "compose_smoke: no wait ran out in the logs: a wrong route, not a slow host" >&2
+    exit "$status"
+fi
 say "memory (RSS) per container after the answer:"
 "$docker" stats --no-stream --format '{{.Name}} {{.MemUsage}}' \
     $(compose ps -q) | sed 's/^/   /' | tee -a "$work/report.md"
