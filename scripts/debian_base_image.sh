@@ -2,13 +2,14 @@
 # A Python 3.11 base image for docker/*.Dockerfile made from Debian's own packages (debootstrap + docker import),
 # for hosts that cannot pull python:3.11-slim from a registry:
 #
-#   sudo bash scripts/debian_base_image.sh [TAG]        # default dgrag-base:bookworm
-#   docker build --build-arg PYTHON_IMAGE=dgrag-base:bookworm -f docker/edge.Dockerfile -t dgrag-edge .
+#   bash scripts/debian_base_image.sh [TAG]        # as root; default dgrag-base:bookworm
+#   DOCKER_BUILDKIT=1 docker build --build-arg PYTHON_IMAGE=dgrag-base:bookworm -f docker/edge.Dockerfile -t dgrag-edge .
 #
-# Needs root, debootstrap and a running Docker engine; installs nothing on the host. The image holds a minimal
-# Debian 12 with python3 (3.11), venv, pip, `python` (python-is-python3) and CA certificates, plus the host's
-# own local CAs (/usr/local/share/ca-certificates), so pip inside a build works behind a TLS-inspecting proxy
-# as it does on the host. DEBIAN_MIRROR picks the mirror (default http://deb.debian.org/debian).
+# Needs root, debootstrap (apt-get install debootstrap) and a running Docker engine; installs nothing on the host.
+# An image of that tag is kept (REBUILD=1 makes it again): a new base would rebuild both images from the start.
+# The image holds a minimal Debian 12 with python3 (3.11), venv, pip, `python` (python-is-python3) and CA
+# certificates, plus the host's own local CAs (/usr/local/share/ca-certificates), so pip inside a build works
+# behind a TLS-inspecting proxy as it does on the host. DEBIAN_MIRROR picks the mirror (default http://deb.debian.org/debian).
 set -euo pipefail
 
 tag=${1:-dgrag-base:bookworm}
@@ -16,9 +17,13 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 docker=${DOCKER:-docker}
 
 die() { echo "debian_base_image: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "debootstrap needs root: run it with sudo"
-command -v debootstrap > /dev/null || die "debootstrap is missing: sudo apt-get install debootstrap"
+[ "$(id -u)" = 0 ] || die "debootstrap needs root: run it as root (or with sudo)"
+command -v debootstrap > /dev/null || die "debootstrap is missing: apt-get install -y debootstrap (as root)"
 "$docker" info > /dev/null 2>&1 || die "no Docker engine answers ($docker info failed): start dockerd"
+if [ -z "${REBUILD:-}" ] && "$docker" image inspect "$tag" > /dev/null 2>&1; then
+    echo "== $tag exists: kept (REBUILD=1 makes it again)"
+    exit 0
+fi
 
 root=$(mktemp -d /tmp/dgrag-base.XXXXXX)
 trap 'rm -rf "$root"' EXIT
