@@ -2,6 +2,6 @@
 
 import sys
 
-from dgrag.cli import main
+from dgrag.supervisor import main
 
 sys.exit(main())

@@ -12,6 +12,7 @@ from pathlib import Path
 from edge_node.experiments import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
 from shared.config import EdgeConfig
 from shared.core.errors import DgragError
+from shared.models.crash import death_message
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
 
@@ -72,7 +73,8 @@ def build_index(
     done = run_to_end(args, target.parent / f"{target.name}.ingest.log", env, echo=True)
     if done.returncode != 0:
         log = (target.parent / f"{target.name}.ingest.log").read_text(errors="replace")[-3000:]
-        raise DgragError(f"indexing {edge_id} failed (exit {done.returncode}):\n{log}")
+        what = f"indexing {edge_id}"
+        raise DgragError(f"the log of {what} ends:\n{log.rstrip()}\n{death_message(done.returncode, what)}")
     mark_complete(target, {"index_seconds": done.seconds, "peak_rss_bytes": done.peak_rss_bytes, "key": key})
     return BuiltIndex(edge_id, target, done.seconds, done.peak_rss_bytes, False)
 

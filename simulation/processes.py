@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.core.errors import DgragError
+from shared.models.crash import death_message
 
 START_TIMEOUT_S = 600.0
 
 
 def dgrag_command() -> list[str]:
-    """The ``dgrag`` command of this interpreter (and of this source tree when it comes first on the path)."""
-    return [sys.executable, "-m", "dgrag"]
+    """The ``dgrag`` command of this interpreter (and of this source tree when it comes first on the path), run
+    without the command's supervisor: the simulation watches its processes itself (a crash is explained by
+    shared.models.crash, and a process's peak memory is its own)."""
+    return [sys.executable, "-m", "dgrag.cli"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ class Server:
                 self.port = int(self._port_file.read_text().strip())
                 return self.port
             if self._proc.poll() is not None:
-                raise DgragError(f"{self.name} exited with code {self._proc.returncode}; its log:\n{self.tail()}")
+                ended = death_message(self._proc.returncode, self.name)
+                raise DgragError(f"the log of {self.name} ends:\n{self.tail().rstrip()}\n{ended}")
             time.sleep(0.1)
         raise DgragError(f"{self.name} did not start within {timeout:.0f} s; its log:\n{self.tail()}")
 

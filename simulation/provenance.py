@@ -23,7 +23,7 @@ def _git(*args: str) -> str:
 def provenance(argv: list[str] | None = None) -> dict[str, Any]:
     """commit, dirty (uncommitted changes to tracked files), date (UTC) and the command line that ran."""
     words = list(sys.argv if argv is None else argv)
-    if words and words[0].endswith(("dgrag", "__main__.py")):
+    if words and words[0].endswith(("dgrag", "__main__.py", "dgrag/cli.py")):
         words[0] = "dgrag"
     return {
         "commit": _git("rev-parse", "HEAD") or "unknown",

@@ -26,13 +26,17 @@ _OUTSIDE: dict[int, str] = {
 }
 
 
-def repair_command() -> str:
-    """The command that self-tests the model runtime and rebuilds it with portable flags where it crashes."""
+def repair_advice() -> str:
+    """The command that repairs the model runtime, and what it does."""
     if _REPAIR_SCRIPT.is_file():
-        return f"bash {_REPAIR_SCRIPT}"
+        return (
+            f"`bash {_REPAIR_SCRIPT}` (it self-tests the model runtime and rebuilds llama.cpp with portable flags "
+            "where it crashes)"
+        )
     return (
-        'CMAKE_ARGS="$(python -m shared.models.runtime_check --fallback-cmake-args)" python -m pip install '
-        "--force-reinstall --no-deps --no-binary llama-cpp-python llama-cpp-python"
+        '`CMAKE_ARGS="$(python -m shared.models.runtime_check --fallback-cmake-args)" python -m pip install '
+        "--force-reinstall --no-deps --no-binary llama-cpp-python llama-cpp-python` (llama.cpp built with portable "
+        "flags), then test it with `python -m shared.models.runtime_check`"
     )
 
 
@@ -62,7 +66,6 @@ def death_message(returncode: int, what: str) -> str:
         return f"{words}: {_OUTSIDE[number]}"
     cause = _CAUSES.get(number, "a native library crashed")
     return (
-        f"{words}: {cause}. Repair the model runtime with `{repair_command()}` (it self-tests llama.cpp and "
-        "rebuilds it with portable flags where it crashes), then run the command again; work committed before "
-        "the crash is kept"
+        f"{words}: {cause}. Repair the model runtime with {repair_advice()}, then run the command again; work "
+        "committed before the crash is kept"
     )
