@@ -1,4 +1,4 @@
-"""install.sh's own lines run against the checked-in constraints: a pin it cannot find stops CI at once."""
+"""The install scripts' own lines run against the checked-in constraints: a pin they cannot find stops CI at once."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from tests.support.paths import REPO
 ROOT = REPO
 
 
-def _script_line(prefix: str) -> str:
-    for line in (ROOT / "scripts" / "install.sh").read_text(encoding="utf-8").splitlines():
+def _script_line(script: str, prefix: str) -> str:
+    for line in (ROOT / "scripts" / script).read_text(encoding="utf-8").splitlines():
         if line.startswith(prefix):
             return line
-    raise AssertionError(f"install.sh has no line starting with {prefix!r}")
+    raise AssertionError(f"{script} has no line starting with {prefix!r}")
 
 
-def test_the_llama_pin_install_sh_reads_is_the_one_pyproject_requires() -> None:
-    line = _script_line("LLAMA_PIN=")
+def test_the_llama_pin_the_portable_rebuild_reads_is_the_one_pyproject_requires() -> None:
+    line = _script_line("repair_runtime.sh", "LLAMA_PIN=")
     out = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", f'{line}; echo "$LLAMA_PIN"'],
         cwd=ROOT,
@@ -27,7 +27,7 @@ def test_the_llama_pin_install_sh_reads_is_the_one_pyproject_requires() -> None:
         check=True,
     ).stdout.strip()
     match = re.fullmatch(r"llama[-_]cpp[-_]python==(\S+)", out, flags=re.IGNORECASE)
-    assert match, f"install.sh read {out!r} from constraints.txt"
+    assert match, f"repair_runtime.sh read {out!r} from constraints.txt"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert f'"llama-cpp-python=={match.group(1)}"' in pyproject
 

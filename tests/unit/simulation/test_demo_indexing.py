@@ -64,7 +64,8 @@ def test_a_failed_ingest_stops_the_demo_with_the_reason(
 ) -> None:
     demo = load_demo()
     monkeypatch.setattr(indexing, "run_to_end", FakeIngest(returncode=1))
-    with pytest.raises(DgragError, match=r"(?s)indexing business failed .*could not load the model"):
+    said = r"(?s)log of indexing business ends:.*could not load the model\nindexing business failed \(exit code 1\)"
+    with pytest.raises(DgragError, match=said):
         demo.indexed_edges(tmp_path, {})
     monkeypatch.setattr(sys, "argv", ["demo_network.py", "--workdir", str(tmp_path)])
     assert demo.main() == 1
