@@ -173,7 +173,7 @@ def local_view(trace: AnswerTrace) -> AnswerTrace:
     return dataclasses.replace(
         trace,
         answer=trace.local_answer if trace.local_answer is not None else trace.answer,
-        decision=trace.gate.decision if trace.gate else Decision.LOCAL,
+        decision=trace.local_decision or trace.decision,
         sources=trace.local_sources if trace.local_sources is not None else trace.sources,
         cloud=None,
         timings={k: v for k, v in trace.timings.items() if k in LOCAL_PHASES},

@@ -16,7 +16,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from edge_node.query.gate import DECISION_ESCALATE, DECISION_LOCAL, GateResult, evaluate
+from edge_node.query.escalation import Action, Situation, decide, signals_of
+from edge_node.query.gate import GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
@@ -192,10 +193,10 @@ class QueryService:
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
-        if result.decision == DECISION_ESCALATE:
+        if decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action == Action.EXTRACT:
             extract = extract_answer(question, retrieval)
-            return made(answer=extract, decision=DECISION_ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE)
-        return made(answer=composed.text, decision=DECISION_LOCAL, verified=True, gate=result)
+            return made(answer=extract, decision=Decision.ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE)
+        return made(answer=composed.text, decision=Decision.LOCAL, verified=True, gate=result)
 
     def _gate(
         self,
@@ -230,9 +231,9 @@ def _naive(
         note = DEGENERATE_NOTE.format(why=flags[0])
         extract = extract_answer(question, retrieval)
         return made(
-            answer=extract, decision=DECISION_LOCAL, verified=False, gate=None, note=note, best_generated=answers[0]
+            answer=extract, decision=Decision.LOCAL, verified=False, gate=None, note=note, best_generated=answers[0]
         )
-    return made(answer=answers[0], decision=DECISION_LOCAL, verified=True, gate=None, best_generated=answers[0])
+    return made(answer=answers[0], decision=Decision.LOCAL, verified=True, gate=None, best_generated=answers[0])
 
 
 def passages(retrieval: Retrieval) -> list[Passage]:

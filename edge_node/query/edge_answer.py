@@ -92,6 +92,7 @@ class EdgeAnswer:
             sources=self.sources,
             timings={k: round(v, 4) for k, v in self.timings.items()},
             local_answer=self.local.answer,
+            local_decision=self.local.decision,
             local_sources=self.local.retrieval.sources,
             cloud=self.cloud,
         )

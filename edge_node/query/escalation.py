@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from shared.config import GateConfig
+from shared.core.trace import GateTrace
+from shared.reading.compose import ComposedAnswer
 
 
 class Action(StrEnum):
@@ -87,6 +89,12 @@ class Outcome:
     def after(self, reply: Check) -> Outcome:
         """What to do once the evidence check replied ``reply`` (only for a CHECK)."""
         return self.replies[reply]
+
+
+def signals_of(gate: GateTrace, composed: ComposedAnswer | None) -> Signals:
+    """The decision's inputs: the gate's scores and the composed answer's confidence and verdict."""
+    confidence = composed.confidence.probability if composed is not None else 0.0
+    return Signals(gate.score, gate.refusal_share, confidence, composed is not None and composed.verdict)
 
 
 def trusted(signals: Signals, gate: GateConfig) -> bool:

@@ -19,11 +19,9 @@ import numpy as np
 from edge_node.query.escalation import Signals, distrust
 from shared.config import GateConfig
 from shared.core.model_api import FloatMatrix
-from shared.core.trace import Decision, GateTrace
+from shared.core.trace import GateTrace
 from shared.reading.answer_format import declares_missing as declares_missing  # the gate's confidence detection
 
-DECISION_LOCAL = Decision.LOCAL
-DECISION_ESCALATE = Decision.ESCALATE
 GateResult = GateTrace
 """The gate's outcome is the record the trace carries (:class:`shared.core.trace.GateTrace`)."""
 
@@ -81,7 +79,7 @@ def evaluate(
     degenerate: Sequence[bool] = (),
     unsupported: Sequence[bool] = (),
 ) -> GateResult:
-    """Decide local vs escalate for ``answers`` (with their L2-normalised embeddings ``vectors``);
+    """Score ``answers`` (with their L2-normalised embeddings ``vectors``) and say why they may not stand alone;
     ``degenerate[i]`` marks an answer that must not be shown and ``unsupported[i]`` one whose claim the evidence
     does not hold (shared.reading.compose.unsupported): both count as refusals (an unsupported one by
     ``config.unsupported_weight``), even with confidence detection switched off (a loop is not an answer, nor an
@@ -109,9 +107,7 @@ def evaluate(
     score = combined_score(values, weights)
     # the gate scores; what the local path does with the scores is escalation's one rule
     reasons = distrust(Signals(score, refusal_share), config)
-    decision = DECISION_ESCALATE if reasons else DECISION_LOCAL
     return GateResult(
-        decision=decision,
         score=score,
         threshold=config.threshold,
         best_index=best_answer(answers, vectors, config.confidence_detection, bad),

@@ -19,7 +19,7 @@ from edge_node.query.edge_answer import (
     Escalator,
     EvidenceChecker,
 )
-from edge_node.query.escalation import Action, Check, Signals, Situation, decide
+from edge_node.query.escalation import Action, Check, Situation, decide, signals_of
 from shared.config import EdgeConfig
 from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
@@ -60,12 +60,8 @@ class FullQuery:
         local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
         if mode != "full" or escalator is None or local.gate is None:
-            return out  # the gate's own verdict: its answer, or an extract (escalation.decide with no cloud)
-        composed = local.composed
-        confidence = composed.confidence.probability if composed is not None else 0.0
-        signals = Signals(
-            local.gate.score, local.gate.refusal_share, confidence, composed is not None and composed.verdict
-        )
+            return out  # the local path's own decision: its answer, or an extract (escalation.decide with no cloud)
+        signals = signals_of(local.gate, local.composed)
         checking = self.config.gate.check_other_edges and not ablations.no_gate_check
         run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
         situation = Situation(

@@ -60,9 +60,9 @@ class Source:
 
 @dataclass(frozen=True)
 class GateTrace:
-    """Every signal, weight and the decision of the gate."""
+    """Every signal and weight of the gate, and why its signals do not let the answer stand alone (the decision
+    is edge_node.query.escalation's)."""
 
-    decision: Decision
     score: float
     threshold: float
     best_index: int
@@ -78,10 +78,6 @@ class GateTrace:
     unsupported: int = 0
     """Sampled answers whose content words or numbers the evidence they cite does not hold (counted as refusals)."""
 
-    @property
-    def escalated(self) -> bool:
-        return self.decision == Decision.ESCALATE
-
     def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "reasons": list(self.reasons)}
 
@@ -90,7 +86,7 @@ class GateTrace:
         names = {f.name for f in dataclasses.fields(cls)}
         optional = {"weights", "reasons", "degenerate", "unsupported"}
         _check_keys(raw, names - optional, optional, "gate")
-        return cls(**{**raw, "reasons": tuple(raw.get("reasons", ())), "decision": decision_of(raw["decision"])})
+        return cls(**{**raw, "reasons": tuple(raw.get("reasons", ()))})
 
 
 @dataclass(frozen=True)
@@ -122,7 +118,9 @@ class AnswerTrace:
     """How the answer was read: the question's shape, the reader (vote, extractive, generated, declined, unsettled),
     the short answer, and its confidence (a probability) and sureness (sure, likely, can't tell)."""
     local_answer: str | None = None
-    """The full pipeline only (these three): what the local path answered before any escalation."""
+    """The full pipeline only (these four): what the local path answered before any escalation."""
+    local_decision: Decision | None = None
+    """What the local path alone decided, with no cloud to ask: local (its answer) or escalate (an extract)."""
     local_sources: list[Source] | None = None
     cloud: CloudAnswer | None = None
 
@@ -164,7 +162,7 @@ class AnswerTrace:
         out["gate"] = self.gate.to_dict() if self.gate else None
         out["sources"] = [s.to_dict() for s in self.sources]
         if self.local_answer is None and self.local_sources is None and self.cloud is None:
-            for key in ("local_answer", "local_sources", "cloud"):
+            for key in ("local_answer", "local_decision", "local_sources", "cloud"):
                 del out[key]  # a local-path trace has no such part
             return out
         out["local_sources"] = [s.to_dict() for s in self.local_sources or []]
@@ -176,13 +174,14 @@ class AnswerTrace:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> AnswerTrace:
-        optional = {"local_answer", "local_sources", "cloud", "reading"}
+        optional = {"local_answer", "local_decision", "local_sources", "cloud", "reading"}
         _check_keys(raw, {f.name for f in dataclasses.fields(cls)} - optional, optional, "trace")
         local_sources = raw.get("local_sources")
         return cls(
             **{
                 **raw,
                 "decision": decision_of(raw["decision"]),
+                "local_decision": decision_of(raw["local_decision"]) if raw.get("local_decision") else None,
                 "gate": GateTrace.from_dict(raw["gate"]) if raw["gate"] else None,
                 "sources": [Source.from_dict(s) for s in raw["sources"]],
                 "local_sources": None if local_sources is None else [Source.from_dict(s) for s in local_sources],

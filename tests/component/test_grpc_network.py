@@ -43,7 +43,7 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
             reply = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
             trace = json.loads(reply.trace_json)
             assert reply.decision == "cloud" and reply.verified
-            assert trace["gate"]["decision"] == "escalate" or "evidence_check" in trace["timings"]
+            assert trace["local_decision"] == "escalate" or "evidence_check" in trace["timings"]
             assert trace["cloud"]["edges_asked"] == ["edge-b"], "routed to edge-b alone"
             assert trace["cloud"]["edges_replied"] == ["edge-b", "edge-a"], "the asker's own evidence joins edge-b's"
             assert "Omar Haddad" in reply.answer

@@ -167,7 +167,7 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
             await connected(net, "edge-a", "edge-b")
             elsewhere = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
             trace = json.loads(elsewhere.trace_json)
-            assert elsewhere.decision == "cloud" and trace["gate"]["decision"] == "local"
+            assert elsewhere.decision == "cloud" and trace["local_decision"] == "local"
             assert "evidence_check" in trace["timings"] and trace["cloud"]["edges_asked"] == ["edge-b"]
             here = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
             assert here.decision == "local" and "evidence_check" in json.loads(here.trace_json)["timings"]

@@ -219,7 +219,7 @@ def test_a_question_about_b_asked_at_a_is_escalated_routed_to_b_and_answered_fro
     )
     assert done.returncode == 0, done.stderr
     trace = json.loads(done.stdout)
-    assert trace["gate"]["decision"] == "escalate", trace["gate"]
+    assert trace["local_decision"] == "escalate", trace["gate"]
     assert trace["decision"] == "cloud"
     assert trace["cloud"]["edges_asked"] == ["edge-b"]
     assert trace["cloud"]["edges_replied"] == ["edge-b", "edge-a"], "the asker's own evidence joins edge-b's"

@@ -21,7 +21,6 @@ from tests.support.paths import REPO
 
 Q = Question("q1", "Does Acme build robots?", "Yes", "comparison", ("a",), ("d1", "d2"))
 GATE = {
-    "decision": "escalate",
     "score": 0.2,
     "threshold": 0.5,
     "best_index": 0,
@@ -60,6 +59,7 @@ FULL_TRACE = AnswerTrace.from_dict(
         "answer": "Yes. The cloud says so.",
         "decision": "cloud",
         "local_answer": "Insufficient information.",
+        "local_decision": "escalate",
         "sources": [{"edge_id": "a", "doc_id": "d1", "chunk_id": 3, "score": 0.9}],
         "local_sources": [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}],
         "cloud": {
@@ -78,7 +78,7 @@ FULL_TRACE = AnswerTrace.from_dict(
 def test_a_trace_round_trips_and_keeps_its_json_shape() -> None:
     again = AnswerTrace.from_json(FULL_TRACE.to_json())
     assert again == FULL_TRACE
-    assert list(FULL_TRACE.to_dict())[-3:] == ["local_answer", "local_sources", "cloud"]
+    assert list(FULL_TRACE.to_dict())[-4:] == ["local_answer", "local_decision", "local_sources", "cloud"]
     assert "cloud" not in AnswerTrace.from_dict(LOCAL_TRACE).to_dict(), "a local trace has no cloud part"
     assert FULL_TRACE.to_dict()["local_sources"] == [{"doc_id": "x9", "chunk_id": 1, "score": 0.1}]
 
