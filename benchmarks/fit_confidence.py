@@ -10,11 +10,11 @@ that did not record them count 0). Prints each (shape, reader) cell's asks, accu
 probability; ``--write`` stores the fits as shared/models/calibrations/<model>.confidence.json, which answers then
 use (shared.reading.confidence). Rows of the report half are refused: published figures come from them.
 
-It then replays ``gate.escalate_below``: a within-domain ask the edge answered with a verdict below the threshold
+It then replays ``gate.min_local_confidence``: a within-domain ask the edge answered with a verdict below the threshold
 would go to the cloud, whose answer to the same question is known from its out-of-domain ask. It prints, per
 threshold, the within-domain escalation and strict accuracy, and the threshold that gains most with within-domain
 escalation at most :data:`MAX_WITHIN`, where it gains at least :data:`MIN_GAIN` over the smallest (else the
-smallest). A run made with escalate_below = t already sent the answers below t to the cloud: its replay of a
+smallest). A run made with min_local_confidence = t already sent the answers below t to the cloud: its replay of a
 smaller threshold equals t's.
 """
 
@@ -82,13 +82,13 @@ def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration
 
 
 def escalation_choice(rows: Sequence[dict[str, Any]], edge: Calibration) -> tuple[float, list[str]]:
-    """The escalate_below that gains most within-domain accuracy (escalation within at most MAX_WITHIN), and the
+    """The min_local_confidence that gains most within-domain accuracy (escalation within at most MAX_WITHIN), and the
     replay of each threshold."""
     cloud_right = {
         str(r["qid"]): bool(r["correct"]) for r in rows if r.get("kind") == "out" and r.get("mode") == "dgrag"
     }
     within = [r for r in rows if r.get("kind") == "within" and r.get("mode") == "dgrag" and r["qid"] in cloud_right]
-    lines = [f"{'escalate_below':>14} {'escalated':>10} {'accuracy':>9}   ({len(within)} within-domain asks)"]
+    lines = [f"{'min_local_confidence':>14} {'escalated':>10} {'accuracy':>9}   ({len(within)} within-domain asks)"]
     best, best_right, floor = 0.0, -1, -1
     for threshold in THRESHOLDS:
         escalated = right = 0
@@ -147,7 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {calibration_path(key)}")
     if BUNDLED_KEY in fitted:
         choice, replay = escalation_choice(rows, fitted[BUNDLED_KEY])
-        print("\n".join(["== gate.escalate_below, replayed", *replay, f"chosen: escalate_below = {choice}"]))
+        chosen = f"chosen: min_local_confidence = {choice}"
+        print("\n".join(["== gate.min_local_confidence, replayed", *replay, chosen]))
     return 0
 
 

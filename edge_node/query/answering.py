@@ -210,7 +210,7 @@ class QueryService:
         count as refusals."""
         gate_config = dataclasses.replace(
             self._config.gate,
-            confidence_detection=self._config.gate.confidence_detection and not ablations.no_confidence_detection,
+            refusal_detection=self._config.gate.refusal_detection and not ablations.no_refusal_detection,
             similarity_evaluation=self._config.gate.similarity_evaluation and not ablations.no_similarity_evaluation,
         )
         vectors = self._embedder.embed(answers)

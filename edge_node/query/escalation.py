@@ -13,7 +13,7 @@ The gate's score and refusal share place a local answer in one of three bands:
   cloud exactly that, so a question two edges match alike goes to the cloud;
 - **untrusted** (below both): escalated at once.
 
-A local answer whose confidence is below ``escalate_below`` is escalated whatever its band: the edge's small model
+A local answer whose confidence is below ``min_local_confidence`` is escalated whatever its band: the edge's small model
 reads that kind of question no better than a guess, and the cloud's larger model may.
 
 With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
@@ -113,8 +113,8 @@ def distrust(signals: Signals, gate: GateConfig) -> tuple[str, ...]:
 
 
 def unread(signals: Signals, gate: GateConfig) -> bool:
-    """The local answer is a guess of the small model: a verdict whose confidence is below gate.escalate_below."""
-    return signals.verdict and signals.confidence < gate.escalate_below
+    """The local answer is a guess of the small model: a verdict whose confidence is below gate.min_local_confidence."""
+    return signals.verdict and signals.confidence < gate.min_local_confidence
 
 
 def doubtful(signals: Signals, gate: GateConfig) -> bool:

@@ -88,7 +88,7 @@ def evaluate(
     loops = list(degenerate) or [False] * n
     invented = list(unsupported) or [False] * n
     bad = [a or b for a, b in zip(loops, invented, strict=True)]
-    declines = [declares_missing(a) for a in answers] if config.confidence_detection else [False] * n
+    declines = [declares_missing(a) for a in answers] if config.refusal_detection else [False] * n
     refusals = sum(d or b for d, b in zip(declines, bad, strict=True))
     refusal_share = _refused(declines, loops, invented, config.unsupported_weight) / n if n else 1.0
     cosine = jaccard = claims = None
@@ -110,7 +110,7 @@ def evaluate(
     return GateResult(
         score=score,
         threshold=config.threshold,
-        best_index=best_answer(answers, vectors, config.confidence_detection, bad),
+        best_index=best_answer(answers, vectors, config.refusal_detection, bad),
         refusals=refusals,
         refusal_share=refusal_share,
         cosine=cosine,

@@ -36,6 +36,10 @@ def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | No
     return with_measured_readers(_build(cls, raw, where="config"), raw)
 
 
+RENAMED = {"confidence_detection": "refusal_detection", "escalate_below": "min_local_confidence"}
+"""Settings given new names: an old name in a config gets the new one in its error."""
+
+
 def _set_path(tree: dict[str, Any], parts: list[str], value: str) -> None:
     node = tree
     for part in parts[:-1]:
@@ -51,6 +55,9 @@ def _build(cls: type[T], raw: Mapping[str, Any], where: str) -> T:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(raw) - set(fields))
+    renamed = [f"{where}.{u} is now {where}.{RENAMED[u]}" for u in unknown if RENAMED.get(u) in fields]
+    if renamed:
+        raise ConfigError(f"renamed setting(s): {'; '.join(renamed)}; rename them in your config")
     if unknown:
         raise ConfigError(f"unknown setting(s) {', '.join(where + '.' + u for u in unknown)}; known: {sorted(fields)}")
     values: dict[str, Any] = {}

@@ -170,8 +170,9 @@ class GateConfig:
     """Weight of the model-free evidence signal (how strongly the question matched local knowledge)."""
     refusal_share: float = 0.5
     """Escalate when at least this share of answers declares missing information."""
-    confidence_detection: bool = True
-    """Use confidence detection (off = ablation -CD)."""
+    refusal_detection: bool = True
+    """Spot sampled answers that declare missing information (the paper's "confidence detection"; off = ablation
+    -CD). "Confidence" in dgrag means an answer's calibrated probability of being right, nothing else."""
     similarity_evaluation: bool = True
     """Use similarity evaluation (off = ablation -SE)."""
     check_threshold: float = 0.1
@@ -209,8 +210,9 @@ class GateConfig:
     topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with and without
     the check (evidence_margin off) is in docs/results/gate-fit/fit-half-full.md, fitted on the fit half.
     """
-    escalate_below: float = 0.0
-    """Escalate a local answer whose confidence (shared.reading.confidence) is below this, even when the gate trusts
+    min_local_confidence: float = 0.0
+    """The least confidence a local verdict needs: one whose probability of being right (shared.reading.confidence)
+    is below this goes to the cloud, even when the gate trusts
     it: the edge's small model cannot read that question, the cloud's larger one may. A decline or an unsettled
     answer gives no verdict and is not escalated for it (0 = off). Off: replayed on the fit halves of multihop4 and
     lihua4 against the cloud's answers to the same questions, 0.2 raises within-domain escalation from 19.6% to

@@ -53,7 +53,7 @@ class Ablations:
 
     # the paper's ablations, carried out by the edge
     @property
-    def no_confidence_detection(self) -> bool:
+    def no_refusal_detection(self) -> bool:
         return "cd" in self.codes
 
     @property

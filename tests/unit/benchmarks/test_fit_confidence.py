@@ -40,7 +40,7 @@ def test_the_fit_orders_readers_by_how_often_they_are_right() -> None:
     assert calibration.probability(vote) > 0.65 > 0.35 > calibration.probability(generated)
 
 
-def test_escalate_below_is_chosen_where_the_cloud_reads_what_the_edge_guessed() -> None:
+def test_min_local_confidence_is_chosen_where_the_cloud_reads_what_the_edge_guessed() -> None:
     from benchmarks.fit_confidence import escalation_choice
     from shared.reading.confidence import Calibration
 

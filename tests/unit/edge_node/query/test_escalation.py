@@ -14,7 +14,7 @@ GATE = GateConfig(
     check_refusal_share=0.75,
     evidence_margin=0.1,
     stay_margin=0.05,
-    escalate_below=0.3,
+    min_local_confidence=0.3,
 )
 TRUSTED = Signals(score=0.6, refusal_share=0.0)
 DOUBTFUL = Signals(score=0.3, refusal_share=0.5)  # under the threshold, refusals split 2 of 4

@@ -54,12 +54,12 @@ def test_weak_evidence_escalates() -> None:
     assert any("threshold" in r for r in result.reasons)
 
 
-def test_refusals_escalate_unless_confidence_detection_is_off() -> None:
+def test_refusals_escalate_unless_refusal_detection_is_off() -> None:
     answers = ["Insufficient information."] * 3 + ["Maybe Paris."]
     vectors = EMBED.embed(answers)
     result = evaluate(answers, vectors, evidence=1.0, config=GateConfig())
     assert result.reasons and result.refusals == 3
-    off = evaluate(answers, vectors, evidence=1.0, config=GateConfig(confidence_detection=False))
+    off = evaluate(answers, vectors, evidence=1.0, config=GateConfig(refusal_detection=False))
     assert off.refusals == 0 and "declare" not in " ".join(off.reasons)
 
 
@@ -85,9 +85,9 @@ def test_degenerate_answers_count_as_refusals_and_are_never_chosen() -> None:
     assert result.best_index == 0  # the medoid is a loop, but a loop is never the answer shown
 
 
-def test_degenerate_answers_escalate_even_without_confidence_detection() -> None:
+def test_degenerate_answers_escalate_even_without_refusal_detection() -> None:
     answers = ["Rates rose rose rose rose"] * 4
-    result = evaluate(answers, EMBED.embed(answers), 1.0, GateConfig(confidence_detection=False), degenerate=[True] * 4)
+    result = evaluate(answers, EMBED.embed(answers), 1.0, GateConfig(refusal_detection=False), degenerate=[True] * 4)
     assert result.reasons
 
 

@@ -1,0 +1,18 @@
+"""A setting given a new name is refused with the new name, not as merely unknown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.config import EdgeConfig
+from shared.config.loading import load_config
+from shared.core.errors import ConfigError
+
+
+def test_an_old_gate_setting_names_its_new_name(tmp_path: Path) -> None:
+    path = tmp_path / "edge.toml"
+    path.write_text("[gate]\nescalate_below = 0.2\n")
+    with pytest.raises(ConfigError, match=r"gate\.escalate_below is now config\.gate\.min_local_confidence"):
+        load_config(EdgeConfig, path)
