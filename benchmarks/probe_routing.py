@@ -59,6 +59,10 @@ class Case:
     """The question's embedding (the routing memory is keyed by it)."""
 
 
+EMBED_WAIT_S = 1800.0
+"""How long the summaries may take to be embedded before the ranking starts."""
+
+
 def _no_slm(request: GenerationRequest) -> str:
     """The SLM's stand-in: a probe scores the edge's retrieval and never generates."""
     return ""
@@ -77,6 +81,8 @@ def collect(
     index = SummaryIndex(embedder)
     for edge, cards in edge_cards(bench, cache_dir, config).items():
         index.replace_edge(edge, cards)
+    if not index.settle(EMBED_WAIT_S):
+        raise RuntimeError(f"the summaries were not embedded within {EMBED_WAIT_S:.0f} s")
     rows = docs_by_edge(bench / "docs.jsonl")
     models = EdgeModels(ScriptedGenerator(_no_slm), embedder, WordPieceTokenizer())
     edges = {}

@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     index = SummaryIndex(embedder)
     for edge, edge_cards_ in cards.items():
         index.replace_edge(edge, edge_cards_)
+    if not index.settle(1800.0):
+        print("summary_routing: the summaries were not embedded within 1800 s", file=sys.stderr)
+        return 1
     questions = [q for q in load_questions(args.bench) if q.answerable]
     vectors = embedder.embed([q.question for q in questions])
     print(f"summaries: {', '.join(f'{e} {len(c)}' for e, c in cards.items())}")

@@ -51,7 +51,7 @@ def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerato
     """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``)."""
     registry = EdgeRegistry(config.heartbeat_interval_s)
     store = SummaryStore(Path(config.summary_store), embedder.name, embedder.dim) if config.summary_store else None
-    index = SummaryIndex(embedder, store, background=config.summary_embedding == "background")
+    index = SummaryIndex(embedder, store)
     calibration = calibration_for(config.query.calibration, config.llm)
     queries = GlobalQueryService(
         index,

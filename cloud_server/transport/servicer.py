@@ -12,7 +12,6 @@ import dataclasses
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 
@@ -47,8 +46,6 @@ _CLOSE = None
 
 MAX_WAITING_PUBLISHES = 16
 """Summary messages of one session waiting to be applied; more close the session (RESOURCE_EXHAUSTED)."""
-WRITERS = 32
-"""Index writes in flight at once (with inline embedding each waits mostly for its batch to be embedded)."""
 
 
 class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
@@ -73,8 +70,6 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         self._index = index
         self._queries = queries
         self._heartbeat_interval_s = heartbeat_interval_s
-        self._writes = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="index-write")
-        """Index writes: many at once, so inline embeddings batch (cloud_server.routing.embed_batches)."""
 
     async def Session(
         self, requests: AsyncIterator[cloud_pb2.EdgeMessage], context: grpc.aio.ServicerContext
@@ -196,7 +191,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             check_publication(edge_id, cards, [])
             check_capacity(edge_id, {}, cards, full=True)
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=True))
-            await asyncio.get_running_loop().run_in_executor(self._writes, self._index.replace_edge, edge_id, cards)
+            await asyncio.to_thread(self._index.replace_edge, edge_id, cards)
             seq = message.sync.up_to_seq
         else:
             cards = [serde.summary_from_proto(s) for s in message.delta.upserts]
@@ -204,9 +199,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
             check_publication(edge_id, cards, stones)
             check_capacity(edge_id, self._index.held_sizes(edge_id), cards, full=False)
             self._spend(edge_id, self._index.embeddings_needed(edge_id, cards, full=False))
-            await asyncio.get_running_loop().run_in_executor(
-                self._writes, self._index.apply_delta, edge_id, cards, stones
-            )
+            await asyncio.to_thread(self._index.apply_delta, edge_id, cards, stones)
             seq = message.delta.up_to_seq
         session.chunk_root = root
         held = self._index.count(edge_id)

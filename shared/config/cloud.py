@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from shared.config.models import CloudModelConfig, EmbedderConfig
 from shared.config.tracing import TracingConfig
@@ -11,8 +10,6 @@ from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
 from shared.core.verbatim import MIN_RUN_WORDS
 from shared.reading.reader_profile import ReaderProfile
-
-SummaryEmbedding = Literal["background", "inline"]
 
 
 @dataclass(frozen=True)
@@ -201,10 +198,6 @@ class CloudConfig:
     restarted cloud holds what it held, and each reconnecting edge sends only what changed. Empty: kept in memory
     only, so after a restart every edge sends its whole set and the cloud embeds it all again (`dgrag init` sets
     it). Delete the file to make every edge send its summaries again."""
-    summary_embedding: SummaryEmbedding = "background"
-    """background: a sync is held at once, its summaries routable by their words (BM25) until one thread has
-    embedded them, oldest first, in batches; inline: a sync waits for its embeddings. At 10,000 edges the
-    cloud holds every summary within minutes, while embedding them takes 2 cores about 100 a second."""
     hello_timeout_s: float = 10.0
     """A session that sends no hello within this long is closed (DEADLINE_EXCEEDED)."""
     llm: CloudModelConfig = field(default_factory=CloudModelConfig)

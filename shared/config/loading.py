@@ -38,6 +38,8 @@ def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | No
 
 RENAMED = {"confidence_detection": "refusal_detection", "escalate_below": "min_local_confidence"}
 """Settings given new names: an old name in a config gets the new one in its error."""
+REMOVED = {"summary_embedding": "the cloud always embeds summaries in a thread of its own after a sync is held"}
+"""Settings that went away, and why."""
 
 
 def _set_path(tree: dict[str, Any], parts: list[str], value: str) -> None:
@@ -58,6 +60,9 @@ def _build(cls: type[T], raw: Mapping[str, Any], where: str) -> T:
     renamed = [f"{where}.{u} is now {where}.{RENAMED[u]}" for u in unknown if RENAMED.get(u) in fields]
     if renamed:
         raise ConfigError(f"renamed setting(s): {'; '.join(renamed)}; rename them in your config")
+    removed = [f"{where}.{u}: {REMOVED[u]}" for u in unknown if u in REMOVED]
+    if removed:
+        raise ConfigError(f"removed setting(s): {'; '.join(removed)}; delete them from your config")
     if unknown:
         raise ConfigError(f"unknown setting(s) {', '.join(where + '.' + u for u in unknown)}; known: {sorted(fields)}")
     values: dict[str, Any] = {}

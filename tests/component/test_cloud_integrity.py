@@ -10,7 +10,6 @@ import grpc
 import pytest
 
 from cloud_server.routing import summary_index
-from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import CloudQuery, SummaryCard, SummaryTombstone
@@ -19,6 +18,7 @@ from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from tests.support.fakes import CountingEmbedder
 from tests.support.grpc_harness import ACME, ZEPHYR, connected, run, start_network, token_of
+from tests.support.settled_index import SettledSummaryIndex
 
 
 def _card(i: int, text: str = "", version: int = 1) -> SummaryCard:
@@ -27,7 +27,7 @@ def _card(i: int, text: str = "", version: int = 1) -> SummaryCard:
 
 def test_a_reconnecting_edges_full_sync_embeds_only_what_changed() -> None:
     emb = CountingEmbedder()
-    index = SummaryIndex(emb)
+    index = SettledSummaryIndex(emb)
     cards = [_card(i) for i in range(50)]
     assert index.replace_edge("a", cards) == 50
     emb.asked.clear()
@@ -40,7 +40,7 @@ def test_a_reconnecting_edges_full_sync_embeds_only_what_changed() -> None:
 
 def test_tombstones_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(summary_index, "MAX_TOMBSTONES", 100)
-    index = SummaryIndex(HashEmbedder(16))
+    index = SettledSummaryIndex(HashEmbedder(16))
     for i in range(1000):
         index.apply_delta("a", [], [SummaryTombstone(f"a/sg-{i}", 1)])
     assert index.tombstone_count() == 100

@@ -45,7 +45,7 @@ def _search(index: SummaryIndex, question: str, sparse: float) -> list[str]:
 
 def test_a_write_returns_at_once_and_its_summaries_are_found_by_their_words_until_embedded() -> None:
     gate = _Gate()
-    index = SummaryIndex(gate, background=True)
+    index = SummaryIndex(gate)
     index.replace_edge("a", [card("a/sg-1", 1, "insulin dosage for clinic patients")])  # returns unreleased
     assert (index.waiting(), index.count("a"), index.embedded) == (1, 0, 0)
     assert [h.id for h in index.held_view("a")[1]] == ["a/sg-1"], "held (a reconnecting edge is shown it)"
@@ -60,7 +60,7 @@ def test_a_write_returns_at_once_and_its_summaries_are_found_by_their_words_unti
 def test_a_newer_version_or_a_tombstone_wins_over_a_summary_still_waiting(tmp_path: Path) -> None:
     gate = _Gate()
     store = SummaryStore(tmp_path / "s.sqlite3", gate.name, gate.dim)
-    index = SummaryIndex(gate, store, background=True)
+    index = SummaryIndex(gate, store)
     index.apply_delta("a", [card("a/sg-1", 1, "first text"), card("a/sg-2", 1, "doomed text")], [])
     index.apply_delta("a", [card("a/sg-1", 2, "edited text")], [SummaryTombstone("a/sg-2", 1)])
     gate.release.set()
@@ -75,14 +75,14 @@ def test_a_newer_version_or_a_tombstone_wins_over_a_summary_still_waiting(tmp_pa
 def test_only_embedded_summaries_reach_the_store_and_a_restart_embeds_none_again(tmp_path: Path) -> None:
     gate = _Gate()
     path = tmp_path / "s.sqlite3"
-    index = SummaryIndex(gate, SummaryStore(path, gate.name, gate.dim), background=True)
+    index = SummaryIndex(gate, SummaryStore(path, gate.name, gate.dim))
     index.replace_edge("a", [card("a/sg-1", 1, "one"), card("a/sg-2", 1, "two")])
     before = SummaryIndex(HashEmbedder(DIM), SummaryStore(path, gate.name, gate.dim))
     synced, held = before.held_view("a")
     assert synced and held == [], "the sync is recorded, the summaries are not: a reconnect sends them again"
     gate.release.set()
     assert index.settle(5)
-    again = SummaryIndex(HashEmbedder(DIM), SummaryStore(path, gate.name, gate.dim), background=True)
+    again = SummaryIndex(HashEmbedder(DIM), SummaryStore(path, gate.name, gate.dim))
     assert again.count("a") == 2 and again.embedded == 0 and again.waiting() == 0
 
 
@@ -90,7 +90,7 @@ def test_summaries_whose_embedding_fails_stay_routable_by_words_and_the_next_wri
     gate = _Gate()
     gate.release.set()
     gate.fail = True
-    index = SummaryIndex(gate, background=True)
+    index = SummaryIndex(gate)
     index.replace_edge("a", [card("a/sg-1", 1, "welding robots in the factory")])
     assert not index.settle(0.5)
     assert index.waiting() == 1
@@ -105,7 +105,7 @@ def test_summaries_whose_embedding_fails_stay_routable_by_words_and_the_next_wri
 
 def test_batches_take_the_oldest_waiting_first() -> None:
     gate = _Gate()
-    index = SummaryIndex(gate, background=True)
+    index = SummaryIndex(gate)
     for i in range(300):
         index.apply_delta(f"e{i}", [card(f"e{i}/sg-1", 1, f"text {i}")], [])
     gate.release.set()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from cloud_server.routing.sparse_index import SparseIndex, terms
-from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard
 from shared.models.fakes import HashEmbedder
+from tests.support.settled_index import SettledSummaryIndex
 
 
 def test_terms_drop_short_and_function_words() -> None:
@@ -33,7 +33,7 @@ def test_a_rare_shared_name_outranks_common_words_and_removal_forgets() -> None:
 
 def test_fusion_lets_a_named_summary_win_over_a_closer_embedding() -> None:
     embedder = HashEmbedder(32)
-    index = SummaryIndex(embedder)
+    index = SettledSummaryIndex(embedder)
     index.replace_edge("a", [SummaryCard("a/1", 1, "Alpha beta gamma delta.", ("Acme",))])
     index.replace_edge("b", [SummaryCard("b/1", 1, "Omicron sigma tau.", ("Zephyr Medical",))])
     question = "Who runs Zephyr?"

@@ -9,6 +9,7 @@ from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.core.model_api import FloatMatrix
 from shared.models.fakes import HashEmbedder
+from tests.support.settled_index import SettledSummaryIndex
 
 
 def card(sid: str, version: int, text: str) -> SummaryCard:
@@ -17,7 +18,7 @@ def card(sid: str, version: int, text: str) -> SummaryCard:
 
 def test_search_ranks_the_summary_sharing_words_with_the_question_first() -> None:
     emb = HashEmbedder(64)
-    index = SummaryIndex(emb)
+    index = SettledSummaryIndex(emb)
     index.replace_edge("a", [card("a/sg-1", 1, "robots factory welding arms"), card("a/sg-2", 1, "football league")])
     index.replace_edge("b", [card("b/sg-1", 1, "clinic patients insulin dosage")])
     hits = index.search(emb.embed(["insulin dosage for clinic patients"])[0], 3)
@@ -27,7 +28,7 @@ def test_search_ranks_the_summary_sharing_words_with_the_question_first() -> Non
 
 
 def test_older_upserts_and_tombstones_never_move_the_view_backwards() -> None:
-    index = SummaryIndex(HashEmbedder(16))
+    index = SettledSummaryIndex(HashEmbedder(16))
     index.apply_delta("a", [card("a/sg-1", 3, "v3 text")], [])
     index.apply_delta("a", [card("a/sg-1", 2, "v2 text")], [])  # late duplicate
     assert index.cards("a")[0].version == 3
@@ -42,7 +43,7 @@ def test_older_upserts_and_tombstones_never_move_the_view_backwards() -> None:
 
 
 def test_full_sync_replaces_only_that_edges_view() -> None:
-    index = SummaryIndex(HashEmbedder(16))
+    index = SettledSummaryIndex(HashEmbedder(16))
     index.replace_edge("a", [card("a/sg-1", 1, "one"), card("a/sg-2", 1, "two")])
     index.replace_edge("b", [card("b/sg-1", 1, "three")])
     index.replace_edge("a", [card("a/sg-3", 1, "four")])
@@ -85,7 +86,7 @@ def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lu
 
 def test_search_with_an_edge_pool_returns_m_summaries_ordered_by_edge() -> None:
     emb = HashEmbedder(64)
-    index = SummaryIndex(emb)
+    index = SettledSummaryIndex(emb)
     index.replace_edge("a", [card("a/sg-1", 1, "insulin clinic"), card("a/sg-2", 1, "football league scores")])
     index.replace_edge(
         "b", [card("b/sg-1", 1, "insulin dosage clinic"), card("b/sg-2", 1, "clinic patients insulin dosage")]
@@ -98,7 +99,7 @@ def test_search_with_an_edge_pool_returns_m_summaries_ordered_by_edge() -> None:
 
 def test_one_id_twice_in_a_sync_then_its_tombstone_leaves_no_orphan_to_break_search() -> None:
     emb = HashEmbedder(16)
-    index = SummaryIndex(emb)
+    index = SettledSummaryIndex(emb)
     index.replace_edge("a", [card("a/sg-1", 1, "first"), card("a/sg-1", 1, "second"), card("a/sg-2", 1, "other")])
     assert index.count("a") == 2
     index.apply_delta("a", [], [SummaryTombstone("a/sg-1", 2)])
@@ -132,27 +133,22 @@ class _HeldEmbedder(HashEmbedder):
 
 
 def test_a_reconnecting_edge_is_shown_its_earlier_sessions_write_so_its_deletion_holds() -> None:
-    """Trust round 3, finding 7: the held view waits for the edge's write in progress. Before, it was built while
-    an upsert of v2 was embedding; the edge (which had deleted the summary) sent a tombstone at the held v1, and
-    the late v2 then landed in the index, a deleted summary held until the next reconnect."""
+    """Trust round 3, finding 7: a reconnecting edge is shown the write of its earlier session even while that
+    write's summaries are being embedded, and a deletion it sends then holds: the late vector of the deleted
+    summary never lands in the index."""
     embedder = _HeldEmbedder()
     index = SummaryIndex(embedder)
     embedder.release.set()
     index.replace_edge("a", [card("a/sg-1", 1, "first text")])
+    assert index.settle(5)
+    embedder.started.clear()
     embedder.release.clear()
-    writer = threading.Thread(target=index.apply_delta, args=("a", [card("a/sg-1", 2, "edited text")], []))
-    writer.start()
-    assert embedder.started.wait(5)
-    viewed: list[object] = []
-    viewer = threading.Thread(target=lambda: viewed.append(index.held_view("a")))
-    viewer.start()
-    viewer.join(0.3)
-    assert viewer.is_alive(), "the view waits for the write in progress"
-    embedder.release.set()
-    writer.join(5)
-    viewer.join(5)
-    _, held = viewed[0]  # type: ignore[misc]
-    assert [(h.id, h.version) for h in held] == [("a/sg-1", 2)]
+    index.apply_delta("a", [card("a/sg-1", 2, "edited text")], [])
+    assert embedder.started.wait(5), "v2 is being embedded"
+    _, held = index.held_view("a")
+    assert [(h.id, h.version) for h in held] == [("a/sg-1", 2)], "held at once, before its vector"
     # the edge deleted it: its reconcile sends a tombstone at the version it was shown
     index.apply_delta("a", [], [SummaryTombstone(h.id, h.version) for h in held])
-    assert index.count("a") == 0
+    embedder.release.set()
+    assert index.settle(5)
+    assert index.count("a") == 0 and index.held_view("a")[1] == []

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.routing.summary_store import SummaryStore
 from shared.core.errors import ConfigError
 from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.models.fakes import HashEmbedder
+from tests.support.settled_index import SettledSummaryIndex
 
 
 def _card(edge: str, n: int, version: int, text: str) -> SummaryCard:
@@ -20,13 +20,13 @@ def _card(edge: str, n: int, version: int, text: str) -> SummaryCard:
 def test_a_restarted_index_holds_what_it_held_without_embedding(tmp_path: Path) -> None:
     embedder = HashEmbedder(32)
     store = SummaryStore(tmp_path / "s.sqlite3", embedder.name, embedder.dim)
-    index = SummaryIndex(embedder, store)
+    index = SettledSummaryIndex(embedder, store)
     index.replace_edge("a", [_card("a", 1, 1, "Acme builds welding arms in Berlin."), _card("a", 2, 1, "Jane leads.")])
     index.replace_edge("b", [_card("b", 1, 1, "Zephyr makes insulin pumps in Lisbon.")])
     index.apply_delta("a", [_card("a", 2, 2, "Jane Doe leads Acme Robotics.")], [SummaryTombstone("a/sg-1", 2)])
     store.close()
 
-    again = SummaryIndex(embedder, SummaryStore(tmp_path / "s.sqlite3", embedder.name, embedder.dim))
+    again = SettledSummaryIndex(embedder, SummaryStore(tmp_path / "s.sqlite3", embedder.name, embedder.dim))
     assert again.embedded == 0
     assert again.held_view("a") == index.held_view("a") and again.held_view("b") == index.held_view("b")
     assert again.held_view("a")[0], "the edge's whole set was received: a reconnect sends only the difference"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.config import EdgeConfig
+from shared.config import CloudConfig, EdgeConfig
 from shared.config.loading import load_config
 from shared.core.errors import ConfigError
 
@@ -16,3 +16,10 @@ def test_an_old_gate_setting_names_its_new_name(tmp_path: Path) -> None:
     path.write_text("[gate]\nescalate_below = 0.2\n")
     with pytest.raises(ConfigError, match=r"gate\.escalate_below is now config\.gate\.min_local_confidence"):
         load_config(EdgeConfig, path)
+
+
+def test_a_removed_cloud_setting_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "cloud.toml"
+    path.write_text('summary_embedding = "inline"\n')
+    with pytest.raises(ConfigError, match=r"removed setting\(s\): config.summary_embedding: the cloud always embeds"):
+        load_config(CloudConfig, path)
