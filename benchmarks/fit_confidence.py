@@ -7,8 +7,9 @@ Reads every answer row of the runs (``dgrag sim run --half fit``), keeps the ans
 bundled SmolLM2; the cloud's: its packaged model), and fits a logistic regression (scikit-learn) of strict
 correctness on the question's shape, the reader and the evidence's signals (named, agreement, parts; rows of runs
 that did not record them count 0). Prints each (shape, reader) cell's asks, accuracy and fitted
-probability; ``--write`` stores the fits as shared/models/calibrations/<model>.confidence.json, which answers then
-use (shared.reading.confidence). Rows of the report half are refused: published figures come from them.
+probability; ``--write`` stores the fits in the confidence section of shared/reading/profiles/<model>.json,
+which answers then use (shared.reading.confidence). Rows of the report half are refused: published figures come
+from them.
 
 It then replays ``gate.min_local_confidence``: a within-domain ask the edge answered with a verdict below the threshold
 would go to the cloud, whose answer to the same question is known from its out-of-domain ask. It prints, per
@@ -31,8 +32,9 @@ from typing import Any
 
 from shared.config import CLOUD_MODEL
 from shared.core.errors import DgragError
-from shared.models.calibration_files import BUNDLED_KEY, calibration_path
+from shared.models.calibration_files import BUNDLED_KEY
 from shared.reading.confidence import Calibration, Evidence
+from shared.reading.model_data import write_section
 from shared.reading.question_shape import shape_of
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
@@ -143,8 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"== {key}: {len(samples)} asks with a verdict")
         print("\n".join(cells(samples, calibration)))
         if args.write:
-            calibration_path(key).write_text(calibration.to_json(), encoding="utf-8")
-            print(f"wrote {calibration_path(key)}")
+            print(f"wrote {write_section(key, 'confidence', calibration.as_dict())}")
     if BUNDLED_KEY in fitted:
         choice, replay = escalation_choice(rows, fitted[BUNDLED_KEY])
         chosen = f"chosen: min_local_confidence = {choice}"

@@ -1,9 +1,9 @@
-"""The confidence calibration of each model, kept as data beside the models (shared/models/calibrations/).
+"""The confidence calibration of the configured model.
 
 A calibration (shared.reading.confidence.Calibration) is fitted per model on the fit half of the dev questions by
-``python -m benchmarks.fit_confidence`` and written as ``calibrations/<model>.confidence.json``. A config's
-``calibration`` setting names a file of its own; empty, the file of the configured model is used, or the unfitted
-prior where none was fitted.
+``python -m benchmarks.fit_confidence --write`` and kept in the ``confidence`` section of the model's data file
+(shared.reading.model_data). A config's ``calibration`` setting names a file of its own; empty, the configured
+model's is used, or the unfitted prior where none was fitted.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 from shared.config import ModelConfig
 from shared.reading.confidence import PRIOR, Calibration
+from shared.reading.model_data import model_file, read_section
 
-CALIBRATIONS = Path(__file__).resolve().parent / "calibrations"
 BUNDLED_KEY = "smollm2-135m-instruct"
-"""The bundled SLM's name among the calibrations."""
+"""The bundled SLM's name among the model data files."""
 
 
 def model_key(config: ModelConfig) -> str:
@@ -26,17 +26,18 @@ def model_key(config: ModelConfig) -> str:
     return BUNDLED_KEY if config.backend == "llama_cpp" and not config.model_path else ""
 
 
-def calibration_path(key: str) -> Path:
-    return CALIBRATIONS / f"{key}.confidence.json"
-
-
 def calibration_for(setting: str, config: ModelConfig) -> Calibration:
     """The calibration ``setting`` names (a file), else the one fitted for ``config``'s model, else the prior."""
     if setting:
         return _load(Path(setting))
-    key = model_key(config)
-    path = calibration_path(key)
-    return _load(path) if key and path.is_file() else PRIOR
+    return fitted(model_key(config)) or PRIOR
+
+
+@functools.lru_cache(maxsize=8)
+def fitted(key: str) -> Calibration | None:
+    """The calibration fitted for the model ``key``, or None."""
+    section = read_section(key, "confidence")
+    return None if section is None else Calibration.from_mapping(section, f"{model_file(key)}: its confidence section")
 
 
 @functools.lru_cache(maxsize=8)

@@ -10,7 +10,7 @@ The probability is a logistic model of what was measured and what the evidence s
   backed on each part).
 
 The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
-kept as a data file beside the models (shared/models/calibrations/NAME.confidence.json). A model without one gets the
+kept in the ``confidence`` section of the model's data file (shared.reading.model_data). A model without one gets the
 unfitted :data:`PRIOR`, which never says "sure". The word follows the probability (shared.core.sureness).
 """
 
@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shared.core.errors import ConfigError
 from shared.core.question_terms import question_terms
@@ -92,16 +93,30 @@ class Calibration:
         return Confidence.of(self.probability(evidence))
 
     def to_json(self) -> str:
-        body = {"bias": self.bias, "weights": dict(sorted(self.weights.items())), "fitted_on": self.fitted_on}
-        return json.dumps(body, indent=2) + "\n"
+        return json.dumps(self.as_dict(), indent=2) + "\n"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"bias": self.bias, "weights": dict(sorted(self.weights.items())), "fitted_on": self.fitted_on}
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any], where: str) -> Calibration:
+        try:
+            return cls(float(raw["bias"]), {str(k): float(v) for k, v in raw["weights"].items()}, raw["fitted_on"])
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{where} is not a confidence calibration (bias, weights, fitted_on): {exc}") from exc
 
     @classmethod
     def load(cls, path: Path) -> Calibration:
+        """The calibration in ``path``: a bare one, or the ``confidence`` section of a model data file."""
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            return cls(float(raw["bias"]), {str(k): float(v) for k, v in raw["weights"].items()}, raw["fitted_on"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (OSError, ValueError) as exc:
             raise ConfigError(f"{path} is not a confidence calibration (bias, weights, fitted_on): {exc}") from exc
+        if isinstance(raw, dict) and isinstance(raw.get("confidence"), dict):
+            raw = raw["confidence"]
+        if not isinstance(raw, Mapping):
+            raise ConfigError(f"{path} is not a confidence calibration (bias, weights, fitted_on)")
+        return cls.from_mapping(raw, str(path))
 
 
 PRIOR = Calibration(bias=-2.0, weights={"named": 1.0, "agreement": 1.0, "parts": 1.0}, fitted_on="not fitted")

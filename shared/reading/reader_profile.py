@@ -12,12 +12,11 @@ readings.
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from shared.core.errors import ConfigError
+from shared.reading.model_data import model_file, read_section
 from shared.reading.question_shape import Shape
 
 Reader = Literal["model", "extractive"]
@@ -74,22 +73,17 @@ ALL_EXTRACTIVE = ReaderProfile(
 """The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
 shown."""
 
-PROFILES = Path(__file__).resolve().parent / "profiles"
-"""The profile measured for each packaged model (shared.models.packaged, by name): ``profiles/<model>.readers.json``,
-written from what ``benchmarks.reader_oracle --profile`` measured (docs/results/reader-profile). Used where a config
-names that model and sets no readers of its own (shared.config.model_readers)."""
-
 
 @functools.lru_cache(maxsize=16)
 def measured_profile(model: str) -> ReaderProfile | None:
-    """The profile measured for ``model``, or None when none was measured (a wrong file is a ConfigError)."""
-    if not model or "/" in model or model.startswith("."):
-        return None
-    path = PROFILES / f"{model}.readers.json"
-    if not path.is_file():
+    """The profile measured for ``model`` (the ``readers`` section of its data file, shared.reading.model_data,
+    written from what ``benchmarks.reader_oracle --profile`` measured), or None when none was measured. Used where a
+    config names that model and sets no readers of its own (shared.config.model_readers). A wrong section is a
+    ConfigError."""
+    section = read_section(model, "readers")
+    if section is None:
         return None
     try:
-        fields = json.loads(path.read_text(encoding="utf-8"))["profile"]
-        return ReaderProfile(**fields)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path} is not a reader profile ({exc}); restore it from the package") from exc
+        return ReaderProfile(**section["profile"])
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"{model_file(model)}: its readers section is not a reader profile ({exc})") from exc

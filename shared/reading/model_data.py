@@ -1,0 +1,60 @@
+"""What was measured for each model, in one data file per model: ``profiles/<model>.json``.
+
+A file holds two optional sections. ``readers`` is the reader profile (shared.reading.reader_profile) that
+``benchmarks.reader_oracle --profile`` measured: which reader answers each question shape. ``confidence`` is the
+calibration (shared.reading.confidence) that ``benchmarks.fit_confidence --write`` fitted: how an answer's evidence
+becomes its probability of being right. A model without a file, or without a section, gets the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shared.core.errors import ConfigError
+
+PROFILES = Path(__file__).resolve().parent / "profiles"
+SECTIONS = ("readers", "confidence")
+
+
+def model_file(model: str) -> Path | None:
+    """The data file of ``model`` (a packaged model's name), or None for a name that cannot be one."""
+    if not model or "/" in model or model.startswith("."):
+        return None
+    return PROFILES / f"{model}.json"
+
+
+def read_section(model: str, section: str) -> Mapping[str, Any] | None:
+    """``section`` of ``model``'s data file; None when the model has no file or the file no such section."""
+    path = model_file(model)
+    if path is None or not path.is_file():
+        return None
+    body = _read(path).get(section)
+    if body is not None and not isinstance(body, Mapping):
+        raise ConfigError(f"{path}: its {section!r} section is not a table; restore the file from the package")
+    return body
+
+
+def write_section(model: str, section: str, body: Mapping[str, Any]) -> Path:
+    """Store ``body`` as ``section`` of ``model``'s data file, keeping its other sections; returns the file."""
+    if section not in SECTIONS:
+        raise ValueError(f"section {section!r} is not one of {SECTIONS}")
+    path = model_file(model)
+    if path is None:
+        raise ConfigError(f"{model!r} is not a model name a data file can be kept under")
+    data: dict[str, Any] = _read(path) if path.is_file() else {"model": model}
+    data[section] = dict(body)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} is not a model data file ({exc}); restore it from the package") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} is not a model data file (not a JSON object); restore it from the package")
+    return data
