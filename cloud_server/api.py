@@ -17,6 +17,7 @@ import grpc
 
 from cloud_server.answering.global_query import GlobalQueryService
 from cloud_server.parts import CloudParts
+from cloud_server.routing.router import Candidates, ProbeStrategy, RoutingStrategy
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.routing.summary_store import SummaryStore
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
@@ -36,10 +37,13 @@ from shared.transport.connection_hints import explained
 from shared.transport.grpc_transport import ClientTls, auth_metadata, open_channel
 
 __all__ = [
+    "Candidates",
     "CloudAnswer",
     "CloudClient",
     "CloudParts",
     "EdgeStatus",
+    "ProbeStrategy",
+    "RoutingStrategy",
     "SummaryMatch",
     "TokenBook",
     "build_cloud",
@@ -47,8 +51,15 @@ __all__ = [
 ]
 
 
-def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerator, tokenizer: Tokenizer) -> CloudParts:
-    """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``)."""
+def build_cloud(
+    config: CloudConfig,
+    embedder: Embedder,
+    generator: TextGenerator,
+    tokenizer: Tokenizer,
+    strategy: RoutingStrategy | None = None,
+) -> CloudParts:
+    """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``);
+    ``strategy`` chooses the edges a question goes to once they are probed (default: the probes' adaptive k)."""
     registry = EdgeRegistry(config.heartbeat_interval_s)
     store = SummaryStore(Path(config.summary_store), embedder.name, embedder.dim) if config.summary_store else None
     index = SummaryIndex(embedder, store)
@@ -62,6 +73,7 @@ def build_cloud(config: CloudConfig, embedder: Embedder, generator: TextGenerato
         config.query,
         knowledge_size=serde.knowledge_size,
         calibration=calibration,
+        strategy=strategy,
     )
     return CloudParts(registry, index, queries)
 

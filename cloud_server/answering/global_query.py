@@ -23,7 +23,7 @@ from cloud_server.answering.query_limits import bounded, check_fan_out, check_ma
 from cloud_server.routing.choice import edge_summary_scores, edge_summary_texts
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.routing.memory import open_memory, usefulness
-from cloud_server.routing.router import Router, RouteSettings
+from cloud_server.routing.router import Router, RouteSettings, RoutingStrategy
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.sessions.knowledge_intake import bounded_lexical
@@ -63,6 +63,7 @@ class GlobalQueryService:
         config: CloudQueryConfig,
         knowledge_size: KnowledgeSizer | None = None,
         calibration: Calibration = PRIOR,
+        strategy: RoutingStrategy | None = None,
     ) -> None:
         self._index = index
         self._registry = registry
@@ -75,7 +76,7 @@ class GlobalQueryService:
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
         claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
-        self._router = Router(index, registry, config, open_memory(config, embedder.dim), claims)
+        self._router = Router(index, registry, config, open_memory(config, embedder.dim), claims, strategy)
 
     @property
     def claims(self) -> ClaimLedger:

@@ -7,16 +7,15 @@ probes the shortlisted edges for retrieval scores (numbers only). The routing me
 ledger's distrust weigh in, and a :class:`RoutingStrategy` chooses from the candidates. The evidence check an
 edge asks for (:meth:`Router.stronger_elsewhere`) searches and probes through the same router.
 
-A strategy is one class with one method (:meth:`RoutingStrategy.choose`), named by ``query.routing_strategy``:
-``probes`` (the default: stage 2's adaptive k, cloud_server.routing.choice) or ``module:Class`` for a researcher's
-own, constructed with the cloud's query config.
+A strategy is an object with one method (:meth:`RoutingStrategy.choose`), handed to the cloud in Python
+(``cloud_server.api.build_cloud(..., strategy=...)``); without one, :class:`ProbeStrategy` chooses (stage 2's
+adaptive k, cloud_server.routing.choice). A running server never imports code a configuration names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from shared.config import CloudQueryConfig
 from shared.core.ablations import Ablations
-from shared.core.errors import ConfigError
 from shared.core.knowledge import ProbeScores, SummaryMatch
 from shared.core.model_api import FloatMatrix
 from shared.core.query_vectors import QueryVectors
@@ -39,7 +37,6 @@ RANKED_SUMMARIES = 5
 """Summaries reported per answer (at least top-m), so summary hit@1..5 can be measured from one query."""
 CHECK_SHORTLIST = 3
 """Other edges probed by an evidence check when the config sets no probe shortlist."""
-DEFAULT_STRATEGY = "probes"
 
 
 @dataclass(frozen=True)
@@ -74,24 +71,6 @@ class ProbeStrategy:
 
     def choose(self, candidates: Candidates) -> list[str]:
         return self._probing.choose(candidates.probes, candidates.summaries, candidates.k, candidates.bonus)
-
-
-def strategy_named(config: CloudQueryConfig) -> RoutingStrategy:
-    """``query.routing_strategy``: ``probes``, or ``module:Class`` (constructed with ``config``)."""
-    name = config.routing_strategy
-    if name == DEFAULT_STRATEGY:
-        return ProbeStrategy(config)
-    module, _, attribute = name.partition(":")
-    try:
-        made = getattr(importlib.import_module(module), attribute)(config)
-    except (ImportError, AttributeError, ValueError, TypeError) as exc:
-        raise ConfigError(
-            f"query.routing_strategy = {name!r}: use {DEFAULT_STRATEGY!r} or module:Class of a class taking the "
-            f"query config ({exc})"
-        ) from exc
-    if not isinstance(made, RoutingStrategy):
-        raise ConfigError(f"query.routing_strategy = {name!r} has no choose(candidates) method")
-    return made
 
 
 @dataclass(frozen=True)
@@ -132,12 +111,14 @@ class Router:
         config: CloudQueryConfig,
         memory: RoutingMemory | None,
         claims: ClaimLedger,
+        strategy: RoutingStrategy | None = None,
     ) -> None:
+        """``strategy``: who chooses the edges once stage 2 has probed (default :class:`ProbeStrategy`)."""
         self._index = index
         self._registry = registry
         self._config = config
         self._probing = ProbeRouting.from_config(config)
-        self._strategy = strategy_named(config)
+        self._strategy = strategy or ProbeStrategy(config)
         self.memory = memory
         self.claims = claims
 

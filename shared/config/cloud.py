@@ -81,10 +81,6 @@ class CloudQueryConfig:
     summaries, as the paper). The stage-2 defaults below were fitted with benchmarks/probe_routing.py on every
     answerable question of both shipped bundles; rerun on the fit half alone (``--half fit``) they stay among the
     best (docs/results/routing-fit, "The fit half alone")."""
-    routing_strategy: str = "probes"
-    """Who chooses the edges once stage 2 has probed (cloud_server/routing/router.py): ``probes`` (the adaptive k
-    below) or ``module:Class``, a class of your own taking this query config, with a ``choose(candidates)``
-    method that returns the edges to ask, best first."""
     probe_deadline_s: float = 1.0
     """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
     probe_margin: float = 0.1

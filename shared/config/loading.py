@@ -38,7 +38,10 @@ def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | No
 
 RENAMED = {"confidence_detection": "refusal_detection", "escalate_below": "min_local_confidence"}
 """Settings given new names: an old name in a config gets the new one in its error."""
-REMOVED = {"summary_embedding": "the cloud always embeds summaries in a thread of its own after a sync is held"}
+REMOVED = {
+    "summary_embedding": "the cloud always embeds summaries in a thread of its own after a sync is held",
+    "routing_strategy": "hand a routing strategy object to cloud_server.api.build_cloud(..., strategy=...)",
+}
 """Settings that went away, and why."""
 
 

@@ -4,7 +4,6 @@ at the asking edge), over real gRPC, so a simulation can compare them with the f
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from cloud_server.routing.memory import RoutingMemory
 from shared.config import CloudQueryConfig, GateConfig
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from tests.support.fakes import ReversedStrategy
 from tests.support.grpc_harness import (
     ACME,
     APP_ID,
@@ -93,15 +93,15 @@ def test_an_edge_skips_its_evidence_check_when_gc_is_ablated(tmp_path: Path) -> 
     run(asyncio.wait_for(main(), 60))
 
 
-def test_a_strategy_named_in_the_config_chooses_the_edges_the_cloud_asks(tmp_path: Path) -> None:
-    """A researcher's strategy (tests/unit/cloud_server/routing/test_router_strategy.py: the edge stage 2 likes
-    least) routes real questions: Zephyr's question goes to the edge that knows nothing of it."""
-    name = "tests.unit.cloud_server.routing.test_router_strategy:Reversed"
+def test_a_strategy_handed_to_the_cloud_chooses_the_edges_it_asks(tmp_path: Path) -> None:
+    """A researcher's strategy handed to the cloud in Python (the edge stage 2 likes least) routes real
+    questions: Zephyr's question goes to the edge that knows nothing of it."""
     usual = CloudQueryConfig(deadline_s=2.0, top_k=1, probe_shortlist=2, probe_max_k=1)
-    query = dataclasses.replace(usual, routing_strategy=name)
 
     async def main() -> None:
-        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query)
+        net = await start_network(
+            tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=usual, strategy=ReversedStrategy()
+        )
         try:
             await connected(net, "edge-a", "edge-b")
             reply = await _global(net, [])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cloud_server.api import Candidates
 from shared.core.model_api import FloatMatrix
 from shared.models.fakes import HashEmbedder
 
@@ -23,3 +24,12 @@ class CountingEmbedder(HashEmbedder):
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         self.asked.extend(texts)
         return super().embed(texts)
+
+
+class ReversedStrategy:
+    """A routing strategy that asks the edges stage 2 likes least: what a researcher might write to see what
+    routing buys (cloud_server.api.RoutingStrategy)."""
+
+    def choose(self, candidates: Candidates) -> list[str]:
+        ranked = sorted(candidates.probes, key=lambda p: p.score)
+        return [p.edge_id for p in ranked][: candidates.k]

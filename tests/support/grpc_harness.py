@@ -16,7 +16,7 @@ from pathlib import Path
 
 import grpc
 
-from cloud_server.api import CloudParts, build_cloud, serve_cloud
+from cloud_server.api import CloudParts, RoutingStrategy, build_cloud, serve_cloud
 from cloud_server.sessions.tokens import TokenBook
 from edge_node.api import EdgeModels, EdgeRuntime, build_edge
 from edge_node.ingest.readers import RawDocument
@@ -133,6 +133,7 @@ async def start_network(
     query: CloudQueryConfig | None = None,
     cloud_llm: ScriptedGenerator | None = None,
     askers_see_routing: bool = True,
+    strategy: RoutingStrategy | None = None,
     **cloud_settings: float | str,
 ) -> Network:
     """The cloud and one edge per corpus on loopback. Askers see the routing (query.askers_see_routing) unless
@@ -154,7 +155,7 @@ async def start_network(
     )
     cloud_config = dataclasses.replace(cloud_config, **cloud_settings)
     llm = cloud_llm or ScriptedGenerator(answer_from_context)
-    parts = build_cloud(cloud_config, HashEmbedder(DIM), llm, RegexTokenizer())
+    parts = build_cloud(cloud_config, HashEmbedder(DIM), llm, RegexTokenizer(), strategy)
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stops = {"cloud": asyncio.Event()}
     tasks = {
