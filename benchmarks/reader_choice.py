@@ -10,10 +10,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from shared.reading.reader_profile import ALL_MODEL, SHAPES
+from shared.reading.reader_profile import SHAPES, ReaderProfile
 from simulation.halves import Half
 from simulation.scoring import shape_baseline, strictly_correct
 
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
+"""The model's samples for every shape, every verdict shown (to measure the readers, not to answer)."""
+ALL_EXTRACTIVE = ReaderProfile(
+    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
+)
+"""The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
+shown."""
 Row = Mapping[str, Any]
 READERS = ("model", "extractive")
 NO_SPEAKERS = "model_no_speakers"

@@ -25,12 +25,18 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.reader_choice import MODEL_NO_SPEAKERS, NO_SPEAKERS, accuracy, profile_toml
+from benchmarks.reader_choice import (
+    ALL_EXTRACTIVE,
+    ALL_MODEL,
+    MODEL_NO_SPEAKERS,
+    NO_SPEAKERS,
+    accuracy,
+    profile_toml,
+)
 from shared.config import EdgeConfig, load_config
 from shared.models.factory import build_generator
 from shared.reading.compose import Reading, compose, plan_reading
 from shared.reading.question_shape import shape_of
-from shared.reading.reader_profile import ALL_EXTRACTIVE, ALL_MODEL
 from shared.reading.span_reader import Passage
 from simulation.bundle import Question, load_questions
 from simulation.halves import half_of, parse_half, split

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,20 +16,34 @@ from shared.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shared.cli.health_cli import register as register_health
 from shared.cli.models_cli import register as register_models
 from shared.core.errors import DgragError
-from simulation.cli import register as register_sim
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dgrag", description="Distributed graph-based RAG for edge-cloud systems.")
-    roles = parser.add_subparsers(dest="role", required=True, metavar="{edge,cloud,sim,health,certs,init,models}")
+    lab = _simulation_cli()
+    roles_shown = "edge,cloud,sim,health,certs,init,models" if lab else "edge,cloud,health,certs,init,models"
+    roles = parser.add_subparsers(dest="role", required=True, metavar="{" + roles_shown + "}")
     register_edge(roles)
     register_cloud(roles)
-    register_sim(roles)
+    if lab is not None:
+        lab(roles)
     register_health(roles)
     register_certs(roles)
     register_init(roles)
     register_models(roles)
     return parser
+
+
+def _simulation_cli() -> Any:
+    """The simulation's ``register`` where the ``sim`` extra is installed (its plots need matplotlib), else None:
+    the product runs without the lab, and ``dgrag sim`` is then not offered."""
+    if importlib.util.find_spec("matplotlib") is None:
+        return None
+    try:
+        from simulation.cli import register
+    except ImportError:
+        return None
+    return register
 
 
 def register_init(roles: Any) -> None:

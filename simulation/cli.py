@@ -13,8 +13,8 @@ from shared.transport.lifecycle import sigterm_as_interrupt
 from simulation.split import SPLIT_KEYS, split_bundle
 
 if TYPE_CHECKING:
-    from shared.config import JudgeConfig
     from simulation.judge import Pair
+    from simulation.judge_config import JudgeConfig
 
 
 def register(roles: Any) -> None:
@@ -300,8 +300,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def _judge_plan(config_file: Path | None, pairs_text: str, modes: list[str]) -> tuple[JudgeConfig, list[Pair]]:
     """The judge config and the pairs to judge, checked against the modes the run has (or will have)."""
-    from shared.config import JudgeConfig, load_config
+    from shared.config import load_config
     from simulation.judge import check_pairs, default_pairs, parse_pairs
+    from simulation.judge_config import JudgeConfig
 
     config = load_config(JudgeConfig, config_file, environ={})
     pairs = parse_pairs(pairs_text) if pairs_text else default_pairs(modes)

@@ -22,11 +22,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.config import JudgeConfig
 from shared.core import prompts
 from shared.core.errors import DgragError
 from shared.core.model_api import GenerationRequest, TextGenerator
 from simulation.bundle import ANSWERABLE_KINDS
+from simulation.judge_config import JudgeConfig
 from simulation.metrics import normalise_answer
 
 CRITERIA = prompts.JUDGE_CRITERIA

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from shared.config import JudgeConfig
 from shared.core.errors import DgragError, ModelError
 from shared.core.model_api import TextGenerator
 from simulation.answer_rows import find_answers, read_rows
@@ -27,6 +26,7 @@ from simulation.judge import (
     matched_answers,
     win_rates,
 )
+from simulation.judge_config import JudgeConfig
 from simulation.report_files import read_report, save_report
 from simulation.resume import open_for_append
 

@@ -24,8 +24,6 @@ from shared.config.models import (
     EmbedderPrecision,
     GeneratorBackend,
     JsonMode,
-    JudgeConfig,
-    JudgeModelConfig,
     ModelConfig,
     WeightFormat,
 )
@@ -62,8 +60,6 @@ __all__ = [
     "GeneratorBackend",
     "IngestConfig",
     "JsonMode",
-    "JudgeConfig",
-    "JudgeModelConfig",
     "ModelConfig",
     "PartitionConfig",
     "PrivacyConfig",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
@@ -104,24 +104,3 @@ class EmbedderConfig:
     travel readable). Off, such an endpoint is refused: use https://."""
     timeout_s: float = 30.0
     """openai backend: per-request timeout."""
-
-
-@dataclass(frozen=True)
-class JudgeModelConfig(ModelConfig):
-    """A model config whose backend defaults to an OpenAI-compatible endpoint: a judge should be strong."""
-
-    backend: GeneratorBackend = "openai"
-    """openai (default: any OpenAI-compatible endpoint), or llama_cpp / transformers to judge in process."""
-
-
-@dataclass(frozen=True)
-class JudgeConfig:
-    """The LLM that judges pairs of simulation answers (`dgrag sim judge`, `dgrag sim run --judge-config`)."""
-
-    llm: JudgeModelConfig = field(default_factory=JudgeModelConfig)
-    """The judge model: an OpenAI-compatible endpoint unless backend says otherwise; llama_cpp runs the
-    bundled SLM (a weak judge)."""
-    max_tokens: int = 80
-    """Longest verdict (four short JSON fields)."""
-    seed: int = 11
-    """Sampling seed (the judge decodes greedily; backends that take a seed get this one)."""

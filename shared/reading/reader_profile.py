@@ -65,15 +65,6 @@ class ReaderProfile:
         return shape.value not in self.unreliable_shapes
 
 
-ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
-"""The model's samples for every shape, every verdict shown (to measure the readers, not to answer)."""
-ALL_EXTRACTIVE = ReaderProfile(
-    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
-)
-"""The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
-shown."""
-
-
 @functools.lru_cache(maxsize=16)
 def measured_profile(model: str) -> ReaderProfile | None:
     """The profile measured for ``model`` (the ``readers`` section of its data file, shared.reading.model_data,

@@ -4,6 +4,7 @@ a changed digit fails (a bare "2.5%" does not pass for "72.5%")."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from typing import Any
@@ -59,7 +60,7 @@ def _extraction() -> tuple[int, int, int, int, tuple[int, int]]:
     the longest under quote, the shares of quote answers with a run): the default level's rows from the run
     after the handle fix, the rest from the first."""
     folder = RESULTS / "extraction"
-    first = json.loads((folder / "extraction-before-handle-fix.json").read_text())["results"]
+    first = json.loads(gzip.decompress((folder / "extraction-first-run.json.gz").read_bytes()))["results"]
     second = json.loads((folder / "extraction-chunks-paraphrase.json").read_text())["results"]
     cells = {**first, **second}
     paraphrase = [row for name, rows in cells.items() if name.endswith("/ paraphrase") for row in rows]

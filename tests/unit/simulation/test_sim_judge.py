@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from shared.config import JudgeConfig
+from shared.config import load_config
 from shared.core.errors import DgragError, ModelError
 from shared.core.model_api import Completion, GenerationRequest
 from shared.models.fakes import ScriptedGenerator
@@ -23,6 +23,7 @@ from simulation.judge import (
     parse_verdict,
     win_rates,
 )
+from simulation.judge_config import JudgeConfig
 from simulation.judge_run import JUDGMENTS_FILE, PARTIAL_FILE, judge_run
 from simulation.plots import JUDGE_PNG
 from simulation.report import build_report
@@ -228,3 +229,13 @@ def test_an_interrupted_judging_keeps_its_verdicts_and_continues(tmp_path: Path)
     assert again.calls == 1  # only the fourth verdict was still missing: the redone one was not glued to the cut
     assert result["pairs"]["dgrag vs naive"]["criteria"]["overall"]["win_rate"] == 1.0
     assert not (run / PARTIAL_FILE).exists()
+
+
+def test_a_judge_llm_section_without_backend_stays_an_endpoint(tmp_path: Path) -> None:
+    path = tmp_path / "judge.toml"
+    path.write_text('[llm]\nmodel = "gpt-4o"\nbase_url = "https://example.invalid/v1"\n')
+    config = load_config(JudgeConfig, path, environ={})
+    assert config.llm.backend == "openai" and config.llm.model == "gpt-4o"
+    assert load_config(JudgeConfig, None, environ={}).llm.backend == "openai"
+    path.write_text('[llm]\nbackend = "llama_cpp"\n')
+    assert load_config(JudgeConfig, path, environ={}).llm.backend == "llama_cpp"

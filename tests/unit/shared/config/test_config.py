@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.config import ChunkingConfig, EdgeConfig, JudgeConfig, ModelConfig, load_config
+from shared.config import ChunkingConfig, EdgeConfig, ModelConfig, load_config
 from shared.core.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
 from shared.core.errors import ConfigError
 
@@ -201,13 +201,3 @@ def test_fractional_int_rejected(tmp_path: Path) -> None:
 def test_table_for_string_field_rejected() -> None:
     with pytest.raises(ConfigError):
         load_config(EdgeConfig, None, {"DGRAG__EDGE_ID__X": "1"})
-
-
-def test_a_judge_llm_section_without_backend_stays_an_endpoint(tmp_path: Path) -> None:
-    path = tmp_path / "judge.toml"
-    path.write_text('[llm]\nmodel = "gpt-4o"\nbase_url = "https://example.invalid/v1"\n')
-    config = load_config(JudgeConfig, path, environ={})
-    assert config.llm.backend == "openai" and config.llm.model == "gpt-4o"
-    assert load_config(JudgeConfig, None, environ={}).llm.backend == "openai"
-    path.write_text('[llm]\nbackend = "llama_cpp"\n')
-    assert load_config(JudgeConfig, path, environ={}).llm.backend == "llama_cpp"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shared.reading.answer_format import MISSING
 from shared.reading.compose import compose, plan_reading, unsupported
-from shared.reading.reader_profile import ALL_EXTRACTIVE, ALL_MODEL, ReaderProfile
+from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage, find_date, rank_entities
 
 PASSAGES = [
@@ -12,6 +12,11 @@ PASSAGES = [
     Passage(2, "Prosecutors said Bankman-Fried misused customer funds at FTX and Alameda Research.", "biz:ftx-2"),
     Passage(3, "Time: 20260122_14:00\nLiHua: Can we move the protein shake to after the workout?", "q1:chat-7"),
 ]
+
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
+ALL_EXTRACTIVE = ReaderProfile(
+    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
+)
 
 
 def test_the_entity_reader_folds_short_names_into_the_full_one_and_skips_the_question_s_names() -> None:
