@@ -89,13 +89,6 @@ class RoutingMemory:
     def entries(self) -> int:
         return sum(m.size for m in self._edges.values())
 
-    def reset(self) -> None:
-        """Forget everything, on disk too."""
-        self._edges.clear()
-        self.step = 0
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)
-
     def save(self) -> None:
         """Write the memory to ``path`` in one step (a crash never leaves half a file)."""
         if self.path is None:

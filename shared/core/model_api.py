@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -157,42 +156,3 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         """Embed ``texts``; returns an array of shape (len(texts), dim), rows L2-normalised."""
         ...
-
-
-@dataclass
-class UsageCounts:
-    """Totals of what a generator was asked to do."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class MeteredGenerator:
-    """Wraps a generator and counts calls, tokens and time (thread-safe)."""
-
-    inner: TextGenerator
-    usage: UsageCounts = field(default_factory=UsageCounts)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def generate(self, request: GenerationRequest) -> Completion:
-        import time
-
-        start = time.perf_counter()
-        completion = self.inner.generate(request)
-        elapsed = time.perf_counter() - start
-        with self._lock:
-            self.usage.calls += 1
-            self.usage.prompt_tokens += completion.prompt_tokens
-            self.usage.completion_tokens += completion.completion_tokens
-            self.usage.seconds += elapsed
-        return completion
-
-    def close(self) -> None:
-        self.inner.close()

@@ -72,8 +72,3 @@ def shape_of(question: str) -> QuestionShape:
     if _ENTITY.match(text):
         return QuestionShape(Shape.ENTITY, wants_person=bool(_PERSON.search(text)))
     return QuestionShape(Shape.OPEN)
-
-
-def is_yes_no_question(question: str) -> bool:
-    """True when ``question`` asks for a yes/no verdict."""
-    return shape_of(question).shape == Shape.YES_NO
