@@ -4,13 +4,17 @@ its own: the short answer, then one supporting sentence with its source where ev
 the asker (see answer_guard), else the source ids only. When every generation is degenerate and the context held
 entity and relation lines besides its chunks, the model is asked again from the chunks alone; if that too gives
 nothing usable, the shape's model-free reader answers where it can, and otherwise an extract of the texts the
-asker may be quoted is shown."""
+asker may be quoted is shown. Last, the answer is guarded (answer_guard): copies of texts their owners do not let
+answers quote are removed, and a short answer the guard cut keeps no confidence. What this returns is what the
+asker is shown."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cloud_server.answering.answer_guard import Readers
+from cloud_server.answering.answer_guard import Readers, guard_answer
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
@@ -40,6 +44,8 @@ class CloudReading:
     confidence: Confidence = CANT_TELL
     signals: dict[str, float] = field(default_factory=dict)
     """What the confidence was computed from (shared.reading.confidence.Evidence.signals)."""
+    withheld_words: int = 0
+    """Words the guard removed from the answer."""
 
 
 def read_context(
@@ -49,9 +55,27 @@ def read_context(
     config: CloudQueryConfig,
     readers: Readers,
     calibration: Calibration = PRIOR,
+    protected: Sequence[str] = (),
 ) -> CloudReading:
-    """The cloud's answer to ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed answer set
-    is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer."""
+    """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed
+    answer set is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer; then every
+    copy of the ``protected`` texts is removed (answer_guard)."""
+    made = _read(question, merged, generator, config, readers, calibration)
+    guarded = guard_answer(question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words)
+    if guarded.short != made.short:  # a short answer the guard cut is no longer the one its confidence measured
+        return CloudReading(guarded.text, guarded.short, made.reader, withheld_words=guarded.removed_words)
+    return dataclasses.replace(made, text=guarded.text, withheld_words=guarded.removed_words)
+
+
+def _read(
+    question: str,
+    merged: MergedContext,
+    generator: TextGenerator,
+    config: CloudQueryConfig,
+    readers: Readers,
+    calibration: Calibration,
+) -> CloudReading:
+    """The composed answer, or the extract, before the guard."""
     passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
 
     def sampling(reading: Reading) -> Sampling:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cloud_server.answering.answer_guard import Readers, guard_answer, protected_texts, readable, shown_context
+from cloud_server.answering.answer_guard import Readers, protected_texts, readable, shown_context
 from cloud_server.answering.cloud_reading import read_context
 from cloud_server.answering.context_merge import MergedContext, merge_knowledge
 from cloud_server.answering.draft_stream import DraftRelay
@@ -210,17 +210,16 @@ class GlobalQueryService:
         if on_text is not None:
             relay = DraftRelay(question, protected, cfg.copy_words, cfg.copy_sentence_words, on_text)
             generator = Tapped(generator, relay)
-        reading = await asyncio.to_thread(read_context, question, merged, generator, cfg, readers, self._calibration)
-        guarded = guard_answer(
-            question, reading.text, reading.short, protected, cfg.copy_words, cfg.copy_sentence_words
+        shown = await asyncio.to_thread(
+            read_context, question, merged, generator, cfg, readers, self._calibration, protected
         )
-        out.answer, out.short, out.withheld_words = guarded.text, guarded.short, guarded.removed_words
-        out.reader = reading.reader
-        # a short answer the guard cut is no longer the one the confidence was measured for
-        kept = guarded.short == reading.short
-        out.confidence, out.confidence_signals = (
-            (reading.confidence.probability, reading.signals) if kept else (0.0, {})
+        out.answer, out.short, out.reader, out.withheld_words = (
+            shown.text,
+            shown.short,
+            shown.reader,
+            shown.withheld_words,
         )
+        out.confidence, out.confidence_signals = shown.confidence.probability, shown.signals
 
     async def check_evidence(
         self,

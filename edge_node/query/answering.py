@@ -193,10 +193,11 @@ class QueryService:
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
-        if decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action == Action.EXTRACT:
-            extract = extract_answer(question, retrieval)
-            return made(answer=extract, decision=Decision.ESCALATE, verified=False, gate=result, note=NO_CLOUD_NOTE)
-        return made(answer=composed.text, decision=Decision.LOCAL, verified=True, gate=result)
+        action = decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action
+        text, decision, verified = shown_here(question, retrieval, composed, action)
+        return made(
+            answer=text, decision=decision, verified=verified, gate=result, note="" if verified else NO_CLOUD_NOTE
+        )
 
     def _gate(
         self,
@@ -252,6 +253,17 @@ def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]
         "sureness": composed.confidence.word.value,
         **({k: f"{v:.3f}" for k, v in composed.evidence.signals().items()} if composed.evidence else {}),
     }
+
+
+def shown_here(
+    question: str, retrieval: Retrieval, composed: ComposedAnswer | None, action: Action
+) -> tuple[str, Decision, bool]:
+    """What the edge shows when it does not show the cloud's answer, for ``action`` (escalation.decide's): the
+    composed answer (ANSWER_HERE), else an extract of the evidence. With the decision and whether it is verified;
+    the one place an edge chooses its own text (edge_node.runtime.full_query uses it too)."""
+    if action == Action.ANSWER_HERE and composed is not None:
+        return composed.text, Decision.LOCAL, True
+    return extract_answer(question, retrieval), Decision.ESCALATE, False
 
 
 def extract_answer(question: str, retrieval: Retrieval) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from edge_node.policy.audit import AuditLog
 from edge_node.policy.outbound import OutboundPolicy
-from edge_node.query.answering import LocalAnswer, QueryService, extract_answer
+from edge_node.query.answering import LocalAnswer, QueryService, shown_here
 from edge_node.query.edge_answer import (
     CLOUD_DOWN_NOTE,
     OFFLINE_NOTE,
@@ -88,14 +88,16 @@ class FullQuery:
     def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
         """The local answer, as composed from the evidence (also when the gate alone would have escalated it); it
         keeps the evidence check's note that an edge which may know more is offline."""
-        shown = local.composed.text if local.composed is not None else local.best_generated
         note = out.note if out.note == OFFLINE_NOTE else ""
-        out.answer, out.decision, out.verified, out.note = shown, Decision.LOCAL, True, note
+        out.answer, out.decision, out.verified = shown_here(
+            local.question, local.retrieval, local.composed, Action.ANSWER_HERE
+        )
+        out.note = note
         return out
 
     def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
-        out.answer = extract_answer(question, local.retrieval)
-        out.decision, out.verified, out.note = Decision.ESCALATE, False, note
+        out.answer, out.decision, out.verified = shown_here(question, local.retrieval, local.composed, Action.EXTRACT)
+        out.note = note
         return out
 
     async def _escalate(
