@@ -9,6 +9,7 @@ import pytest
 from edge_node.api import EdgeModels
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.tokenizer import RegexTokenizer
+from tests.support.docker_files import DOCKERFILES, Dockerfile, parse_dockerfile
 from tests.support.fakes import CountingEmbedder
 from tests.support.fakes_edge import EMBED_DIM, scripted_slm
 from tests.support.grpc_harness import free_port
@@ -36,3 +37,10 @@ def counting_embedder() -> CountingEmbedder:
 def loopback_port() -> int:
     """A TCP port free on loopback."""
     return free_port()
+
+
+@pytest.fixture(scope="module", params=sorted(DOCKERFILES))
+def image(request: pytest.FixtureRequest) -> tuple[str, Dockerfile]:
+    """Each of the project's Dockerfiles, parsed, with its role (edge, cloud, ...)."""
+    role = str(request.param)
+    return role, parse_dockerfile(DOCKERFILES[role])

@@ -50,17 +50,24 @@ def signal_words(number: int) -> str:
     return f"{sig.name} ({meaning.lower()})" if meaning else sig.name
 
 
+def signal_of(returncode: int) -> int | None:
+    """The signal a child's return code (negative from subprocess, 128+N from a shell) says ended it, or None."""
+    if returncode < 0:
+        return -returncode
+    return returncode - 128 if 128 < returncode < 128 + signal.NSIG else None
+
+
 def died_by_signal(returncode: int) -> bool:
-    """Whether a child's return code (negative from subprocess, 128+N from a shell) says a signal ended it."""
-    return returncode < 0 or 128 < returncode < 128 + signal.NSIG
+    """Whether a child's return code says a signal ended it."""
+    return signal_of(returncode) is not None
 
 
 def death_message(returncode: int, what: str) -> str:
     """One paragraph on how ``what`` (e.g. ``indexing the business edge``) ended with ``returncode``; the exit
     code itself when no signal ended it. A crash names the repair; committed work is kept either way."""
-    if not died_by_signal(returncode):
+    number = signal_of(returncode)
+    if number is None:
         return f"{what} failed (exit code {returncode})"
-    number = -returncode if returncode < 0 else returncode - 128
     words = f"{what} died of {signal_words(number)}"
     if number in _OUTSIDE:
         return f"{words}: {_OUTSIDE[number]}"

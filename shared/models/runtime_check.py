@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.models.cpu import wait_environment
-from shared.models.crash import died_by_signal, signal_words
+from shared.models.crash import signal_of, signal_words
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -84,8 +84,7 @@ def run_check(command: list[str], timeout_s: float = CHILD_TIMEOUT_S) -> CheckRe
         why = f"the model self-test did not finish within {timeout_s:.0f} s; the machine may be overloaded: "
         return CheckResult(False, False, why + "run scripts/repair_runtime.sh when it is idle", {})
     step, report = _read_lines(done.stdout)
-    if died_by_signal(done.returncode):
-        number = -done.returncode if done.returncode < 0 else done.returncode - 128
+    if (number := signal_of(done.returncode)) is not None:
         return CheckResult(
             False,
             True,

@@ -102,13 +102,13 @@ def embed_then_generate(embedder: Embedder, generator: StreamingGenerator) -> di
     request = GenerationRequest(prompt="Name one colour.", max_tokens=8, temperature=0.0, seed=0)
     _check(generator.generate(request), 1)
     generated = use.lap()
-    shared = busy_threads(embedded) & busy_threads(generated)
-    if shared:
+    by_embedder, by_generator = busy_threads(embedded), busy_threads(generated)
+    if shared := by_embedder & by_generator:
         raise ModelError(
             f"the embedder (PyTorch) and {generator.name} ran on the same OS threads {sorted(shared)}: on a CPU with "
             "AMX that crashes with SIGILL (shared.models.torch_thread keeps them apart)"
         )
-    return {"embedder": len(busy_threads(embedded)), "generator": len(busy_threads(generated))}
+    return {"embedder": len(by_embedder), "generator": len(by_generator)}
 
 
 def sample_long(generator: StreamingGenerator) -> Completion:

@@ -47,13 +47,6 @@ from tests.support.docker_files import (
     services,
 )
 
-
-@pytest.fixture(scope="module", params=sorted(DOCKERFILES))
-def image(request: pytest.FixtureRequest) -> tuple[str, Dockerfile]:
-    role = str(request.param)
-    return role, parse_dockerfile(DOCKERFILES[role])
-
-
 # --- Dockerfiles ---------------------------------------------------------------------------------------------
 
 

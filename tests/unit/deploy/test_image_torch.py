@@ -9,8 +9,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.support.docker_files import (
     DOCKERFILES,
     REPO,
@@ -18,14 +16,7 @@ from tests.support.docker_files import (
     dockerignore_rules,
     expand,
     ignored,
-    parse_dockerfile,
 )
-
-
-@pytest.fixture(scope="module", params=sorted(DOCKERFILES))
-def image(request: pytest.FixtureRequest) -> tuple[str, Dockerfile]:
-    role = str(request.param)
-    return role, parse_dockerfile(DOCKERFILES[role])
 
 
 def test_torch_pin_and_cpu_index_match_the_local_install(image: tuple[str, Dockerfile]) -> None:
