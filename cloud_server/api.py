@@ -8,7 +8,6 @@ talk to a running cloud with an application's credentials (:class:`CloudClient`)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,7 +23,6 @@ from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
 from shared.config import CloudConfig
-from shared.core.ablations import Ablations
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import DgragError
 from shared.core.knowledge import CloudAnswer, CloudQuery, SummaryMatch
@@ -108,11 +106,9 @@ class CloudClient:
         top_k: int = 0,
         deadline_s: float = 0.0,
         asked_at: str = "",
-        routing_off: Iterable[str] = (),
     ) -> CloudAnswer:
-        """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults); ``routing_off``
-        switches parts of routing off for this question (ablations: sp, pr, rm)."""
-        query = CloudQuery(question, asked_at, top_m, top_k, deadline_s, routing_off=Ablations.routing(routing_off))
+        """The cloud's answer from the edges its summaries point to (0 = the cloud's defaults)."""
+        query = CloudQuery(question, asked_at, top_m, top_k, deadline_s)
         request = serde.cloud_query_to_proto(query)
         return serde.cloud_answer_from_proto(await self._call(self._stub.GlobalQuery, request))
 

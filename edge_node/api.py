@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -40,7 +40,6 @@ from edge_node.transport.api_client import EdgeClient, EdgeReply
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.server import cloud_link, serve_edge
 from shared.config import EdgeConfig, load_config
-from shared.core.ablations import Ablations
 from shared.core.constants import DEFAULT_EDGE_ID
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import ConfigError, DocumentNotFoundError, StoreError
@@ -226,22 +225,21 @@ class Edge:
         self,
         question: str,
         mode: str = "local",
-        ablations: Iterable[str] = (),
         cloud: Escalator | None = None,
     ) -> EdgeAnswer:
         """Answer ``question``: ``naive`` (chunk search), ``local`` (graph retrieval + gate, no cloud) or ``full``
         (escalate to the cloud when the gate says so: ``cloud`` or, by default, the config's cloud link)."""
-        return self._loop.run(self._query(question, mode, Ablations.of(ablations), cloud))
+        return self._loop.run(self._query(question, mode, cloud))
 
-    async def _query(self, question: str, mode: str, ablations: Ablations, cloud: Escalator | None) -> EdgeAnswer:
+    async def _query(self, question: str, mode: str, cloud: Escalator | None) -> EdgeAnswer:
         if mode != "full" or cloud is not None:
-            return await self.runtime.query(question, mode, ablations, cloud)
+            return await self.runtime.query(question, mode, cloud)
         if not self.config.cloud.address:
             raise ConfigError("mode 'full' needs a cloud: set cloud.address (and this edge's token) in the config")
         link = cloud_link(self.runtime, self.config)
         assert link is not None  # cloud.address is set
         try:
-            return await self.runtime.query(question, mode, ablations, link)
+            return await self.runtime.query(question, mode, link)
         finally:
             await link.aclose()
 

@@ -85,9 +85,6 @@ def _register_answering(commands: Any) -> None:
         default="local",
         help="naive: chunk vectors, one answer; local: DGRAG's local path; full: escalate to the configured cloud",
     )
-    p.add_argument(
-        "--ablate", default="", help="comma-separated: cd, se, bq, kg (the paper's); sp, pr, rm, gc (routing)"
-    )
     p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
     p.set_defaults(func=cmd_query)
 
@@ -224,12 +221,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     config = _config(args)
-    ablations = frozenset(a.strip() for a in args.ablate.split(",") if a.strip())
     if args.mode == "full" and not config.cloud.address:
         raise ConfigError("--mode full needs a cloud: set cloud.address (and this edge's token) in the config")
 
     with Edge.open(args.data_dir, config, existing=True) as edge:
-        result: EdgeAnswer = edge.query(args.question, args.mode, ablations)
+        result: EdgeAnswer = edge.query(args.question, args.mode)
     if args.json:
         print(result.trace().to_json(indent=2))
         return EXIT_OK

@@ -5,7 +5,7 @@ query when both are asked for: the local row is DGRAG's local path (its answer a
 any cloud), the dgrag row is the final answer. ``central`` asks the all-documents store (local path,
 its answer taken whatever its gate said); it holds every document, so where a question is asked does not
 change its answer and each question is put to it once (the second ask reuses the first trace, marked
-``reused``). Ablations run the full pipeline with one switch off.
+``reused``). An ablation's network (simulation.ablation_settings) is asked as dgrag, its rows named for it.
 """
 
 from __future__ import annotations
@@ -32,19 +32,6 @@ QUERY_TIMEOUT_S = 900.0
 LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
 
 
-def ablation_mode(ablation: str) -> str:
-    """The mode name of DGRAG's rows with one part switched off."""
-    return f"dgrag-{ablation}"
-
-
-def rotated(items: list[str], turn: int) -> list[str]:
-    """``items`` started at position ``turn`` (modulo their count)."""
-    if not items:
-        return items
-    start = turn % len(items)
-    return [*items[start:], *items[:start]]
-
-
 @dataclass(frozen=True)
 class Plan:
     """Which queries to send for each asked question."""
@@ -53,12 +40,13 @@ class Plan:
     local: bool
     dgrag: bool
     central: bool
-    ablations: tuple[str, ...]
+    dgrag_as: str = "dgrag"
+    """The mode name of the full pipeline's rows (``dgrag-<code>`` on an ablation's network)."""
 
     def modes(self) -> list[str]:
         """The mode names of the rows each ask gives."""
-        named = [m for m, on in (("naive", self.naive), ("dgrag", self.dgrag), ("local", self.local)) if on]
-        return [*named, *(ablation_mode(a) for a in self.ablations), *(["central"] if self.central else [])]
+        named = [m for m, on in (("naive", self.naive), (self.dgrag_as, self.dgrag), ("local", self.local)) if on]
+        return [*named, *(["central"] if self.central else [])]
 
 
 @dataclass(frozen=True)
@@ -85,7 +73,6 @@ class Asker:
         self._cloud = cloud_pb2_grpc.CloudStub(self._cloud_channel)
         self._metadata = auth_metadata(user, token)
         self._central_traces: dict[str, AnswerTrace] = {}
-        self._asks = 0
 
     def close(self) -> None:
         for channel in [*self._channels.values(), self._central_channel, self._cloud_channel]:
@@ -94,7 +81,7 @@ class Asker:
 
     def ask(self, asked: Asked, plan: Plan) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
-        summaries = self._summaries(asked.question.question) if plan.dgrag or plan.ablations else []
+        summaries = self._summaries(asked.question.question) if plan.dgrag else []
         if plan.naive:
             rows.append(
                 row_from_trace(
@@ -107,16 +94,11 @@ class Asker:
                     asked, "local", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["local"]), []
                 )
             )
-        for ablation in rotated(["", *plan.ablations] if plan.dgrag else list(plan.ablations), self._asks):
-            # the order turns from ask to ask: the first of the same question pays llama.cpp's prompt prefill,
-            # the next ones reuse its prefix, and no mode should always be first
-            trace = self._query(
-                asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"], [ablation] if ablation else []
-            )
-            rows.append(row_from_trace(asked, ablation_mode(ablation) if ablation else "dgrag", trace, summaries))
-            if not ablation and plan.local:
+        if plan.dgrag:
+            trace = self._query(asked.edge, asked.question.question, EDGE_MODE_OF["dgrag"])
+            rows.append(row_from_trace(asked, plan.dgrag_as, trace, summaries))
+            if plan.local:
                 rows.append(row_from_trace(asked, "local", local_view(trace), []))
-        self._asks += 1
         if plan.central and self._central is not None:
             rows.append(self._ask_central(asked))
         return rows
@@ -137,11 +119,11 @@ class Asker:
         row = row_from_trace(asked, "central", self._central_traces[qid], [])
         return row | {"escalated": False, "reused": reused}
 
-    def _query(self, edge: str, question: str, mode: str, ablations: list[str] | None = None) -> AnswerTrace:
+    def _query(self, edge: str, question: str, mode: str) -> AnswerTrace:
         try:
             # streamed as `dgrag edge ask` asks, so an escalated answer's trace times its first draft
             events = self._edges[edge].QueryStream(
-                edge_pb2.QueryRequest(question=question, mode=mode, ablations=ablations or []),
+                edge_pb2.QueryRequest(question=question, mode=mode),
                 metadata=self._edge_metadata[edge],
                 timeout=QUERY_TIMEOUT_S,
             )

@@ -39,7 +39,9 @@ def _run_parser(commands: Any) -> None:
         help="comma-separated: naive, local, dgrag, central, oracle (gold evidence, read by the edge's readers)",
     )
     p.add_argument(
-        "--ablate", default="", help="comma-separated ablations of dgrag: cd, se, bq, kg (the paper's); sp, pr, rm, gc"
+        "--ablate",
+        default="",
+        help="comma-separated ablations, each on a network of its own: cd, se, bq, kg (the paper's); sp, pr, rm, gc",
     )
     p.add_argument("--limit", type=int, default=0, help="a deterministic sample of N questions (0 = all)")
     p.add_argument("--edges", default="", help="comma-separated subset of the bundle's edges (default: all)")
@@ -232,7 +234,7 @@ def _half(text: str) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from shared.core.errors import DgragError
-    from simulation.asking import ablation_mode
+    from simulation.ablation_settings import ablation_mode
     from simulation.runner import SimOptions, run
 
     modes, ablations = _split(args.modes), _split(args.ablate)

@@ -78,7 +78,8 @@ def claim_setup(out: Path, setup: dict[str, Any]) -> None:
 
 
 def finished_asks(partial: Path, modes: Iterable[str]) -> dict[AskKey, list[dict[str, Any]]]:
-    """The asks of ``partial`` that have a row in every mode of ``modes`` (a line cut short is skipped)."""
+    """The rows in ``modes`` of the asks of ``partial`` that have a row in every one of them (a line cut short is
+    skipped)."""
     if not partial.is_file():
         return {}
     wanted = set(modes)
@@ -90,7 +91,7 @@ def finished_asks(partial: Path, modes: Iterable[str]) -> dict[AskKey, list[dict
             continue  # the line an interruption cut short
         if isinstance(row, dict) and {"qid", "asked_at", "mode"} <= set(row):
             by_ask.setdefault((str(row["qid"]), str(row["asked_at"])), {})[str(row["mode"])] = row
-    return {key: list(rows.values()) for key, rows in by_ask.items() if wanted <= set(rows)}
+    return {key: [r for m, r in rows.items() if m in wanted] for key, rows in by_ask.items() if wanted <= set(rows)}
 
 
 def open_for_append(path: Path) -> Any:

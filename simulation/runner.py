@@ -2,7 +2,8 @@
 
 Index every edge of the bundle (cached), start a cloud and one edge process per edge (plus the central
 store when asked), wait until every edge has published its summaries, ask every question per the
-'Asked at' rule in each mode, then write answers.jsonl, report.json, report.md and the plots.
+'Asked at' rule in each mode, then write answers.jsonl, report.json, report.md and the plots. Each ablation
+(simulation.ablation_settings) gets a network of its own, started afresh with its settings, and is asked after.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ from tqdm import tqdm
 
 from edge_node.experiments import read_audit
 from shared.config import CloudConfig, EdgeConfig
-from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.vocabulary import SIM_MODES
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
-from simulation.asking import Asker, EdgeEndpoint, Plan, ablation_mode
+from simulation.ablation_settings import Ablation, ablation_mode, ablations_of
+from simulation.asking import Asker, EdgeEndpoint, Plan
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
 from simulation.cloud_restart import restart_cloud
@@ -128,22 +129,20 @@ def run(opts: SimOptions) -> dict[str, Any]:
         seeds = [b.data_dir for b in built.values()]
         central = build_index(opts.bench, CENTRAL, all_rows, edge_config, opts.cache_dir, env, opts.edge_config, seeds)
 
-    tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
-    write_secret(
-        (work / "tokens"), "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
-    )
-    api_tokens = write_api_tokens(work, [*edges, CENTRAL])
+    tokens, api_tokens = _credentials(work, edges)
     servers: dict[str, Any] = {}
     resuming = (opts.out / PARTIAL_ANSWERS).is_file()  # a partial run of another setup stops before asking
+    indexes = [*built.values(), *([central] if central else [])]
+    setup = _setup(opts, edges, indexes, edge_config, cloud_config)
     with open_backend(opts.backend, opts.ray, env) as backend:
         try:
             _start_servers(opts, backend, work, env, servers, built, central, tokens, resuming)
             admin = auth_metadata(SIM_USER, tokens[SIM_USER])
             wait_synced(servers["cloud"].address, edges, admin)
             restarted = _restarted(opts, servers, work, env, backend.bind_host, admin) if opts.restart_cloud else None
-            indexes = [*built.values(), *([central] if central else [])]
-            setup = _setup(opts, edges, indexes, edge_config, cloud_config)
-            rows, resumed = _ask_all(opts, asked, servers, edges, tokens[SIM_USER], api_tokens, setup)
+            on = set(opts.modes)
+            plan = Plan(naive="naive" in on, local="local" in on, dgrag="dgrag" in on, central="central" in on)
+            rows, resumed = _ask_all(opts, asked, plan, servers, edges, tokens[SIM_USER], api_tokens, setup)
             info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
             info["cloud_restart"] = restarted
@@ -151,10 +150,49 @@ def run(opts: SimOptions) -> dict[str, Any]:
             info["backend"] = backend.describe()
         finally:
             stop_all(servers.values())
+        for ablation in ablations_of(opts.ablations):
+            more, resumed = _ablation_rows(opts, backend, ablation, env, built, asked, setup, resuming)
+            rows += more
+            info["resumed_asks"] += resumed
     if ORACLE_MODE in opts.modes:  # in this process, once the model processes of the network have stopped
         rows += oracle_rows(asked, opts.bench, edge_config)
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
+
+
+def _credentials(work: Path, edges: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Fresh cloud tokens (the edges' and the simulation's admin) and edge API tokens, in files under ``work``."""
+    tokens = {e: secrets.token_urlsafe(24) for e in [*edges, SIM_USER]}
+    write_secret(
+        (work / "tokens"), "".join(f"{'admin' if e == SIM_USER else 'edge'} {e} {t}\n" for e, t in tokens.items())
+    )
+    return tokens, write_api_tokens(work, [*edges, CENTRAL])
+
+
+def _ablation_rows(
+    opts: SimOptions,
+    backend: Backend,
+    ablation: Ablation,
+    env: dict[str, str],
+    built: dict[str, BuiltIndex],
+    asked: list[Any],
+    setup: dict[str, Any],
+    resuming: bool,
+) -> tuple[list[dict[str, Any]], int]:
+    """DGRAG's rows with one part switched off: a network of its own (fresh copies of the indexes, a cloud with no
+    memory of the other runs), started with the ablation's settings, asked every question, stopped."""
+    work = opts.out / "run" / ablation.mode
+    work.mkdir(parents=True, exist_ok=True)
+    edges = list(built)
+    tokens, api_tokens = _credentials(work, edges)
+    servers: dict[str, Any] = {}
+    try:
+        _start_servers(opts, backend, work, env, servers, built, None, tokens, resuming, ablation)
+        wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
+        plan = Plan(naive=False, local=False, dgrag=True, central=False, dgrag_as=ablation.mode)
+        return _ask_all(opts, asked, plan, servers, edges, tokens[SIM_USER], api_tokens, setup)
+    finally:
+        stop_all(servers.values())
 
 
 def _start_servers(
@@ -167,15 +205,21 @@ def _start_servers(
     central: BuiltIndex | None,
     tokens: dict[str, str],
     resuming: bool,
+    ablation: Ablation | None = None,
 ) -> None:
     """The cloud, then the edges (each on a private copy of its index) in hosts of ``opts.edges_per_host``, and
-    the central store in a host of its own; all ready."""
-    servers["cloud"] = start_cloud(work, opts.cloud_config, env, backend.bind_host)
+    the central store in a host of its own; all ready. ``ablation``: its network, with its settings (the copies
+    in a directory of its own)."""
+    cloud_env = {**env, **(ablation.cloud if ablation else {})}
+    servers["cloud"] = start_cloud(work, opts.cloud_config, cloud_env, backend.bind_host)
     servers["cloud"].wait_ready()  # the edges need its port
+    copies = opts.out / "ablations" / ablation.code if ablation else opts.out
     launches = [
-        edge_launch(work, e, working_copy(index, opts.out, resuming), servers["cloud"].address, tokens[e])
+        edge_launch(work, e, working_copy(index, copies, resuming), servers["cloud"].address, tokens[e])
         for e, index in built.items()
     ]
+    if ablation is not None:
+        launches = [dataclasses.replace(x, settings={**x.settings, **ablation.edge}) for x in launches]
     honest = [launch for launch in launches if launch.edge_id not in opts.liars]
     hosts, endpoints = backend.start_hosts(work, honest, opts.edges_per_host, opts.edge_config, "host")
     if liars := [launch for launch in launches if launch.edge_id in opts.liars]:
@@ -208,7 +252,7 @@ def _checked_edges(opts: SimOptions, all_edges: list[str]) -> list[str]:
     for mode in opts.modes:
         if mode not in MODES:
             raise DgragError(f"unknown mode {mode!r}; use some of {', '.join(MODES)}")
-    Ablations.of(opts.ablations)  # refuses an unknown code, naming it
+    ablations_of(opts.ablations)  # refuses an unknown or repeated code, naming it
     if opts.backend not in BACKENDS:
         raise DgragError(f"unknown backend {opts.backend!r}; use one of {', '.join(BACKENDS)}")
     if opts.backend != "ray" and opts.ray != RayOptions():
@@ -273,20 +317,17 @@ def _setup(
 def _ask_all(
     opts: SimOptions,
     asked: list[Any],
+    plan: Plan,
     servers: dict[str, Any],
     edges: list[str],
     token: str,
     api_tokens: dict[str, str],
     setup: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], int]:
-    """Every row, and how many asks were taken from an interrupted earlier run (see simulation.resume)."""
-    plan = Plan(
-        naive="naive" in opts.modes,
-        local="local" in opts.modes,
-        dgrag="dgrag" in opts.modes,
-        central="central" in opts.modes,
-        ablations=opts.ablations,
-    )
+    """Every row of ``plan``'s modes, and how many asks were taken from an interrupted earlier run (see
+    simulation.resume)."""
+    if not plan.modes():  # a run of ablations alone asks nothing of the first network
+        return [], 0
     central = servers[CENTRAL].address if CENTRAL in servers else None
     earlier = earlier_rows(opts.out, setup, plan.modes())
     reused = [a for a in asked if (a.question.qid, a.edge) in earlier]

@@ -28,8 +28,6 @@ from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.sessions.knowledge_intake import bounded_lexical
 from shared.config import CloudQueryConfig
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import (
     CloudAnswer,
@@ -106,7 +104,7 @@ class GlobalQueryService:
         they come from this cloud's model. ``on_text`` receives the model's draft as it is decoded, as far as
         the answer guard allows (draft_stream); the answer returned is the one to show."""
         cfg = self._config
-        route = self._router.settings(query.routing_off)
+        route = self._router.settings()
         m = query.top_m or cfg.top_m
         k = query.top_k or self._router.default_k(route)
         deadline = query.deadline_s or cfg.deadline_s
@@ -181,7 +179,7 @@ class GlobalQueryService:
             read, cited = readable(replies, readers)
             merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
             out.context = merged.chunks
-        if route.record and self._router.remember(
+        if route.memory and self._router.remember(
             vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked])
         ):
             await asyncio.to_thread(self._router.persist)
@@ -229,7 +227,6 @@ class GlobalQueryService:
         vectors: QueryVectors | None = None,
         *,
         answer_if_stronger: bool = False,
-        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than the asker's ``claim``:
         the other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
@@ -240,7 +237,7 @@ class GlobalQueryService:
         routed without probing again the edges the check probed."""
         cfg = self._config
         check_match(question, cfg.top_m, cfg)
-        route = self._router.settings(routing_off)
+        route = self._router.settings()
         with self._slot(asked_at):
             started = time.perf_counter()
             vector, forwarded = await self._question_vectors(question, vectors)

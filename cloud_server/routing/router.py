@@ -27,7 +27,6 @@ from cloud_server.routing.memory import SAVE_EVERY, RoutingMemory
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from shared.config import CloudQueryConfig
-from shared.core.ablations import Ablations
 from shared.core.knowledge import ProbeScores, SummaryMatch
 from shared.core.model_api import FloatMatrix
 from shared.core.query_vectors import QueryVectors
@@ -75,14 +74,12 @@ class ProbeStrategy:
 
 @dataclass(frozen=True)
 class RouteSettings:
-    """How one question is routed: the config's settings less the parts switched off for it."""
+    """How one question is routed: the config's settings, and what an evidence check already probed."""
 
     sparse_weight: float
     probing: bool
     memory: bool
-    """The routing memory's prior counts in stage 2."""
-    record: bool
-    """The answer is remembered (not for ablated questions, so that an ablation leaves the memory as it was)."""
+    """The routing memory's prior counts in stage 2, and the answer is remembered."""
     known: tuple[ProbeScores, ...] = ()
     """Probe scores already had (an evidence check's), not asked again."""
 
@@ -122,13 +119,11 @@ class Router:
         self.memory = memory
         self.claims = claims
 
-    def settings(self, routing_off: Ablations, known: tuple[ProbeScores, ...] = ()) -> RouteSettings:
-        cfg = self._config
+    def settings(self, known: tuple[ProbeScores, ...] = ()) -> RouteSettings:
         return RouteSettings(
-            sparse_weight=0.0 if routing_off.no_sparse_matching else cfg.sparse_weight,
-            probing=self._probing.enabled and not routing_off.no_probes,
-            memory=self.memory is not None and not routing_off.no_routing_memory,
-            record=self.memory is not None and not routing_off,
+            sparse_weight=self._config.sparse_weight,
+            probing=self._probing.enabled,
+            memory=self.memory is not None,
             known=known,
         )
 

@@ -28,7 +28,6 @@ from cloud_server.transport.auth import caller_identity
 from cloud_server.transport.metrics import CloudMetrics
 from cloud_server.transport.ops_page import RecentQuestions
 from cloud_server.transport.publish_budget import PublishBudget
-from shared.core.ablations import Ablations
 from shared.core.constants import SESSION_ADMITTED
 from shared.core.errors import DgragError, InvalidRequestError, ResourceExhaustedError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
@@ -260,7 +259,6 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     claim,
                     serde.vectors_from_proto(request.vectors),
                     answer_if_stronger=request.answer_if_stronger,
-                    routing_off=Ablations.routing(request.routing_off),
                 )
                 traced.set_attribute("stronger", verdict.stronger)
         except DgragError as exc:

@@ -1,8 +1,7 @@
 """The local query path: retrieve, answer n times in one call, gate.
 
 Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the NaiveRAG baseline) and
-``local`` (DGRAG's local path). Ablations (the paper's): ``cd`` no confidence detection, ``se`` no
-similarity evaluation, ``bq`` one answer instead of a batch, ``kg`` vector-only retrieval without the graph.
+``local`` (DGRAG's local path). What the gate weighs and how many answers are sampled are the edge's config.
 Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
 with their sources), marked unverified, never an untrusted generation; a degenerate generation
 (shared.reading.degeneracy) counts as a refusal for the gate and is never shown.
@@ -21,8 +20,6 @@ from edge_node.query.gate import GateResult, evaluate
 from edge_node.query.retrieval import Retrieval, Retriever
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
@@ -145,7 +142,7 @@ class QueryService:
             self._recent.popitem(last=False)
         return found
 
-    def query(self, question: str, mode: LocalMode = "local", ablations: Ablations = NO_ABLATIONS) -> LocalAnswer:
+    def query(self, question: str, mode: LocalMode = "local") -> LocalAnswer:
         """Answer ``question`` here: the answer as shown when the gate trusts it, else an extract of the evidence.
         The runtime may decide otherwise with the cloud's help (edge_node.query.escalation)."""
         _check_question(question)
@@ -155,12 +152,11 @@ class QueryService:
         slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords and not naive else []
         slm_s = time.perf_counter() - t
         with span("retrieval"):
-            retrieval = self._retriever.retrieve(
-                question, use_graph=not naive and not ablations.no_graph, slm_keywords=slm_words
-            )
+            use_graph = not naive and self._config.retrieval.use_graph
+            retrieval = self._retriever.retrieve(question, use_graph=use_graph, slm_keywords=slm_words)
         timings["keywording"] = slm_s + retrieval.timings["keywording"]
         timings["retrieval"] = retrieval.timings["retrieval"]
-        n = 1 if naive or ablations.one_answer else self._config.answer.n_answers
+        n = 1 if naive else self._config.answer.n_answers
         with phase(timings, "generation", answers=n):
             sampled = read(
                 question,
@@ -186,7 +182,7 @@ class QueryService:
         if naive:
             return _naive(made, question, retrieval, answers, flags)
         with phase(timings, "gate"):
-            result = self._gate(reading, retrieval, answers, flags, ablations)
+            result = self._gate(reading, retrieval, answers, flags)
         best = answers[result.best_index]
         a = self._config.answer
         composed = compose(reading, answers, result.best_index, a.readers, calibration=self._calibration)
@@ -205,19 +201,13 @@ class QueryService:
         retrieval: Retrieval,
         answers: list[str],
         flags: list[str | None],
-        ablations: Ablations,
     ) -> GateResult:
         """The gate over the sampled answers: degenerate ones (``flags``) and ones their evidence does not support
         count as refusals."""
-        gate_config = dataclasses.replace(
-            self._config.gate,
-            refusal_detection=self._config.gate.refusal_detection and not ablations.no_refusal_detection,
-            similarity_evaluation=self._config.gate.similarity_evaluation and not ablations.no_similarity_evaluation,
-        )
         vectors = self._embedder.embed(answers)
         refused = [f is not None for f in flags]
         ungrounded = [not r and unsupported(a, reading.passages) for a, r in zip(answers, refused, strict=True)]
-        return evaluate(answers, vectors, retrieval.evidence.score, gate_config, refused, ungrounded)
+        return evaluate(answers, vectors, retrieval.evidence.score, self._config.gate, refused, ungrounded)
 
 
 def _naive(

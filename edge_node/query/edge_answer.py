@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from edge_node.query.answering import LocalAnswer
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.core.model_api import TextSink
 from shared.core.query_vectors import QueryVectors
@@ -37,13 +35,12 @@ class Escalator(Protocol):
         self,
         question: str,
         asked_at: str,
-        routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
         on_text: TextSink | None = None,
     ) -> CloudAnswer:
-        """The cloud's answer (``routing_off``: parts of its routing off, as ablations; ``vectors``: this edge's
-        embeddings of the question, so the cloud and the edges it asks need not compute them again; ``on_text``:
-        receives the cloud model's draft as it comes); raises CloudUnavailableError when the cloud cannot answer."""
+        """The cloud's answer (``vectors``: this edge's embeddings of the question, so the cloud and the edges it
+        asks need not compute them again; ``on_text``: receives the cloud model's draft as it comes); raises
+        CloudUnavailableError when the cloud cannot answer."""
         ...
 
 
@@ -56,10 +53,9 @@ class EvidenceChecker(Protocol):
         question: str,
         claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """Does another edge's score beat this edge's ``claim`` by more than its margin? A yes carries the cloud's
-        answer to the question (routed with ``routing_off``) when the cloud gives one. Raises CloudUnavailableError
+        answer to the question when the cloud gives one. Raises CloudUnavailableError
         when the cloud cannot answer."""
         ...
 

@@ -36,8 +36,6 @@ from edge_node.runtime.full_query import FullQuery
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import InvalidRequestError
 from shared.core.knowledge import (
@@ -145,7 +143,6 @@ class EdgeRuntime:
         self,
         question: str,
         mode: str = "full",
-        ablations: Ablations = NO_ABLATIONS,
         escalator: Escalator | None = None,
         on_text: TextSink | None = None,
     ) -> EdgeAnswer:
@@ -164,7 +161,7 @@ class EdgeRuntime:
                 on_text(piece)
 
         with span("edge.query", edge=self.edge_id, mode=known) as traced:
-            answer = await self._full.answer(question, known, ablations, escalator, relay if on_text else None)
+            answer = await self._full.answer(question, known, escalator, relay if on_text else None)
             traced.set_attribute("decision", str(answer.decision))
         answer.timings["total"] = time.perf_counter() - begun  # end to end, waiting for the worker included
         if first:  # what the asker waited for the cloud's draft to begin

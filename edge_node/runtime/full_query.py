@@ -21,7 +21,6 @@ from edge_node.query.edge_answer import (
 )
 from edge_node.query.escalation import Action, Check, Situation, decide, signals_of
 from shared.config import EdgeConfig
-from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
 from shared.core.model_api import TextSink
@@ -50,19 +49,18 @@ class FullQuery:
         self,
         question: str,
         mode: EdgeMode,
-        ablations: Ablations,
         escalator: Escalator | None,
         on_text: TextSink | None = None,
     ) -> EdgeAnswer:
         """The answer to show; ``on_text`` receives the cloud model's draft as it comes when the question is
         escalated (an answer of the evidence check's single round trip comes whole)."""
         local_mode = "naive" if mode == "naive" else "local"
-        local: LocalAnswer = await self._run(self._query.query, question, local_mode, ablations)
+        local: LocalAnswer = await self._run(self._query.query, question, local_mode)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
         if mode != "full" or escalator is None or local.gate is None:
             return out  # the local path's own decision: its answer, or an extract (escalation.decide with no cloud)
         signals = signals_of(local.gate, local.composed)
-        checking = self.config.gate.check_other_edges and not ablations.no_gate_check
+        checking = self.config.gate.check_other_edges
         run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
         situation = Situation(
             cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
@@ -73,9 +71,8 @@ class FullQuery:
             self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
             return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
-        routing_off = ablations.cloud_routing
         if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
-            check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, routing_off, out)
+            check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
             if cloud is not None:  # another edge was stronger and the cloud answered in the same call
                 return self._from_cloud(cloud, local, out)
             outcome = outcome.after(check)
@@ -83,7 +80,7 @@ class FullQuery:
                 return self._extract(question, local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:
             return self._here(local, out)
-        return await self._escalate(question, local, escalator, routing_off, out, on_text)
+        return await self._escalate(question, local, escalator, out, on_text)
 
     def _here(self, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
         """The local answer, as composed from the evidence (also when the gate alone would have escalated it); it
@@ -105,16 +102,13 @@ class FullQuery:
         question: str,
         local: LocalAnswer,
         escalator: Escalator,
-        routing_off: Ablations,
         out: EdgeAnswer,
         on_text: TextSink | None,
     ) -> EdgeAnswer:
         vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
         try:
             with phase(out.timings, "escalation"):
-                cloud = await escalator.global_query(
-                    question, self.edge_id, routing_off, vectors=vectors, on_text=on_text
-                )
+                cloud = await escalator.global_query(question, self.edge_id, vectors=vectors, on_text=on_text)
         except CloudUnavailableError as exc:
             return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
         return self._from_cloud(cloud, local, out)
@@ -135,7 +129,6 @@ class FullQuery:
         local: LocalAnswer,
         checker: EvidenceChecker,
         margin: float,
-        routing_off: Ablations,
         out: EdgeAnswer,
     ) -> tuple[Check, CloudAnswer | None]:
         """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
@@ -146,7 +139,7 @@ class FullQuery:
         claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
             with phase(out.timings, "evidence_check"):
-                verdict = await checker.check_evidence(question, claim, vectors, routing_off)
+                verdict = await checker.check_evidence(question, claim, vectors)
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
             return Check.UNREACHABLE, None

@@ -84,13 +84,12 @@ class EdgeClient:
         self,
         question: str,
         mode: str = "full",
-        ablations: Sequence[str] = (),
         timeout_s: float | None = None,
         on_text: TextSink | None = None,
     ) -> EdgeReply:
         """The edge's answer; ``on_text`` receives the cloud model's draft as it comes (QueryStream), when the
         question is escalated."""
-        request = api_serde.query_request(question, mode, ablations)
+        request = api_serde.query_request(question, mode)
         if on_text is not None:
             return EdgeReply.from_proto(await self._streamed(request, timeout_s, on_text))
         reply: edge_pb2.QueryReply = await self._call(self._stub.Query, request, timeout_s)

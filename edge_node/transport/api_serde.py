@@ -47,8 +47,8 @@ def delete_reply(deleted: Sequence[str], result: SummaryRefresh | None) -> edge_
     )
 
 
-def query_request(question: str, mode: str, ablations: Sequence[str]) -> edge_pb2.QueryRequest:
-    return edge_pb2.QueryRequest(question=question, mode=mode, ablations=list(ablations))
+def query_request(question: str, mode: str) -> edge_pb2.QueryRequest:
+    return edge_pb2.QueryRequest(question=question, mode=mode)
 
 
 def delete_request(doc_ids: Sequence[str]) -> edge_pb2.DeleteRequest:

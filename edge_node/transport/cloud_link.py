@@ -10,8 +10,6 @@ import grpc
 from edge_node.policy.audit import AuditLog, audited_question
 from edge_node.policy.outbound import OutboundPolicy
 from shared.config import CloudLinkConfig
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, CloudQuery, EvidenceClaim, EvidenceVerdict
 from shared.core.model_api import TextSink
@@ -53,14 +51,13 @@ class CloudLink:
         self,
         question: str,
         asked_at: str,
-        routing_off: Ablations = NO_ABLATIONS,
         vectors: QueryVectors | None = None,
         on_text: TextSink | None = None,
     ) -> CloudAnswer:
         """The cloud's answer; raises CloudUnavailableError when the cloud is down, slow or refuses.
-        ``routing_off``: parts of the cloud's routing off for this question (ablations); ``vectors``: this edge's
+        ``vectors``: this edge's
         embeddings of the question; ``on_text``: given the cloud model's draft as it comes (GlobalQueryStream)."""
-        query = CloudQuery(question, asked_at, routing_off=routing_off, vectors=vectors)
+        query = CloudQuery(question, asked_at, vectors=vectors)
         request = serde.cloud_query_to_proto(query)
         self._record("global_query", request, question)
         if on_text is None:
@@ -72,11 +69,10 @@ class CloudLink:
         question: str,
         claim: EvidenceClaim,
         vectors: QueryVectors | None = None,
-        routing_off: Ablations = NO_ABLATIONS,
     ) -> EvidenceVerdict:
         """The cloud's evidence check, with its answer when another edge is stronger (one round trip); raises
         CloudUnavailableError like global_query."""
-        request = serde.evidence_check_to_proto(question, claim, vectors, routing_off)
+        request = serde.evidence_check_to_proto(question, claim, vectors)
         shown = {"evidence": claim.evidence, "terms": claim.terms, "lexical": claim.lexical, "margin": claim.margin}
         self._record("evidence_check", request, question, **shown)
         return serde.verdict_from_proto(await self._call(self.stub.CheckEvidence, request))

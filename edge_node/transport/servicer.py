@@ -14,7 +14,6 @@ from edge_node.transport import api_serde
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
-from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.model_api import TextSink
 from shared.proto.dgrag.v1 import common_pb2, edge_pb2, edge_pb2_grpc
@@ -91,9 +90,8 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
         self, request: edge_pb2.QueryRequest, context: grpc.aio.ServicerContext, on_text: TextSink | None
     ) -> edge_pb2.QueryReply:
         try:
-            ablations = Ablations.of(request.ablations)
             mode = request.mode or "full"
-            result = await self._runtime.query(request.question, mode, ablations, self._client, on_text)
+            result = await self._runtime.query(request.question, mode, self._client, on_text)
         except DgragError as exc:
             await context.abort(status_for(exc), str(exc))
         if self._metrics is not None:

@@ -96,6 +96,8 @@ class RetrievalConfig:
     """Share of a chunk's score from its similarity to the question (the rest from graph links)."""
     slm_keywords: bool = False
     """Ask the SLM for the question's keywords too (the model-free ones are always used)."""
+    use_graph: bool = True
+    """Expand the question's entities and relations over the knowledge graph; false: chunk vectors only."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class AnswerConfig:
     """Local answer generation."""
 
     n_answers: int = 4
-    """Sampled answers per question (the gate compares them); 1 disables the batch (ablation -BQ)."""
+    """Sampled answers per question (the gate compares them); 1 disables the batch."""
     temperature: float = 0.7
     """Sampling temperature of the answers."""
     top_p: float = 0.95
@@ -171,10 +173,10 @@ class GateConfig:
     refusal_share: float = 0.5
     """Escalate when at least this share of answers declares missing information."""
     refusal_detection: bool = True
-    """Spot sampled answers that declare missing information (the paper's "confidence detection"; off = ablation
-    -CD). "Confidence" in dgrag means an answer's calibrated probability of being right, nothing else."""
+    """Spot sampled answers that declare missing information (the paper's "confidence detection"). "Confidence"
+    in dgrag means an answer's calibrated probability of being right, nothing else."""
     similarity_evaluation: bool = True
-    """Use similarity evaluation (off = ablation -SE)."""
+    """Compare the sampled answers with each other (the paper's "similarity evaluation")."""
     check_threshold: float = 0.1
     """With check_other_edges and a cloud to ask: the gate escalates by itself only below this score; at or above
     it the evidence check decides (when the cloud cannot be asked, ``threshold`` applies again)."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.chunk_commitment import ChunkProof
 from shared.core.query_vectors import QueryVectors
 from shared.core.sureness import Sureness, sureness_of
@@ -198,8 +196,6 @@ class CloudQuery:
     share_context: bool = True
     """False when an edge asks: its own evidence joins the others', the context comes back as source ids and
     scores only, and a fallback extract quotes only its own chunks."""
-    routing_off: Ablations = NO_ABLATIONS
-    """Parts of the cloud's routing switched off for this question (``sp``, ``pr``, ``rm``)."""
     vectors: QueryVectors | None = None
     """The asker's embeddings of the question (and its names), used when they come from the cloud's model."""
     caller: str = ""

@@ -1,4 +1,4 @@
-"""The words every part of dgrag uses for the same things, defined once: query modes, ablations, limits.
+"""The words every part of dgrag uses for the same things, defined once: query modes, limits.
 
 Edge query modes (what ``dgrag edge query --mode`` and the edge API take):
 
@@ -33,19 +33,6 @@ def edge_mode(text: str) -> EdgeMode:
 SIM_MODES = ("naive", "local", "dgrag", "central", "oracle")
 EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
 """The edge mode each simulation mode asks in."""
-
-ABLATIONS = ("cd", "se", "bq", "kg")
-"""The paper's ablations of DGRAG: no confidence detection, no similarity evaluation, no batched (sampled)
-answers, no knowledge graph (chunk vectors only)."""
-
-ROUTING_ABLATIONS = ("sp", "pr", "rm", "gc")
-"""This project's routing parts, each switchable off for one question: no sparse matching in stage 1, no probes
-(stage 2: the top-k edges by summaries are asked), no routing memory, no check of other edges by the gate."""
-
-CLOUD_ROUTING_ABLATIONS = ("sp", "pr", "rm")
-"""The routing ablations the cloud carries out (``gc`` is the asking edge's)."""
-
-ALL_ABLATIONS = (*ABLATIONS, *ROUTING_ABLATIONS)
 
 MAX_QUESTION_CHARS = 4000
 """The longest question the edges and the cloud accept."""

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from shared.core.ablations import Ablations
 from shared.core.chunk_commitment import MAX_DEPTH, ChunkProof
 from shared.core.edge_stats import EdgeStats
 from shared.core.knowledge import (
@@ -216,7 +215,7 @@ def cloud_answer_from_proto(msg: cloud_pb2.GlobalQueryReply) -> CloudAnswer:
 
 
 def evidence_check_to_proto(
-    question: str, claim: EvidenceClaim, vectors: QueryVectors | None, routing_off: Ablations
+    question: str, claim: EvidenceClaim, vectors: QueryVectors | None
 ) -> cloud_pb2.CheckEvidenceRequest:
     """An evidence check that asks for the cloud's answer when another edge is stronger."""
     return cloud_pb2.CheckEvidenceRequest(
@@ -227,7 +226,6 @@ def evidence_check_to_proto(
         local_lexical=claim.lexical,
         margin=claim.margin,
         answer_if_stronger=True,
-        routing_off=list(routing_off),
     )
 
 
@@ -311,21 +309,18 @@ def cloud_query_to_proto(query: CloudQuery) -> cloud_pb2.GlobalQueryRequest:
         top_m=query.top_m,
         top_k=query.top_k,
         deadline_s=query.deadline_s,
-        routing_off=list(query.routing_off),
         vectors=vectors_to_proto(query.vectors),
     )
 
 
 def cloud_query_from_proto(request: cloud_pb2.GlobalQueryRequest) -> CloudQuery:
-    """The question as its sender put it; raises InvalidRequestError for an unknown routing part or malformed
-    vectors."""
+    """The question as its sender put it; raises InvalidRequestError for malformed vectors."""
     return CloudQuery(
         question=request.question,
         asked_at=request.asked_at,
         top_m=request.top_m,
         top_k=request.top_k,
         deadline_s=request.deadline_s,
-        routing_off=Ablations.routing(request.routing_off),
         vectors=vectors_from_proto(request.vectors),
     )
 

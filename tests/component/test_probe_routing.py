@@ -15,8 +15,6 @@ from cloud_server.routing.choice import ProbeRouting
 from cloud_server.routing.memory import RoutingMemory
 from cloud_server.sessions.knowledge_intake import accept_probe
 from shared.config import CloudQueryConfig, GateConfig
-from shared.core.ablations import NONE as NO_ABLATIONS
-from shared.core.ablations import Ablations
 from shared.core.errors import CloudUnavailableError, ConfigError
 from shared.core.knowledge import PROBES_REFUSED, EvidenceClaim, EvidenceVerdict, ProbeScores, SummaryMatch
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
@@ -247,15 +245,12 @@ class _CloudDown:
         self,
         question: str,
         asked_at: str,
-        routing_off: Ablations = NO_ABLATIONS,
         vectors: object = None,
         on_text: object = None,
     ) -> None:
         raise CloudUnavailableError("UNAVAILABLE: test")
 
-    async def check_evidence(
-        self, question: str, claim: EvidenceClaim, vectors: object = None, routing_off: Ablations = NO_ABLATIONS
-    ) -> EvidenceVerdict:
+    async def check_evidence(self, question: str, claim: EvidenceClaim, vectors: object = None) -> EvidenceVerdict:
         self.margins.append(claim.margin)
         if not self.checks:
             raise CloudUnavailableError("UNAVAILABLE: test")
@@ -279,14 +274,12 @@ def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_
         try:
             question = "Who leads Acme Robotics in Berlin?"
             checker = _NothingStronger()
-            checked = await runtime.query(question, "full", NO_ABLATIONS, checker)
+            checked = await runtime.query(question, "full", checker)
             assert checked.decision == "local" and checked.verified and "evidence_check" in checked.timings
             assert checker.margins == [-gate.stay_margin], "doubtful: kept only if this edge leads"
-            down = await runtime.query(question, "full", NO_ABLATIONS, _CloudDown())
+            down = await runtime.query(question, "full", _CloudDown())
             assert down.decision == "escalate" and not down.verified, "no check: the gate's own threshold applies"
             assert "could not be reached" in down.note and down.answer != checked.answer
-            unchecked = await runtime.query(question, "full", Ablations.of(["gc"]), _NothingStronger())
-            assert unchecked.local.decision == "escalate", "without the check the threshold is 1.01"
         finally:
             await net.close()
 
@@ -303,12 +296,12 @@ def test_with_the_check_refusals_escalate_alone_only_at_check_refusal_share(tmp_
         await start_edge(net, tmp_path, "edge-a", ACME, gate=lenient)
         await start_edge(net, tmp_path, "edge-b", ACME, gate=dataclasses.replace(lenient, check_refusal_share=1.0))
         try:
-            checked = await net.runtimes["edge-a"].query(question, "full", NO_ABLATIONS, _NothingStronger())
+            checked = await net.runtimes["edge-a"].query(question, "full", _NothingStronger())
             assert checked.local.gate is not None and checked.local.gate.refusal_share == 1.0
             assert checked.decision == "local" and "evidence_check" in checked.timings, "the check decided"
-            down = await net.runtimes["edge-a"].query(question, "full", NO_ABLATIONS, _CloudDown())
+            down = await net.runtimes["edge-a"].query(question, "full", _CloudDown())
             assert down.decision == "escalate" and not down.verified, "no check: refusal_share (0.5) applies again"
-            strict = await net.runtimes["edge-b"].query(question, "full", NO_ABLATIONS, _NothingStronger())
+            strict = await net.runtimes["edge-b"].query(question, "full", _NothingStronger())
             assert strict.decision == "escalate" and "evidence_check" not in strict.timings, "4 of 4 refused"
         finally:
             await net.close()
@@ -346,8 +339,8 @@ def test_a_question_quoting_a_document_kept_home_is_neither_checked_nor_escalate
         await start_edge(net, tmp_path, "strict", ACME, gate=doubting, level="entities")
         try:
             checker = _NothingStronger()
-            shown = await net.runtimes["kept"].query(question, "full", NO_ABLATIONS, checker)
-            extract = await net.runtimes["strict"].query(question, "full", NO_ABLATIONS, checker)
+            shown = await net.runtimes["kept"].query(question, "full", checker)
+            extract = await net.runtimes["strict"].query(question, "full", checker)
             assert checker.margins == [], "nothing about the question left either edge"
             assert shown.decision == "local" and shown.verified
             assert extract.decision == "escalate" and not extract.verified and "quotes this edge's" in extract.note

@@ -34,6 +34,7 @@ def _bundle(tmp_path: Path, docs_for: tuple[str, ...] = ("a", "b", "c")) -> Path
         ({"modes": ()}, "no modes to run"),
         ({"modes": ("naive", "psychic")}, "unknown mode 'psychic'"),
         ({"ablations": ("xx",)}, "unknown ablation.s. xx"),
+        ({"ablations": ("cd", "cd")}, "--ablate names cd more than once"),
         ({"limit": -1}, "--limit -1 is negative"),
         ({"edges": ("a", "b", "a")}, "--edges names a more than once"),
         ({"edges": ("a", "z")}, r"edge\(s\) \['z'\] are not in"),

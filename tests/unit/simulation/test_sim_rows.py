@@ -142,7 +142,7 @@ def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> 
     asker = Asker({}, EdgeEndpoint("127.0.0.1:9", "api-token"), "127.0.0.1:9", "u", "t")
     stub = _CentralStub()
     asker._central = stub  # type: ignore[assignment]
-    plan = Plan(naive=False, local=False, dgrag=False, central=True, ablations=())
+    plan = Plan(naive=False, local=False, dgrag=False, central=True)
     try:
         within = asker.ask(Asked(Q, "a", "within"), plan)
         out = asker.ask(Asked(Q, "b", "out"), plan)
@@ -157,28 +157,27 @@ def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> 
 
 
 class _EdgeStub:
-    """Stands in for an edge's gRPC stub: records each query's ablations in the order they come."""
+    """Stands in for an edge's gRPC stub: records each query's mode in the order they come."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, ...]] = []
+        self.asked: list[str] = []
 
     def QueryStream(self, request: Any, metadata: Any, timeout: float) -> Any:
-        self.asked.append(tuple(request.ablations))
+        self.asked.append(request.mode)
         reply = SimpleNamespace(trace_json=json.dumps(LOCAL_TRACE))
         return iter([SimpleNamespace(HasField=lambda name: name == "reply", reply=reply)])
 
 
-def test_dgrag_and_its_ablations_take_turns_at_going_first() -> None:
+def test_one_full_query_gives_the_dgrag_and_local_rows_named_as_the_plan_says() -> None:
     asker = Asker({"a": EdgeEndpoint("127.0.0.1:9", "api-token")}, None, "127.0.0.1:9", "u", "t")
     stub = _EdgeStub()
     asker._edges["a"] = stub  # type: ignore[assignment]
     asker._summaries = lambda question: []  # type: ignore[method-assign]
-    plan = Plan(naive=False, local=True, dgrag=True, central=False, ablations=("pr", "gc"))
     try:
-        rows = [asker.ask(Asked(Q, "a", "within"), plan) for _ in range(3)]
+        both = asker.ask(Asked(Q, "a", "within"), Plan(naive=False, local=True, dgrag=True, central=False))
+        ablated = asker.ask(Asked(Q, "a", "within"), Plan(False, False, True, False, dgrag_as="dgrag-pr"))
     finally:
         asker.close()
-    # the first of a question pays the prompt's prefill and the next reuse it: no mode is always first
-    assert [stub.asked[i * 3] for i in range(3)] == [(), ("pr",), ("gc",)]
-    for ask in rows:
-        assert sorted(r["mode"] for r in ask) == ["dgrag", "dgrag-gc", "dgrag-pr", "local"]
+    assert stub.asked == ["full", "full"], "the local row is the full query's local part, not a second ask"
+    assert sorted(r["mode"] for r in both) == ["dgrag", "local"]
+    assert [r["mode"] for r in ablated] == ["dgrag-pr"]

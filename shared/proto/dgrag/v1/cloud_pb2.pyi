@@ -185,22 +185,20 @@ class CloudMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ..., retrieval_request: _Optional[_Union[RetrievalRequest, _Mapping]] = ..., probe_request: _Optional[_Union[ProbeRequest, _Mapping]] = ...) -> None: ...
 
 class GlobalQueryRequest(_message.Message):
-    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s", "routing_off", "vectors")
+    __slots__ = ("question", "asked_at", "top_m", "top_k", "deadline_s", "vectors")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     ASKED_AT_FIELD_NUMBER: _ClassVar[int]
     TOP_M_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_S_FIELD_NUMBER: _ClassVar[int]
-    ROUTING_OFF_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
     question: str
     asked_at: str
     top_m: int
     top_k: int
     deadline_s: float
-    routing_off: _containers.RepeatedScalarFieldContainer[str]
     vectors: QueryVectors
-    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ..., routing_off: _Optional[_Iterable[str]] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
+    def __init__(self, question: _Optional[str] = ..., asked_at: _Optional[str] = ..., top_m: _Optional[int] = ..., top_k: _Optional[int] = ..., deadline_s: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ...) -> None: ...
 
 class SummaryMatch(_message.Message):
     __slots__ = ("summary_id", "edge_id", "score", "version")
@@ -313,7 +311,7 @@ class MatchSummariesReply(_message.Message):
     def __init__(self, summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ...) -> None: ...
 
 class CheckEvidenceRequest(_message.Message):
-    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical", "margin", "answer_if_stronger", "routing_off")
+    __slots__ = ("question", "local_evidence", "local_terms", "vectors", "local_lexical", "margin", "answer_if_stronger")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOCAL_TERMS_FIELD_NUMBER: _ClassVar[int]
@@ -321,7 +319,6 @@ class CheckEvidenceRequest(_message.Message):
     LOCAL_LEXICAL_FIELD_NUMBER: _ClassVar[int]
     MARGIN_FIELD_NUMBER: _ClassVar[int]
     ANSWER_IF_STRONGER_FIELD_NUMBER: _ClassVar[int]
-    ROUTING_OFF_FIELD_NUMBER: _ClassVar[int]
     question: str
     local_evidence: float
     local_terms: float
@@ -329,8 +326,7 @@ class CheckEvidenceRequest(_message.Message):
     local_lexical: float
     margin: float
     answer_if_stronger: bool
-    routing_off: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ..., margin: _Optional[float] = ..., answer_if_stronger: _Optional[bool] = ..., routing_off: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, question: _Optional[str] = ..., local_evidence: _Optional[float] = ..., local_terms: _Optional[float] = ..., vectors: _Optional[_Union[QueryVectors, _Mapping]] = ..., local_lexical: _Optional[float] = ..., margin: _Optional[float] = ..., answer_if_stronger: _Optional[bool] = ...) -> None: ...
 
 class CheckEvidenceReply(_message.Message):
     __slots__ = ("stronger_elsewhere", "answer", "matched_offline")

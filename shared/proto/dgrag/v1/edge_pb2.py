@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from shared.proto.dgrag.v1 import common_pb2 as dgrag_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x64grag/v1/edge.proto\x12\x08\x64grag.v1\x1a\x15\x64grag/v1/common.proto\"=\n\x0eInlineDocument\x12\x0e\n\x06\x64oc_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"K\n\rIngestRequest\x12\r\n\x05paths\x18\x01 \x03(\t\x12+\n\tdocuments\x18\x02 \x03(\x0b\x32\x18.dgrag.v1.InlineDocument\"-\n\rIngestFailure\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xa0\x01\n\x0bIngestReply\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x01 \x03(\t\x12\x0f\n\x07updated\x18\x02 \x03(\t\x12\x11\n\tunchanged\x18\x03 \x03(\t\x12\'\n\x06\x66\x61iled\x18\x04 \x03(\x0b\x32\x17.dgrag.v1.IngestFailure\x12\x1a\n\x12summaries_upserted\x18\x05 \x01(\r\x12\x19\n\x11summaries_deleted\x18\x06 \x01(\r\"A\n\x0cQueryRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x11\n\tablations\x18\x03 \x03(\t\"J\n\x06Source\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x0e\n\x06\x64oc_id\x18\x02 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x03 \x01(\x04\x12\r\n\x05score\x18\x04 \x01(\x02\"L\n\nQueryEvent\x12\x0f\n\x05\x64raft\x18\x01 \x01(\tH\x00\x12%\n\x05reply\x18\x02 \x01(\x0b\x32\x14.dgrag.v1.QueryReplyH\x00\x42\x06\n\x04kind\"\xa9\x01\n\nQueryReply\x12\x0e\n\x06\x61nswer\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\t\x12\x10\n\x08verified\x18\x03 \x01(\x08\x12\x0c\n\x04note\x18\x04 \x01(\t\x12!\n\x07sources\x18\x05 \x03(\x0b\x32\x10.dgrag.v1.Source\x12\x12\n\ntrace_json\x18\x06 \x01(\t\x12\"\n\x07timings\x18\x07 \x01(\x0b\x32\x11.dgrag.v1.Timings\"#\n\x0fRetrieveRequest\x12\x10\n\x08question\x18\x01 \x01(\t\"\x0e\n\x0cStatsRequest\"\xd9\x01\n\nStatsReply\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x11\n\tdocuments\x18\x02 \x01(\x04\x12\x0e\n\x06\x63hunks\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntities\x18\x04 \x01(\x04\x12\x11\n\trelations\x18\x05 \x01(\x04\x12\x11\n\tsubgraphs\x18\x06 \x01(\x04\x12\x11\n\tsummaries\x18\x07 \x01(\x04\x12\x15\n\rbytes_on_disk\x18\x08 \x01(\x04\x12\x17\n\x0f\x63loud_connected\x18\t \x01(\x08\x12\x1c\n\x14pending_publications\x18\n \x01(\x04\" \n\rDeleteRequest\x12\x0f\n\x07\x64oc_ids\x18\x01 \x03(\t\"U\n\x0b\x44\x65leteReply\x12\x0f\n\x07\x64\x65leted\x18\x01 \x03(\t\x12\x1a\n\x12summaries_upserted\x18\x02 \x01(\r\x12\x19\n\x11summaries_deleted\x18\x03 \x01(\r2\xe3\x02\n\x04\x45\x64ge\x12\x38\n\x06Ingest\x12\x17.dgrag.v1.IngestRequest\x1a\x15.dgrag.v1.IngestReply\x12\x35\n\x05Query\x12\x16.dgrag.v1.QueryRequest\x1a\x14.dgrag.v1.QueryReply\x12=\n\x0bQueryStream\x12\x16.dgrag.v1.QueryRequest\x1a\x14.dgrag.v1.QueryEvent0\x01\x12:\n\x08Retrieve\x12\x19.dgrag.v1.RetrieveRequest\x1a\x13.dgrag.v1.Knowledge\x12\x35\n\x05Stats\x12\x16.dgrag.v1.StatsRequest\x1a\x14.dgrag.v1.StatsReply\x12\x38\n\x06\x44\x65lete\x12\x17.dgrag.v1.DeleteRequest\x1a\x15.dgrag.v1.DeleteReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x64grag/v1/edge.proto\x12\x08\x64grag.v1\x1a\x15\x64grag/v1/common.proto\"=\n\x0eInlineDocument\x12\x0e\n\x06\x64oc_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"K\n\rIngestRequest\x12\r\n\x05paths\x18\x01 \x03(\t\x12+\n\tdocuments\x18\x02 \x03(\x0b\x32\x18.dgrag.v1.InlineDocument\"-\n\rIngestFailure\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xa0\x01\n\x0bIngestReply\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x01 \x03(\t\x12\x0f\n\x07updated\x18\x02 \x03(\t\x12\x11\n\tunchanged\x18\x03 \x03(\t\x12\'\n\x06\x66\x61iled\x18\x04 \x03(\x0b\x32\x17.dgrag.v1.IngestFailure\x12\x1a\n\x12summaries_upserted\x18\x05 \x01(\r\x12\x19\n\x11summaries_deleted\x18\x06 \x01(\r\"?\n\x0cQueryRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\tJ\x04\x08\x03\x10\x04R\tablations\"J\n\x06Source\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x0e\n\x06\x64oc_id\x18\x02 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x03 \x01(\x04\x12\r\n\x05score\x18\x04 \x01(\x02\"L\n\nQueryEvent\x12\x0f\n\x05\x64raft\x18\x01 \x01(\tH\x00\x12%\n\x05reply\x18\x02 \x01(\x0b\x32\x14.dgrag.v1.QueryReplyH\x00\x42\x06\n\x04kind\"\xa9\x01\n\nQueryReply\x12\x0e\n\x06\x61nswer\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\t\x12\x10\n\x08verified\x18\x03 \x01(\x08\x12\x0c\n\x04note\x18\x04 \x01(\t\x12!\n\x07sources\x18\x05 \x03(\x0b\x32\x10.dgrag.v1.Source\x12\x12\n\ntrace_json\x18\x06 \x01(\t\x12\"\n\x07timings\x18\x07 \x01(\x0b\x32\x11.dgrag.v1.Timings\"#\n\x0fRetrieveRequest\x12\x10\n\x08question\x18\x01 \x01(\t\"\x0e\n\x0cStatsRequest\"\xd9\x01\n\nStatsReply\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12\x11\n\tdocuments\x18\x02 \x01(\x04\x12\x0e\n\x06\x63hunks\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntities\x18\x04 \x01(\x04\x12\x11\n\trelations\x18\x05 \x01(\x04\x12\x11\n\tsubgraphs\x18\x06 \x01(\x04\x12\x11\n\tsummaries\x18\x07 \x01(\x04\x12\x15\n\rbytes_on_disk\x18\x08 \x01(\x04\x12\x17\n\x0f\x63loud_connected\x18\t \x01(\x08\x12\x1c\n\x14pending_publications\x18\n \x01(\x04\" \n\rDeleteRequest\x12\x0f\n\x07\x64oc_ids\x18\x01 \x03(\t\"U\n\x0b\x44\x65leteReply\x12\x0f\n\x07\x64\x65leted\x18\x01 \x03(\t\x12\x1a\n\x12summaries_upserted\x18\x02 \x01(\r\x12\x19\n\x11summaries_deleted\x18\x03 \x01(\r2\xe3\x02\n\x04\x45\x64ge\x12\x38\n\x06Ingest\x12\x17.dgrag.v1.IngestRequest\x1a\x15.dgrag.v1.IngestReply\x12\x35\n\x05Query\x12\x16.dgrag.v1.QueryRequest\x1a\x14.dgrag.v1.QueryReply\x12=\n\x0bQueryStream\x12\x16.dgrag.v1.QueryRequest\x1a\x14.dgrag.v1.QueryEvent0\x01\x12:\n\x08Retrieve\x12\x19.dgrag.v1.RetrieveRequest\x1a\x13.dgrag.v1.Knowledge\x12\x35\n\x05Stats\x12\x16.dgrag.v1.StatsRequest\x1a\x14.dgrag.v1.StatsReply\x12\x38\n\x06\x44\x65lete\x12\x17.dgrag.v1.DeleteRequest\x1a\x15.dgrag.v1.DeleteReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,23 +41,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_INGESTREPLY']._serialized_start=244
   _globals['_INGESTREPLY']._serialized_end=404
   _globals['_QUERYREQUEST']._serialized_start=406
-  _globals['_QUERYREQUEST']._serialized_end=471
-  _globals['_SOURCE']._serialized_start=473
-  _globals['_SOURCE']._serialized_end=547
-  _globals['_QUERYEVENT']._serialized_start=549
-  _globals['_QUERYEVENT']._serialized_end=625
-  _globals['_QUERYREPLY']._serialized_start=628
-  _globals['_QUERYREPLY']._serialized_end=797
-  _globals['_RETRIEVEREQUEST']._serialized_start=799
-  _globals['_RETRIEVEREQUEST']._serialized_end=834
-  _globals['_STATSREQUEST']._serialized_start=836
-  _globals['_STATSREQUEST']._serialized_end=850
-  _globals['_STATSREPLY']._serialized_start=853
-  _globals['_STATSREPLY']._serialized_end=1070
-  _globals['_DELETEREQUEST']._serialized_start=1072
-  _globals['_DELETEREQUEST']._serialized_end=1104
-  _globals['_DELETEREPLY']._serialized_start=1106
-  _globals['_DELETEREPLY']._serialized_end=1191
-  _globals['_EDGE']._serialized_start=1194
-  _globals['_EDGE']._serialized_end=1549
+  _globals['_QUERYREQUEST']._serialized_end=469
+  _globals['_SOURCE']._serialized_start=471
+  _globals['_SOURCE']._serialized_end=545
+  _globals['_QUERYEVENT']._serialized_start=547
+  _globals['_QUERYEVENT']._serialized_end=623
+  _globals['_QUERYREPLY']._serialized_start=626
+  _globals['_QUERYREPLY']._serialized_end=795
+  _globals['_RETRIEVEREQUEST']._serialized_start=797
+  _globals['_RETRIEVEREQUEST']._serialized_end=832
+  _globals['_STATSREQUEST']._serialized_start=834
+  _globals['_STATSREQUEST']._serialized_end=848
+  _globals['_STATSREPLY']._serialized_start=851
+  _globals['_STATSREPLY']._serialized_end=1068
+  _globals['_DELETEREQUEST']._serialized_start=1070
+  _globals['_DELETEREQUEST']._serialized_end=1102
+  _globals['_DELETEREPLY']._serialized_start=1104
+  _globals['_DELETEREPLY']._serialized_end=1189
+  _globals['_EDGE']._serialized_start=1192
+  _globals['_EDGE']._serialized_end=1547
 # @@protoc_insertion_point(module_scope)

@@ -50,14 +50,12 @@ class IngestReply(_message.Message):
     def __init__(self, added: _Optional[_Iterable[str]] = ..., updated: _Optional[_Iterable[str]] = ..., unchanged: _Optional[_Iterable[str]] = ..., failed: _Optional[_Iterable[_Union[IngestFailure, _Mapping]]] = ..., summaries_upserted: _Optional[int] = ..., summaries_deleted: _Optional[int] = ...) -> None: ...
 
 class QueryRequest(_message.Message):
-    __slots__ = ("question", "mode", "ablations")
+    __slots__ = ("question", "mode")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
-    ABLATIONS_FIELD_NUMBER: _ClassVar[int]
     question: str
     mode: str
-    ablations: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, question: _Optional[str] = ..., mode: _Optional[str] = ..., ablations: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, question: _Optional[str] = ..., mode: _Optional[str] = ...) -> None: ...
 
 class Source(_message.Message):
     __slots__ = ("edge_id", "doc_id", "chunk_id", "score")

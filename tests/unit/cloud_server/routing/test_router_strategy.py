@@ -1,5 +1,5 @@
 """A routing strategy is an object with ``choose(candidates)``: the default asks the best-probed edge, and a
-researcher's own is handed to the cloud in Python (tests/component/test_routing_ablations.py routes real
+researcher's own is handed to the cloud in Python (tests/component/test_routing_settings.py routes real
 questions with one)."""
 
 from __future__ import annotations

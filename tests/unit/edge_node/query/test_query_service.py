@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,6 @@ import pytest
 from edge_node.ingest.readers import RawDocument
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import GateConfig
-from shared.core.ablations import Ablations
 from shared.core.errors import DgragError
 from shared.core.model_api import GenerationRequest
 from shared.models.fakes import HashEmbedder, ScriptedGenerator
@@ -68,13 +68,18 @@ def test_question_about_unknown_things_escalates_with_a_note(service: QueryServi
     assert len(trace["degenerate"]) == len(result.answers)
 
 
-def test_naive_mode_and_ablations(service: QueryService) -> None:
+def test_naive_mode_and_one_sampled_answer(service: QueryService, tmp_path: Path, hash_embedder: HashEmbedder) -> None:
     naive = service.query("Who leads Acme Robotics?", mode="naive")
     assert naive.gate is None and len(naive.answers) == 1
-    single = service.query("Who leads Acme Robotics?", ablations=Ablations.of(["bq"]))
+    ingest, _ = make_service(tmp_path / "one")
+    ingest.ingest(DOCS)
+    config = ingest._config
+    one = dataclasses.replace(config, answer=dataclasses.replace(config.answer, n_answers=1))
+    single = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), one).query(
+        "Who leads Acme Robotics?"
+    )
+    ingest._kb.close()
     assert len(single.answers) == 1 and single.gate is not None and single.gate.cosine is None
-    with pytest.raises(DgragError, match="unknown ablation"):
-        service.query("Who?", ablations=Ablations.of(["xx"]))
     with pytest.raises(DgragError, match="empty"):
         service.query("  ")
 
