@@ -1,6 +1,6 @@
 """Choose a model's reader profile from reader_oracle rows of the fit half: per question shape the reader (the
 model's samples or the model-free one) with the higher strict accuracy, and the shapes where neither beat the
-shape's baseline (always its most frequent gold) marked unreliable, and ``speakers`` kept on only where the
+shape's baseline (always its most frequent gold) named in a comment, and ``speakers`` kept on only where the
 model's reading with the speaker reader first is at least as good as without it."""
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from shared.reading.reader_profile import SHAPES, ReaderProfile
 from simulation.halves import Half
 from simulation.scoring import shape_baseline, strictly_correct
 
-ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model")
 """The model's samples for every shape, every verdict shown (to measure the readers, not to answer)."""
-ALL_EXTRACTIVE = ReaderProfile(
-    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
-)
+ALL_EXTRACTIVE = ReaderProfile(entity="extractive", date="extractive", number="extractive", open="extractive")
 """The model-free reader wherever it has an answer (yes/no and choice questions are always voted), every verdict
 shown."""
 Row = Mapping[str, Any]
@@ -34,7 +32,8 @@ def accuracy(rows: Sequence[Row], reader: str) -> float:
 
 
 def choose(rows: Sequence[Row]) -> tuple[dict[str, str], list[str], dict[str, tuple[float, float, float, int]]]:
-    """(shape -> reader, unreliable shapes, shape -> (model, extractive, baseline, n)) from the fit half's rows."""
+    """(shape -> reader, shapes no reader reads above their baseline, shape -> (model, extractive, baseline, n))
+    from the fit half's rows."""
     by_shape: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         if row["half"] == Half.FIT and "model" in row:
@@ -61,7 +60,7 @@ def profile_toml(rows: Sequence[Row]) -> str:
     for shape, reader in chosen.items():
         model, extractive, base, n = measured[shape]
         lines.append(f'{shape} = "{reader}"  # {model:.1%} / {extractive:.1%} vs {base:.1%}, n={n}')
-    lines.append(f'unreliable = "{",".join(unreliable)}"')
+    lines.append(f"# no reader above the shape's baseline: {', '.join(unreliable) or 'none'}")
     with_speakers, without = speaker_accuracy(rows)
     keep = str(with_speakers >= without).lower()
     lines.append(f"speakers = {keep}  # {with_speakers:.1%} with / {without:.1%} without, where they differ")

@@ -133,7 +133,7 @@ def _row(q: Question, reading: Reading, answers: list[str], modelled: bool) -> d
     for name, profile in (("extractive", ALL_EXTRACTIVE), ("model", ALL_MODEL), (NO_SPEAKERS, MODEL_NO_SPEAKERS)):
         if not modelled and profile is not ALL_EXTRACTIVE:
             continue
-        shown = compose(reading, answers, first_usable(answers), profile)
+        shown = compose(reading, answers, first_usable(answers), profile, withhold_below=0.0)
         row[name] = shown.text
         row[f"{name}_short"] = shown.short
     return row

@@ -68,7 +68,9 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
     reading = plan_reading(question.question, gold_passages(question, docs))
     answers = sample_answers(generator, reading, config) if reading.passages else []
     a = config.answer
-    composed: ComposedAnswer = compose(reading, answers, first_usable(answers), a.readers)
+    composed: ComposedAnswer = compose(
+        reading, answers, first_usable(answers), a.readers, withhold_below=a.withhold_below
+    )
     return AnswerTrace(
         question=question.question,
         answer=composed.text,

@@ -19,18 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 from tqdm import tqdm
 
-from edge_node.experiments import read_audit
 from shared.config import CloudConfig, EdgeConfig
 from shared.core.errors import DgragError
 from shared.core.vocabulary import SIM_MODES
-from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
-from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
-from simulation.ablation_settings import Ablation, ablation_mode, ablations_of
+from simulation.ablation_settings import Ablation, ablations_of
 from simulation.asking import Asker, EdgeEndpoint, Plan
 from simulation.backends import BACKENDS, Backend, open_backend
 from simulation.bundle import Question, asked_at, consistent_questions, load_edges, load_questions
@@ -46,13 +42,12 @@ from simulation.indexing import (
     working_copy,
 )
 from simulation.liars import LIAR_KINDS, liar_command
-from simulation.machine import machine_facts
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
-from simulation.provenance import provenance
 from simulation.ray_backend import RayOptions
 from simulation.report import ORACLE_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
+from simulation.run_info import run_info
 from simulation.servers import edge_launch, edge_trust, start_cloud, wait_synced
 
 MODES = SIM_MODES
@@ -143,7 +138,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
             on = set(opts.modes)
             plan = Plan(naive="naive" in on, local="local" in on, dgrag="dgrag" in on, central="central" in on)
             rows, resumed = _ask_all(opts, asked, plan, servers, edges, tokens[SIM_USER], api_tokens, setup)
-            info = _run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
+            info = run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
             info["cloud_restart"] = restarted
             info["edge_trust"] = edge_trust(servers["cloud"].address, admin)
@@ -358,60 +353,6 @@ def _ask_all(
     finally:
         asker.close()
     return rows, len(reused)
-
-
-def _run_info(
-    opts: SimOptions,
-    servers: dict[str, Any],
-    api_tokens: dict[str, str],
-    built: dict[str, BuiltIndex],
-    central: BuiltIndex | None,
-    cloud_config: CloudConfig,
-    edge_config: EdgeConfig,
-    edges: list[str],
-) -> dict[str, Any]:
-    def edge_info(edge_id: str, index: BuiltIndex) -> dict[str, Any]:
-        with grpc.insecure_channel(servers[edge_id].address) as channel:
-            stats = edge_pb2_grpc.EdgeStub(channel).Stats(
-                edge_pb2.StatsRequest(), metadata=bearer_metadata(api_tokens[edge_id]), timeout=30
-            )
-        entries = read_audit(opts.out / "edges" / edge_id)
-        return {
-            "index_seconds": round(index.index_seconds, 2),
-            "index_cached": index.cached,
-            "index_peak_rss_bytes": index.peak_rss_bytes,
-            "storage_bytes": stats.bytes_on_disk,
-            "construction_bytes": sum(e.bytes for e in entries if e.is_construction),
-            "query_bytes": sum(e.bytes for e in entries if not e.is_construction),
-            "peak_rss_bytes": servers[edge_id].peak_rss_bytes(),
-            "documents": stats.documents,
-            "chunks": stats.chunks,
-            "entities": stats.entities,
-            "relations": stats.relations,
-            "summaries": stats.summaries,
-        }
-
-    return {
-        "bench": str(opts.bench),
-        "modes": list(opts.modes) + [ablation_mode(a) for a in opts.ablations],
-        "limit": opts.limit,
-        "half": opts.half.name.lower() if opts.half is not None else "all",
-        "seed": opts.seed,
-        "top_m": cloud_config.query.top_m,
-        "top_k": cloud_config.query.top_k,
-        "edges": {e: edge_info(e, built[e]) for e in edges},
-        "central": edge_info(CENTRAL, central) if central is not None else None,
-        "cloud": {"peak_rss_bytes": servers["cloud"].peak_rss_bytes()},
-        "hosts": {
-            s.name: {"peak_rss_bytes": s.peak_rss_bytes(), "node": s.node}
-            for k, s in servers.items()
-            if k.startswith("host:")
-        },
-        "edges_per_host": opts.edges_per_host,
-        "provenance": provenance(),
-        "config": {"edge": dataclasses.asdict(edge_config), "cloud": dataclasses.asdict(cloud_config)},
-        "machine": machine_facts({"slm_threads": str(edge_config.slm.n_threads or "all cores")}).as_dict(),
-    }
 
 
 def _write(out: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:

@@ -87,8 +87,8 @@ def _read(
 
     reading = plan_reading(question, passages)
     quote = readers.all_quotable(merged)
-    if not needs_model(reading, config.readers):  # the answer is model-free or unsettled: no generation to wait for
-        composed = compose(reading, [], 0, config.readers, quote=quote, calibration=calibration)
+    if not needs_model(reading):  # the answer is model-free: no generation to wait for
+        composed = compose(reading, [], 0, config.readers, quote, calibration, config.withhold_below)
         return _reading(composed)
     sampled = read_planned(reading, merged.text, generator, sampling(reading))
     if not sampled.usable and passages and merged.chunk_text != merged.text:
@@ -96,7 +96,7 @@ def _read(
         # asked once more from the chunks alone
         sampled = read_planned(reading, merged.chunk_text, generator, sampling(reading))
     usable = sampled.usable
-    composed = compose(reading, usable, 0, config.readers, quote=quote, calibration=calibration)
+    composed = compose(reading, usable, 0, config.readers, quote, calibration, config.withhold_below)
     if usable or composed.reader != "declined":  # without samples only a model-free reader can have answered
         return _reading(composed)
     return CloudReading(_fallback(question, merged, readers), "")

@@ -185,7 +185,7 @@ class QueryService:
             result = self._gate(reading, retrieval, answers, flags)
         best = answers[result.best_index]
         a = self._config.answer
-        composed = compose(reading, answers, result.best_index, a.readers, calibration=self._calibration)
+        composed = compose(reading, answers, result.best_index, a.readers, True, self._calibration, a.withhold_below)
         made = functools.partial(
             made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
         )
@@ -233,12 +233,11 @@ def passages(retrieval: Retrieval) -> list[Passage]:
 
 
 def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]:
-    reliable = "yes" if composed.reliable else "no"
     return {
         "shape": reading.shape.shape.value,
         "reader": composed.reader,
         "short": composed.short,
-        "reliable": reliable,
+        **({"withheld": composed.withheld} if composed.withheld else {}),
         "confidence": f"{composed.confidence.probability:.3f}",
         "sureness": composed.confidence.word.value,
         **({k: f"{v:.3f}" for k, v in composed.evidence.signals().items()} if composed.evidence else {}),

@@ -129,6 +129,9 @@ class AnswerConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
     (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
+    withhold_below: float = 0.5
+    """A yes/no or two-option verdict whose own confidence is below this is withheld: the answer says "can't tell"
+    and shows what bears on each claim of the question (0: every verdict is shown, as the calibration fit needs)."""
     calibration: str = ""
     """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
     ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,

@@ -16,8 +16,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shared.core.sureness import LIKELY_AT
 from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
+from shared.reading.claims import describe, findings
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, Evidence, evidence_of
 from shared.reading.fact_reader import fact_kind, read_fact
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
@@ -33,14 +35,11 @@ SHORT_WORDS = 30
 """A shown short answer (generated or extracted) is cut to this many words: a long extract must not win by
 containing everything."""
 DEFAULT_READERS = ReaderProfile()
-UNSETTLED = "The sources don't settle this"
-"""The head of an answer to a shape this model does not read above the shape's baseline: no verdict is shown."""
-UNSETTLED_NOTE = "{shape} questions are not read reliably by this model"
-MODEL_FREE_SPECIAL = ("dates", "fact")
-"""Readers measured apart from their shape's (the order of dated events; a stated version, licence or command):
-an answer they give stands even where the shape is not read reliably."""
-UNSETTLED_LINES = 3
-"""Lines of the evidence shown instead of such a verdict (the best per passage)."""
+UNSETTLED = "Can't tell"
+"""The head of an answer whose two-way verdict is less likely right than not: what bears on each claim follows."""
+TWO_WAY = (Shape.YES_NO, Shape.CHOICE)
+"""Shapes whose verdict is one of two: one below even odds (by default: its own confidence under LIKELY_AT) is not
+shown, as its opposite is likelier."""
 SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
@@ -71,27 +70,27 @@ class ComposedAnswer:
     reader: str
     """vote (the samples' choice), extractive (the model-free reader), generated (a sample), declined."""
     support: Found | None = None
-    reliable: bool = True
-    """False where the reader profile says this shape is not read reliably (the text then shows lines, no verdict)."""
     confidence: Confidence = CANT_TELL
-    """How sure the answer is (shared.reading.confidence); can't tell for a decline or unsettled lines."""
+    """How sure the answer is (shared.reading.confidence); can't tell for a decline or a withheld verdict."""
     evidence: Evidence | None = None
-    """What the confidence was computed from (None without a verdict)."""
+    """What the confidence was computed from (None for a decline)."""
+    withheld: str = ""
+    """The verdict withheld for its low confidence (the text then says can't tell)."""
 
     @property
     def verdict(self) -> bool:
-        """The answer gives a verdict (not a decline, nor the lines of an unsettled shape)."""
-        return self.evidence is not None
+        """The answer gives a verdict (not a decline, nor the claims' lines of a withheld one)."""
+        return self.evidence is not None and not self.withheld
 
     @property
     def sources(self) -> tuple[str, ...]:
         return () if self.support is None else (self.support.passage.source,)
 
 
-def needs_model(reading: Reading, readers: ReaderProfile) -> bool:
-    """Whether the model's samples can change the answer to ``reading``: not for a shape the model does not read
-    reliably (its verdict is never shown) nor for a question a fact reader answers."""
-    return readers.reliable(reading.shape.shape) and fact_kind(reading.question) is None
+def needs_model(reading: Reading) -> bool:
+    """Whether the model's samples can change the answer to ``reading``: not for a question a fact reader
+    answers."""
+    return fact_kind(reading.question) is None
 
 
 def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
@@ -116,38 +115,31 @@ def compose(
     readers: ReaderProfile = DEFAULT_READERS,
     quote: bool = True,
     calibration: Calibration = PRIOR,
+    withhold_below: float = LIKELY_AT,
 ) -> ComposedAnswer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
     by the reader ``readers`` names for it (see shared.reading.reader_profile), with its confidence under
     ``calibration``. ``quote`` False (the reader may not receive the evidence's text, e.g. another edge's): no
     sentence of the evidence is shown, only its source, and open questions get the samples' short phrase or none.
-    A shape the profile lists as unreliable gets no verdict: the lines that bear on the question, and can't tell."""
+    A two-way verdict (yes/no, one of two options) whose own confidence is below ``withhold_below`` is withheld:
+    can't tell, and what bears on each of the question's claims (shared.reading.claims)."""
     shown = _read(reading, answers, best, readers, quote)
-    if not readers.reliable(reading.shape.shape) and shown.reader not in MODEL_FREE_SPECIAL:
-        return _unsettled(reading, quote)
     if shown.reader == "declined":
         return shown
     texts = [p.text for p in reading.passages]
     evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
-    return dataclasses.replace(shown, confidence=calibration.confidence(evidence), evidence=evidence)
+    confidence = calibration.confidence(evidence)
+    if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
+        return _unsettled(reading, quote, evidence, shown.short)
+    return dataclasses.replace(shown, confidence=confidence, evidence=evidence)
 
 
-def _unsettled(reading: Reading, quote: bool) -> ComposedAnswer:
-    """No verdict: the sentences that bear most on the question, one per passage, with their sources."""
-    note = UNSETTLED_NOTE.format(shape=reading.shape.shape.value.replace("_", "/"))
-    seen: set[int] = set()
-    lines: list[str] = []
-    for found in best_sentences(reading.question, reading.passages, limit=UNSETTLED_LINES * 4):
-        if found.passage.number in seen:
-            continue
-        seen.add(found.passage.number)
-        cite = f"[{found.passage.number}: {found.passage.source}]"
-        sentence = truncate_chars(" ".join(found.sentence.split()), SUPPORT_CHARS)
-        lines.append(f'"{sentence}" {cite}' if quote else cite)
-        if len(lines) == UNSETTLED_LINES:
-            break
-    shown = f" Lines that bear on it: {'; '.join(lines)}." if lines else ""
-    return ComposedAnswer(f"{UNSETTLED} ({note}).{shown}", "", "unsettled", reliable=False)
+def _unsettled(reading: Reading, quote: bool, evidence: Evidence, withheld: str) -> ComposedAnswer:
+    """No verdict: what bears on each claim of the question, with its source (the evidence of the withheld
+    verdict is kept for the trace)."""
+    found = describe(findings(reading.question, reading.passages), quote)
+    shown = f" What the sources say {found}." if found else ""
+    return ComposedAnswer(f"{UNSETTLED}.{shown}", "", "unsettled", evidence=evidence, withheld=withheld)
 
 
 def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> ComposedAnswer:

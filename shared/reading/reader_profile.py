@@ -4,9 +4,8 @@ A **model** reader takes the model's sampled answers (a vote over the options fo
 questions; the short phrase the samples agree on for open ones). An **extractive** reader is model-free: the
 evidence's name, date or number that best matches the question, or (open questions) its best sentence. Which is
 better depends on the model, so each model's settings carry a profile measured for it
-(``python -m benchmarks.reader_oracle --slm --half fit --profile``). A shape where neither reader beat the shape's
-baseline (always its most frequent gold) is listed in ``unreliable``: its answers say so instead of passing for
-readings.
+(``python -m benchmarks.reader_oracle --slm --half fit --profile``). No shape withholds its answers by rule: a
+verdict is withheld by its own confidence (``withhold_below``, shared.reading.compose).
 """
 
 from __future__ import annotations
@@ -45,24 +44,10 @@ class ReaderProfile:
     speakers: bool = True
     """Open questions about what a named person said, thinks or suggests are answered from that person's own
     lines ("Name: ..."), cut to what they add to the question (shared.reading.utterance), before the open reader."""
-    unreliable: str = "yes_no,number"
-    """Comma-separated shapes no reader read above the shape's baseline: their answers carry a note saying so."""
-
-    def __post_init__(self) -> None:
-        for name in self.unreliable_shapes:
-            if name not in SHAPES:
-                raise ConfigError(f"readers.unreliable names {name!r}, not one of {list(SHAPES)}")
 
     def reader(self, shape: Shape) -> Reader:
         value: Reader = getattr(self, shape.value)
         return value
-
-    @property
-    def unreliable_shapes(self) -> frozenset[str]:
-        return frozenset(s.strip() for s in self.unreliable.split(",") if s.strip())
-
-    def reliable(self, shape: Shape) -> bool:
-        return shape.value not in self.unreliable_shapes
 
 
 @functools.lru_cache(maxsize=16)

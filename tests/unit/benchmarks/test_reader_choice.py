@@ -33,7 +33,7 @@ def test_the_profile_takes_the_better_reader_and_flags_shapes_below_their_baseli
     ]
     toml = profile_toml(rows)
     assert 'entity = "extractive"' in toml and 'open = "model"' in toml
-    assert 'unreliable = "yes_no"' in toml, "a yes/no reader at 50% against always 'yes' at 100% is unreliable"
+    assert "baseline: yes_no" in toml, "a yes/no reader at 50% against always 'yes' at 100% is named"
 
 
 def test_speakers_stay_on_only_where_the_speaker_reader_is_no_worse() -> None:

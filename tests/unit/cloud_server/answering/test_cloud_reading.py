@@ -11,7 +11,7 @@ from shared.config import CloudQueryConfig
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest
 from shared.models.fakes import ScriptedGenerator
-from shared.reading.reader_profile import ReaderProfile
+from shared.reading.confidence import Calibration
 
 TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."
 MERGED = MergedContext(
@@ -28,8 +28,8 @@ def _replies(*texts: str) -> ScriptedGenerator:
     return ScriptedGenerator(lambda request: queue.pop(0) if queue else texts[-1])
 
 
-VOTING = CloudQueryConfig(readers=ReaderProfile(unreliable=""))
-"""A cloud whose model's yes/no verdicts are measured reliable: they are voted and shown."""
+VOTING = CloudQueryConfig(withhold_below=0.0)
+"""A cloud that shows every yes/no verdict, however unsure: they are voted and shown."""
 
 
 def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
@@ -57,12 +57,14 @@ def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_
     assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
 
 
-def test_a_shape_the_model_does_not_read_reliably_costs_no_generation() -> None:
+def test_a_verdict_below_even_odds_is_withheld_and_what_bears_on_the_claim_is_shown() -> None:
     model = _replies('{"answer": "yes"}')
-    unsettled = CloudQueryConfig(readers=ReaderProfile(unreliable="yes_no"))
-    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, unsettled, APP_QUOTING)
-    assert model.requests == [] and read.short == "" and read.reader == "unsettled"
-    assert read.text.startswith("The sources don't settle this") and read.confidence.word == "can't tell"
+    unsure = Calibration(bias=-5.0)
+    read = read_context(
+        "Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING, unsure
+    )
+    assert model.requests and read.short == "" and read.reader == "unsettled"
+    assert read.text.startswith("Can't tell.") and "welding" in read.text and read.confidence.word == "can't tell"
 
 
 def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:

@@ -17,9 +17,7 @@ from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 def test_the_cloud_models_profile_reads_its_shapes_from_the_data_file() -> None:
     qwen = measured_profile("qwen2.5-coder-1.5b-instruct")
-    assert qwen == ReaderProfile(
-        entity="model", date="model", number="model", unreliable="yes_no,choice", speakers=False
-    )
+    assert qwen == ReaderProfile(entity="model", date="model", number="model", speakers=False)
     assert measured_profile("qwen2.5-coder-0.5b-instruct") == ReaderProfile()
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 from shared.reading.answer_format import MISSING
 from shared.reading.compose import compose, plan_reading, unsupported
+from shared.reading.confidence import Calibration
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage, find_date, rank_entities
 
@@ -13,10 +16,8 @@ PASSAGES = [
     Passage(3, "Time: 20260122_14:00\nLiHua: Can we move the protein shake to after the workout?", "q1:chat-7"),
 ]
 
-ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model", unreliable="")
-ALL_EXTRACTIVE = ReaderProfile(
-    entity="extractive", date="extractive", number="extractive", open="extractive", unreliable=""
-)
+ALL_MODEL = ReaderProfile(entity="model", date="model", number="model", open="model")
+ALL_EXTRACTIVE = ReaderProfile(entity="extractive", date="extractive", number="extractive", open="extractive")
 
 
 def test_the_entity_reader_folds_short_names_into_the_full_one_and_skips_the_question_s_names() -> None:
@@ -77,28 +78,33 @@ def test_a_name_from_passages_unrelated_to_the_question_is_no_answer() -> None:
 def test_yes_no_is_the_samples_vote_and_a_majority_of_declines_declines() -> None:
     reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
     assert reading.options == ("yes", "no")
-    measured = ReaderProfile(unreliable="")  # a model whose verdicts were measured above the baseline
-    assert compose(reading, ["Yes. He was.", "No.", "Yes.", MISSING], readers=measured).short == "Yes"
-    tie = compose(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."], readers=measured)
+    shown = functools.partial(compose, withhold_below=0.0)  # every verdict shown, however unsure
+    assert shown(reading, ["Yes. He was.", "No.", "Yes.", MISSING]).short == "Yes"
+    tie = shown(reading, ["No.", "Yes.", "No. Not in 2019.", "Yes."])
     assert tie.short == "No", "ties: an earlier sample's"
-    assert compose(reading, ["Yes.", "No.", "No.", "Yes."], readers=measured).short == "Yes", "no prior"
-    assert compose(reading, ["No.", "No.", "Yes.", "No."], readers=measured).short == "No", "the plain vote"
-    assert compose(reading, [MISSING, MISSING, MISSING, "Yes."], readers=measured).text == MISSING
+    assert shown(reading, ["Yes.", "No.", "No.", "Yes."]).short == "Yes", "no prior"
+    assert shown(reading, ["No.", "No.", "Yes.", "No."]).short == "No", "the plain vote"
+    assert shown(reading, [MISSING, MISSING, MISSING, "Yes."]).text == MISSING
     choice = plan_reading("Is the report consistent or inconsistent with the other?", PASSAGES)
-    assert compose(choice, ["Inconsistent."] * 3 + ["Consistent."], readers=measured).short == "Inconsistent"
+    assert shown(choice, ["Inconsistent."] * 3 + ["Consistent."]).short == "Inconsistent"
 
 
-def test_a_shape_the_profile_calls_unreliable_shows_lines_and_no_verdict() -> None:
+SURE = Calibration(bias=5.0)
+UNSURE = Calibration(bias=-5.0)
+
+
+def test_a_verdict_below_even_odds_is_withheld_by_its_own_confidence_and_shows_each_claims_sentence() -> None:
     reading = plan_reading("Was Bankman-Fried charged with fraud?", PASSAGES)
-    unsettled = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"))
-    assert not unsettled.reliable and unsettled.short == "" and unsettled.reader == "unsettled"
-    assert unsettled.text.startswith("The sources don't settle this") and "Yes" not in unsettled.text
-    assert "[1: tech:ftx-1]" in unsettled.text and "[2: biz:ftx-2]" in unsettled.text, "each passage's line, cited"
+    trusted = compose(reading, ["Yes."] * 4, calibration=SURE)
+    assert trusted.short == "Yes" and trusted.confidence.word == "sure" and trusted.verdict
+    unsettled = compose(reading, ["Yes."] * 4, calibration=UNSURE)
+    assert unsettled.short == "" and unsettled.reader == "unsettled" and not unsettled.verdict
+    assert unsettled.text.startswith("Can't tell.") and "Yes" not in unsettled.text
+    assert "[1: tech:ftx-1]" in unsettled.text or "[2: biz:ftx-2]" in unsettled.text, "the claim's sentence, cited"
     assert unsettled.confidence.word == "can't tell" and unsettled.confidence.probability == 0.0
-    hidden = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable="yes_no"), quote=False)
-    assert '"' not in hidden.text and "[1: tech:ftx-1]" in hidden.text, "sources only where text may not be quoted"
-    trusted = compose(reading, ["Yes."] * 4, readers=ReaderProfile(unreliable=""))
-    assert trusted.reliable and trusted.short == "Yes" and "not read reliably" not in trusted.text
+    hidden = compose(reading, ["Yes."] * 4, calibration=UNSURE, quote=False)
+    assert "Bankman-Fried was c" not in hidden.text and "[1: tech:ftx-1]" in hidden.text, "sources only, unquoted"
+    assert compose(reading, ["Yes."] * 4, calibration=UNSURE, withhold_below=0.0).short == "Yes"
 
 
 def test_an_open_question_gets_the_phrase_the_samples_agree_on() -> None:

@@ -61,12 +61,12 @@ def test_order_and_intervals_are_read_from_the_dates_and_an_unfound_event_gives_
     assert read_times(unknown, CHATS) is None
 
 
-def test_a_dated_verdict_is_shown_without_the_guess_note_and_others_keep_it() -> None:
+def test_a_dated_verdict_answers_before_the_vote() -> None:
     q = "Did Adam Smith send Li Hua the maintenance schedule before the administrators changed the construction plan?"
-    dated = compose(plan_reading(q, CHATS), ["No", "No"])
-    assert (dated.short, dated.reader, dated.reliable) == ("Yes", "dates", True)
-    voted = compose(plan_reading("Is the maintenance schedule out?", CHATS), ["Yes", "Yes"])
-    assert voted.reader == "unsettled" and not voted.reliable and voted.short == "", "no verdict from the vote"
+    dated = compose(plan_reading(q, CHATS), ["No", "No"], withhold_below=0.0)
+    assert (dated.short, dated.reader) == ("Yes", "dates")
+    voted = compose(plan_reading("Is the maintenance schedule out?", CHATS), ["Yes", "Yes"], withhold_below=0.0)
+    assert (voted.short, voted.reader) == ("Yes", "vote")
 
 
 def test_a_chat_lines_speaker_counts_toward_the_event_it_tells() -> None:

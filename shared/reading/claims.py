@@ -1,0 +1,100 @@
+"""What bears on each claim of a question: shown instead of a verdict the evidence does not settle.
+
+A question such as "Does The Verge suggest X, while TechCrunch reports Y?" makes two *claims*. Each is matched to
+the passages of the source it names (the publisher in a passage's "Source: NAME, published DATE" line, where the
+passage has one; else every passage). The best sentence of those passages for the claim is shown with its source
+and how many of the claim's key words it holds. A header line (a title or a "Source: ..." line) is never shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.core.text import occurs_in, truncate_chars
+from shared.reading.span_reader import Found, Passage, best_sentences, stems
+
+_SPLIT = re.compile(
+    r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with)"
+    r"|and (?=(?:the|a|an|in)\s+(?:\S+\s+){0,4}?(?:article|report|review|piece|story|post)\b))\s+",
+    re.IGNORECASE,
+)
+_PUBLISHER = re.compile(r"(?:^|\n)\s*Source:\s*(?P<name>[^\n,]{2,80}?)\s*,\s*published\b", re.IGNORECASE)
+_HEADER = re.compile(r"(?:^|\n)\s*(?:source|title|published|author|date)\s*:", re.IGNORECASE)
+CLAIM_CHARS = 90
+SENTENCE_CHARS = 200
+MAX_CLAIMS = 3
+
+
+@dataclass(frozen=True)
+class ClaimFinding:
+    """One claim of a question and the sentence that bears most on it (None: no passage shares its words)."""
+
+    claim: str
+    found: Found | None
+    held: int
+    """The claim's key words the sentence holds."""
+    terms: int
+    """The claim's key words."""
+
+
+def split_claims(question: str) -> list[str]:
+    """The claims of ``question``: its parts joined by "while", "whereas", "as opposed to", "compared to" or
+    "and the ... article/report" (one claim when it has none)."""
+    parts = [p.strip(" ,?") for p in _SPLIT.split(question.strip()) if p and p.strip(" ,?")]
+    return parts[:MAX_CLAIMS] if len(parts) > 1 else [question.strip().rstrip("?")]
+
+
+def publisher(passage: Passage) -> str:
+    """The source a passage names in its "Source: NAME, published DATE" line ("" when it has none)."""
+    found = _PUBLISHER.search(passage.text)
+    return found.group("name").strip() if found else ""
+
+
+def is_header(sentence: str) -> bool:
+    """A title or "Source: ..., published ..." line rather than a sentence of the text."""
+    return _HEADER.search(sentence) is not None
+
+
+def findings(question: str, passages: Sequence[Passage]) -> list[ClaimFinding]:
+    """For each claim of ``question``, the best non-header sentence of the passages from the source it names."""
+    out = []
+    for claim in split_claims(question):
+        named = [p for p in passages if (name := publisher(p)) and occurs_in(name, claim)]
+        candidates = [
+            f
+            for f in best_sentences(claim, named or passages, limit=24)
+            if not is_header(f.sentence) and f.sentence.strip() not in _titles(passages)
+        ]
+        best = candidates[0] if candidates else None
+        terms = stems(claim)
+        held = len(stems(best.sentence) & terms) if best else 0
+        out.append(ClaimFinding(claim, best, held, len(terms)))
+    return out
+
+
+def _titles(passages: Sequence[Passage]) -> set[str]:
+    """Each passage's first line where a "Source:" line follows it (a title)."""
+    titles = set()
+    for p in passages:
+        head, _, rest = p.text.partition("\n")
+        if _HEADER.match(rest.lstrip("\n")):
+            titles.add(head.strip())
+    return titles
+
+
+def describe(found: Sequence[ClaimFinding], quote: bool = True) -> str:
+    """The findings as a person reads them: per claim, its best sentence (or only its source where the reader may
+    not be quoted the evidence) and how many of its key words that holds."""
+    lines = []
+    for f in found:
+        claim = truncate_chars(f.claim, CLAIM_CHARS)
+        if f.found is None:
+            lines.append(f'on "{claim}": no passage shares its words')
+            continue
+        cite = f"[{f.found.passage.number}: {f.found.passage.source}]"
+        sentence = truncate_chars(" ".join(f.found.sentence.split()), SENTENCE_CHARS)
+        shown = f'"{sentence}" {cite}' if quote else cite
+        lines.append(f'on "{claim}": {shown}, holding {f.held} of its {f.terms} key words')
+    return "; ".join(lines)
