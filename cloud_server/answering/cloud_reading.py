@@ -17,9 +17,18 @@ from dataclasses import dataclass, field
 from cloud_server.answering.answer_guard import Readers, guard_answer
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
-from shared.core.model_api import TextGenerator
+from shared.core.model_api import TextGenerator, scorer_of
 from shared.reading.answer_format import Sampling
-from shared.reading.compose import ComposedAnswer, Reading, compose, needs_model, plan_reading
+from shared.reading.claim_verdict import read_verdict
+from shared.reading.compose import (
+    ComposedAnswer,
+    Reading,
+    by_claims,
+    compose,
+    compose_verdict,
+    needs_model,
+    plan_reading,
+)
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence
 from shared.reading.extractive import SourcedText, extractive_answer
 from shared.reading.read import read_planned
@@ -56,11 +65,13 @@ def read_context(
     readers: Readers,
     calibration: Calibration = PRIOR,
     protected: Sequence[str] = (),
+    yes_no: Calibration | None = None,
 ) -> CloudReading:
-    """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): a closed
+    """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): a yes/no
+    question is read claim by claim where the model scores options and ``yes_no`` (its fit) is given; another closed
     answer set is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer; then every
     copy of the ``protected`` texts is removed (answer_guard)."""
-    made = _read(question, merged, generator, config, readers, calibration)
+    made = _read(question, merged, generator, config, readers, calibration, yes_no)
     guarded = guard_answer(question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words)
     if guarded.short != made.short:  # a short answer the guard cut is no longer the one its confidence measured
         return CloudReading(guarded.text, guarded.short, made.reader, withheld_words=guarded.removed_words)
@@ -74,6 +85,7 @@ def _read(
     config: CloudQueryConfig,
     readers: Readers,
     calibration: Calibration,
+    yes_no: Calibration | None,
 ) -> CloudReading:
     """The composed answer, or the extract, before the guard."""
     passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
@@ -90,6 +102,10 @@ def _read(
     if not needs_model(reading):  # the answer is model-free: no generation to wait for
         composed = compose(reading, [], 0, config.readers, quote, calibration, config.withhold_below)
         return _reading(composed)
+    scorer = scorer_of(generator)
+    if yes_no is not None and scorer is not None and by_claims(reading, config.readers):
+        verdict = read_verdict(question, passages, scorer, yes_no)
+        return _reading(compose_verdict(reading, verdict, quote, config.withhold_below))
     sampled = read_planned(reading, merged.text, generator, sampling(reading))
     if not sampled.usable and passages and merged.chunk_text != merged.text:
         # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is

@@ -62,6 +62,7 @@ class GlobalQueryService:
         knowledge_size: KnowledgeSizer | None = None,
         calibration: Calibration = PRIOR,
         strategy: RoutingStrategy | None = None,
+        yes_no: Calibration | None = None,
     ) -> None:
         self._index = index
         self._registry = registry
@@ -71,6 +72,7 @@ class GlobalQueryService:
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
         self._calibration = calibration
+        self._yes_no = yes_no
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
         claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
@@ -209,7 +211,7 @@ class GlobalQueryService:
             relay = DraftRelay(question, protected, cfg.copy_words, cfg.copy_sentence_words, on_text)
             generator = Tapped(generator, relay)
         shown = await asyncio.to_thread(
-            read_context, question, merged, generator, cfg, readers, self._calibration, protected
+            read_context, question, merged, generator, cfg, readers, self._calibration, protected, self._yes_no
         )
         out.answer, out.short, out.reader, out.withheld_words = (
             shown.text,

@@ -112,6 +112,22 @@ class StreamingGenerator(TextGenerator, Protocol):
         ...
 
 
+@runtime_checkable
+class OptionScorer(Protocol):
+    """A model that tells how likely each of a few options is as its answer, from one forward pass (no sampling)."""
+
+    def option_probabilities(self, request: GenerationRequest, options: Sequence[str]) -> tuple[float, ...]:
+        """The probability of each of ``options`` as the answer's first token after ``request``'s prompt,
+        normalised over the options (its n, temperature and schema are not used)."""
+        ...
+
+
+def scorer_of(generator: TextGenerator) -> OptionScorer | None:
+    """The model behind ``generator`` where it scores options (None: it only generates)."""
+    model = generator.inner if isinstance(generator, Tapped) else generator
+    return model if isinstance(model, OptionScorer) else None
+
+
 class Tapped:
     """``inner`` whose single free-text answers reach ``on_text`` as they are decoded, where ``inner`` streams.
     A choice (JSON) or several samples are generated as usual: only their final reading is worth showing. A
@@ -125,6 +141,11 @@ class Tapped:
     @property
     def name(self) -> str:
         return self._inner.name
+
+    @property
+    def inner(self) -> TextGenerator:
+        """The model tapped."""
+        return self._inner
 
     def generate(self, request: GenerationRequest) -> Completion:
         single = request.n == 1 and request.json_schema is None

@@ -7,6 +7,9 @@ from enum import StrEnum
 
 SURE_AT = 0.8
 LIKELY_AT = 0.5
+WITHHOLD_BELOW = 0.67
+"""A yes/no or two-option verdict is shown at this probability or above: about twice as likely right as wrong, as a
+confident wrong answer costs a reader more than an empty one (the answer then says can't tell)."""
 SIGNALS = ("named", "agreement", "parts")
 """The evidence signals a confidence is computed from (shared.reading.confidence.Evidence), as traces and replies
 carry them; any other key a peer sends is dropped."""

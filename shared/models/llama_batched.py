@@ -94,6 +94,18 @@ class BatchedSampler:
             tokens += self._wave(range(first, min(n, first + size)), settings, last, len(prompt), on_token)
         return BatchedRun(tokens, evaluated, read - start, time.perf_counter() - read)
 
+    def next_logits(self, prompt: Sequence[int]) -> Any:
+        """The logits of the token after ``prompt`` (one forward pass of the part not cached; the prompt stays
+        cached for the next call), as a float32 array over the vocabulary."""
+        import numpy as np
+
+        if not prompt or len(prompt) >= self.n_ctx:
+            raise ModelError(f"a prompt of {len(prompt)} tokens does not fit a context of {self.n_ctx}")
+        _, last = self._read_prompt(list(prompt))
+        n_vocab = self._l.llama_vocab_n_tokens(self._vocab)
+        pointer = self._l.llama_get_logits_ith(self._ctx, last)
+        return np.array(np.ctypeslib.as_array(pointer, shape=(n_vocab,)), dtype=np.float32)
+
     def _wave(
         self,
         indexes: range,

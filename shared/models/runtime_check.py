@@ -46,10 +46,9 @@ def child_main() -> int:
     """The check itself (in the child): load the product's models, run every step, print one JSON report."""
     from shared.config import CloudModelConfig, EmbedderConfig, ModelConfig
     from shared.config.models import CLOUD_MODEL
-    from shared.core.model_api import StreamingGenerator
     from shared.models.factory import build_embedder, build_generator
     from shared.models.packaged import is_fetched
-    from shared.models.self_test import Models, announce, run_steps
+    from shared.models.self_test import Models, ProductModel, announce, run_steps
 
     started = time.perf_counter()
     announce("load the edge's model and the embedder")
@@ -58,8 +57,8 @@ def child_main() -> int:
     if is_fetched(CLOUD_MODEL):
         announce("load the cloud's model")
         cloud = build_generator(CloudModelConfig())
-    if not isinstance(edge, StreamingGenerator) or not (cloud is None or isinstance(cloud, StreamingGenerator)):
-        raise SystemExit("the self-test needs the llama_cpp backend, which streams")
+    if not isinstance(edge, ProductModel) or not (cloud is None or isinstance(cloud, ProductModel)):
+        raise SystemExit("the self-test needs the llama_cpp backend, which streams and scores options")
     loaded = time.perf_counter()
     report = run_steps(Models(edge, embedder, cloud))
     import llama_cpp

@@ -3,7 +3,8 @@
 It loads the models as an edge and the cloud do (shared.models.factory) and drives them the way the product does:
 in one worker thread it embeds and generates in turn, several times (an edge's ingest and its answers); it samples
 four answers together after a prompt of more than 512 tokens (the gate's sampled answers); it streams an answer
-(the cloud's draft, `dgrag edge ask`); it answers with a JSON schema (extraction). It measures which OS threads
+(the cloud's draft, `dgrag edge ask`); it answers with a JSON schema (extraction); it scores the options of a yes/no
+claim from one forward pass (shared.reading.claim_verdict). It measures which OS threads
 did the work of each call and fails when PyTorch and llama.cpp ran on one thread (shared.models.torch_thread).
 
 Before each step it prints ``{"step": ...}``, so the parent names the step a crash stopped; at the end it prints
@@ -16,10 +17,10 @@ import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from shared.core.errors import ModelError
-from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator
+from shared.core.model_api import Completion, Embedder, GenerationRequest, OptionScorer, StreamingGenerator
 from shared.models.thread_use import ThreadUse, busy_threads
 
 T = TypeVar("T")
@@ -39,14 +40,19 @@ _TEXTS = [
 _SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
 
+@runtime_checkable
+class ProductModel(StreamingGenerator, OptionScorer, Protocol):
+    """A generator as the product loads it: it streams and scores options."""
+
+
 @dataclass(frozen=True)
 class Models:
     """The models the product runs on this machine."""
 
-    edge: StreamingGenerator
+    edge: ProductModel
     """The edge's small model."""
     embedder: Embedder
-    cloud: StreamingGenerator | None
+    cloud: ProductModel | None
     """The cloud's larger model, when it was fetched."""
 
 
@@ -75,10 +81,12 @@ def run_steps(models: Models, rounds: int = ROUNDS) -> dict[str, object]:
             report["prefill_tokens_per_s"] = round(batched.speed.prefill_tokens / batched.speed.prefill_seconds)
         report["streamed"] = on_worker("a streamed answer", lambda: stream(models.edge))
         report["json_answer"] = on_worker("an answer in a JSON schema", lambda: json_answer(models.edge))
+        report["yes_share"] = on_worker("a yes/no claim's options scored", lambda: yes_share(models.edge))
         if models.cloud is not None:
             cloud = models.cloud
             on_worker("the cloud model after the embedder", lambda: embed_then_generate(models.embedder, cloud))
             report["cloud_streamed"] = on_worker("the cloud model: a streamed answer", lambda: stream(cloud))
+            report["cloud_yes_share"] = on_worker("the cloud model: a claim's options scored", lambda: yes_share(cloud))
         on_worker("close the models", lambda: close_all(models))
     return report
 
@@ -149,6 +157,20 @@ def json_answer(generator: StreamingGenerator) -> str:
     except ValueError as exc:
         raise ModelError(f"the answer in a JSON schema is not JSON: {text!r}") from exc
     return text
+
+
+def yes_share(scorer: OptionScorer) -> float:
+    """The probability of "Yes" for a claim the sentence states, from one forward pass; refused unless the two
+    options' probabilities are numbers that add up to 1."""
+    request = GenerationRequest(
+        prompt=f"Sentences:\n- {_FACT}\n\nClaim: the Oslo lab ships its arms to Bergen.\n\nDo the sentences support "
+        "the claim? Answer Yes or No.",
+        max_tokens=1,
+    )
+    shares = scorer.option_probabilities(request, ("Yes", "No"))
+    if len(shares) != 2 or not all(0.0 <= s <= 1.0 for s in shares) or abs(sum(shares) - 1.0) > 1e-3:
+        raise ModelError(f"the options' probabilities {shares} are not two shares adding up to 1")
+    return round(shares[0], 3)
 
 
 def _check(completion: Completion, answers: int) -> Completion:

@@ -17,7 +17,7 @@ from shared.reading.span_reader import Found, Passage, best_sentences, stems
 
 _SPLIT = re.compile(
     r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with)"
-    r"|and (?=(?:the|a|an|in)\s+(?:\S+\s+){0,4}?(?:article|report|review|piece|story|post)\b))\s+",
+    r"|and(?=\s+(?:the|a|an|in)\s+(?:\S+\s+){0,4}?(?:article|report|review|piece|story|post)\b))\s+",
     re.IGNORECASE,
 )
 _PUBLISHER = re.compile(r"(?:^|\n)\s*Source:\s*(?P<name>[^\n,]{2,80}?)\s*,\s*published\b", re.IGNORECASE)
@@ -37,6 +37,8 @@ class ClaimFinding:
     """The claim's key words the sentence holds."""
     terms: int
     """The claim's key words."""
+    support: float | None = None
+    """The model's probability that the claim's sentences support it (None: not asked)."""
 
 
 def split_claims(question: str) -> list[str]:
@@ -74,6 +76,13 @@ def findings(question: str, passages: Sequence[Passage]) -> list[ClaimFinding]:
     return out
 
 
+def _supports(p: float) -> str:
+    """How a claim's support reads: whether the model finds the claim in its sentences, and how surely."""
+    if p >= 0.5:
+        return f"supports it ({p:.0%} by the model)"
+    return f"does not support it ({1 - p:.0%} by the model)"
+
+
 def _titles(passages: Sequence[Passage]) -> set[str]:
     """Each passage's first line where a "Source:" line follows it (a title)."""
     titles = set()
@@ -96,5 +105,6 @@ def describe(found: Sequence[ClaimFinding], quote: bool = True) -> str:
         cite = f"[{f.found.passage.number}: {f.found.passage.source}]"
         sentence = truncate_chars(" ".join(f.found.sentence.split()), SENTENCE_CHARS)
         shown = f'"{sentence}" {cite}' if quote else cite
-        lines.append(f'on "{claim}": {shown}, holding {f.held} of its {f.terms} key words')
+        verdict = "" if f.support is None else f", which {_supports(f.support)}"
+        lines.append(f'on "{claim}": {shown}, holding {f.held} of its {f.terms} key words{verdict}')
     return "; ".join(lines)

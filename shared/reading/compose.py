@@ -16,10 +16,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.core.sureness import LIKELY_AT
+from shared.core.sureness import WITHHOLD_BELOW
 from shared.core.text import content_words, truncate_chars
 from shared.reading.answer_format import MISSING, declares_missing
-from shared.reading.claims import describe, findings
+from shared.reading.claim_verdict import ClaimVerdict
+from shared.reading.claims import ClaimFinding, describe, findings
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, Evidence, evidence_of
 from shared.reading.fact_reader import fact_kind, read_fact
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
@@ -36,10 +37,9 @@ SHORT_WORDS = 30
 containing everything."""
 DEFAULT_READERS = ReaderProfile()
 UNSETTLED = "Can't tell"
-"""The head of an answer whose two-way verdict is less likely right than not: what bears on each claim follows."""
+"""The head of an answer whose two-way verdict is withheld: what bears on each claim follows."""
 TWO_WAY = (Shape.YES_NO, Shape.CHOICE)
-"""Shapes whose verdict is one of two: one below even odds (by default: its own confidence under LIKELY_AT) is not
-shown, as its opposite is likelier."""
+"""Shapes whose verdict is one of two: one whose own confidence is below WITHHOLD_BELOW (by default) is not shown."""
 SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
@@ -93,6 +93,14 @@ def needs_model(reading: Reading) -> bool:
     return fact_kind(reading.question) is None
 
 
+def by_claims(reading: Reading, readers: ReaderProfile) -> bool:
+    """Whether ``reading`` is a yes/no question for the claim reader (shared.reading.claim_verdict): not one the
+    dated-events reader answers first."""
+    if reading.shape.shape != Shape.YES_NO:
+        return False
+    return not (readers.dates and read_times(reading.question, reading.passages) is not None)
+
+
 def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
     """What to ask the model for ``question`` given ``passages``."""
     shape = shape_of(question)
@@ -115,7 +123,7 @@ def compose(
     readers: ReaderProfile = DEFAULT_READERS,
     quote: bool = True,
     calibration: Calibration = PRIOR,
-    withhold_below: float = LIKELY_AT,
+    withhold_below: float = WITHHOLD_BELOW,
 ) -> ComposedAnswer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
     by the reader ``readers`` names for it (see shared.reading.reader_profile), with its confidence under
@@ -134,10 +142,36 @@ def compose(
     return dataclasses.replace(shown, confidence=confidence, evidence=evidence)
 
 
-def _unsettled(reading: Reading, quote: bool, evidence: Evidence, withheld: str) -> ComposedAnswer:
+def compose_verdict(
+    reading: Reading, verdict: ClaimVerdict, quote: bool = True, withhold_below: float = WITHHOLD_BELOW
+) -> ComposedAnswer:
+    """The shown answer to a yes/no question read claim by claim (shared.reading.claim_verdict): its verdict with
+    the first claim's best sentence, its confidence the verdict's own probability; below ``withhold_below``, can't
+    tell, with each claim's best sentence and whether the model finds the claim there."""
+    texts = [p.text for p in reading.passages]
+    evidence = evidence_of(reading.question, reading.shape.shape.value, "claims", verdict.short, texts, [])
+    findings_seen = [s.finding() for s in verdict.claims]
+    if verdict.probability < withhold_below:
+        return _unsettled(reading, quote, evidence, verdict.short, findings_seen)
+    support = findings_seen[0].found if findings_seen else None
+    shown = _shown(verdict.short, support, "claims")
+    if not quote:
+        cite = f" [{support.passage.number}: {support.passage.source}]" if support else ""
+        shown = ComposedAnswer(f"{verdict.short}.{cite}", verdict.short, "claims", support)
+    return dataclasses.replace(shown, confidence=Confidence.of(verdict.probability), evidence=evidence)
+
+
+def _unsettled(
+    reading: Reading,
+    quote: bool,
+    evidence: Evidence,
+    withheld: str,
+    found_claims: Sequence[ClaimFinding] | None = None,
+) -> ComposedAnswer:
     """No verdict: what bears on each claim of the question, with its source (the evidence of the withheld
     verdict is kept for the trace)."""
-    found = describe(findings(reading.question, reading.passages), quote)
+    seen = findings(reading.question, reading.passages) if found_claims is None else found_claims
+    found = describe(seen, quote)
     shown = f" What the sources say {found}." if found else ""
     return ComposedAnswer(f"{UNSETTLED}.{shown}", "", "unsettled", evidence=evidence, withheld=withheld)
 

@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from shared.core.errors import ConfigError
 from shared.core.question_terms import question_terms
@@ -76,6 +76,12 @@ CANT_TELL = Confidence(0.0, Sureness.CANT_TELL)
 """An answer that gives no verdict (a decline, an extract, lines shown instead of an unreliable verdict)."""
 
 
+class HasFeatures(Protocol):
+    """What a calibration weighs: named features (an answer's :class:`Evidence`, a yes/no verdict's)."""
+
+    def features(self) -> dict[str, float]: ...
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A logistic model: probability = sigmoid(bias + Σ weight × feature)."""
@@ -85,7 +91,7 @@ class Calibration:
     fitted_on: str = ""
     """What it was fitted on (command, commit, questions), for the reader of the data file."""
 
-    def probability(self, evidence: Evidence) -> float:
+    def probability(self, evidence: HasFeatures) -> float:
         z = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in evidence.features().items())
         return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
 

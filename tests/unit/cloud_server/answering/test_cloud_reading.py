@@ -96,3 +96,16 @@ def test_when_every_sample_is_degenerate_the_shapes_model_free_reader_still_answ
     assert "[1: edge-b:acme-1]" in read.text, "the name comes with the sentence and source that back it"
     no_quote = read_context("Who leads Acme Robotics?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)
     assert no_quote.short == "Jane Doe" and TEXT.split(". ")[1] not in no_quote.text, "no sentence for an edge"
+
+
+def test_a_yes_no_question_is_read_claim_by_claim_where_the_model_has_a_yes_no_fit() -> None:
+    model = _replies("Yes")
+    fit = Calibration(bias=0.0, weights={"support_logit": 1.0})
+    config = CloudQueryConfig()
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, config, APP_QUOTING, yes_no=fit)
+    assert read.reader == "claims" and read.short == "Yes" and read.confidence.probability == 0.9
+    assert model.requests and all(r.max_tokens == 1 and r.n == 1 for r in model.requests), "scored, never sampled"
+    voted = read_context(
+        "Does Acme Robotics build welding arms?", MERGED, _replies('{"answer": "yes"}'), VOTING, APP_QUOTING
+    )
+    assert voted.reader == "vote", "without a fit the samples vote"

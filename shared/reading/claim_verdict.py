@@ -1,0 +1,165 @@
+"""Yes/no questions read claim by claim, from the model's token probabilities rather than sampled votes.
+
+A question such as "Does The Verge suggest X, while TechCrunch reports Y?" is *yes* only when each of its claims
+holds. Each claim (a part joined by "while", "whereas", "as opposed to" or "compared to") is read in the few
+sentences that bear most on it, from the passages of the source it names (shared.reading.claims). The model is
+asked once per claim whether those sentences support it; the probability it gives "Yes" as its first token is read
+from one forward pass, with no sampling (shared.core.model_api.OptionScorer). The question's support is the
+product over its claims.
+
+A logistic model, fitted per model on the fit half (``python -m benchmarks.fit_yes_no --write``, the ``yes_no``
+section of the model's data file), turns that support and the share of each claim's key words its sentences hold
+into the probability that the answer is yes. The verdict is the likelier answer and its confidence that answer's
+probability: a verdict near even odds is withheld (shared.reading.compose).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.core.model_api import GenerationRequest, OptionScorer
+from shared.core.text import occurs_in
+from shared.reading.claims import ClaimFinding, is_header, publisher
+from shared.reading.confidence import Calibration
+from shared.reading.span_reader import Found, Passage, best_sentences, stems
+
+OPTIONS = ("Yes", "No")
+SENTENCES = 4
+"""Sentences read per claim (the best by the claim's words; the issue's lever measured 4)."""
+SYSTEM = (
+    "You check a claim against source sentences. Answer Yes when the sentences state or clearly imply the claim, "
+    "No when they do not. Answer with one word."
+)
+_CONTRAST = re.compile(r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with))\s+", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:does|did|do|is|was|are|were|has|have|had|can|could|will|would)\s+", re.IGNORECASE)
+_DATE = re.compile(r"published\s+(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
+EPSILON = 1e-4
+
+
+@dataclass(frozen=True)
+class ClaimScore:
+    """One claim, the sentences it was read in, and the model's probability that they support it."""
+
+    claim: str
+    sentences: tuple[Found, ...]
+    support: float
+    held: int
+    """The claim's key words its sentences hold."""
+    terms: int
+    """The claim's key words."""
+
+    @property
+    def held_share(self) -> float:
+        return self.held / self.terms if self.terms else 0.0
+
+    def finding(self) -> ClaimFinding:
+        """The claim as a "can't tell" answer shows it: its best sentence and whether the model finds it there."""
+        best = self.sentences[0] if self.sentences else None
+        held = len(stems(best.sentence) & stems(self.claim)) if best else 0
+        return ClaimFinding(self.claim, best, held, self.terms, self.support)
+
+
+@dataclass(frozen=True)
+class VerdictEvidence:
+    """What a yes/no verdict's probability is computed from: the inputs of the ``yes_no`` fit."""
+
+    support: float
+    """The product of the claims' supports."""
+    weakest: float
+    """The least support of one claim."""
+    held: float
+    """The least share of a claim's key words its sentences hold."""
+    claims: int
+
+    def features(self) -> dict[str, float]:
+        return {
+            "support_logit": _logit(self.support),
+            "weakest_logit": _logit(self.weakest),
+            "held": self.held,
+            "claims": float(self.claims),
+        }
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """The claims' scores and the probability that the answer is yes."""
+
+    claims: tuple[ClaimScore, ...]
+    evidence: VerdictEvidence
+    yes: float
+
+    @property
+    def short(self) -> str:
+        return "Yes" if self.yes >= 0.5 else "No"
+
+    @property
+    def probability(self) -> float:
+        """The probability that the verdict (:attr:`short`) is right."""
+        return max(self.yes, 1.0 - self.yes)
+
+
+def contrast_claims(question: str) -> list[str]:
+    """The claims of a yes/no question joined by a contrast word (the whole question when it has none), each
+    without its leading auxiliary ("Does", "Is", ...) and question mark."""
+    parts = [p.strip(" ,?") for p in _CONTRAST.split(question.strip()) if p.strip(" ,?")]
+    return [_LEAD.sub("", p, count=1) for p in (parts or [question.strip()])]
+
+
+def claim_sentences(claim: str, passages: Sequence[Passage]) -> tuple[Found, ...]:
+    """The :data:`SENTENCES` non-header sentences that bear most on ``claim``, from the passages of the sources it
+    names (every passage where it names none of theirs)."""
+    named = [p for p in passages if (name := publisher(p)) and occurs_in(name, claim)]
+    found = [f for f in best_sentences(claim, named or passages, limit=SENTENCES * 6) if not is_header(f.sentence)]
+    return tuple(found[:SENTENCES])
+
+
+def claim_request(claim: str, sentences: Sequence[Found]) -> GenerationRequest:
+    """What the model is asked about one claim: its sentences, each with its source and date."""
+    lines = "\n".join(f"- ({_label(f.passage)}) {' '.join(f.sentence.split())}" for f in sentences)
+    prompt = f"Sentences:\n{lines or '- (none)'}\n\nClaim: {claim}\n\nDo the sentences support the claim?"
+    return GenerationRequest(prompt=prompt, system=SYSTEM, max_tokens=1)
+
+
+def score_claims(question: str, passages: Sequence[Passage], scorer: OptionScorer) -> tuple[ClaimScore, ...]:
+    """Each claim of ``question`` scored by ``scorer`` (one forward pass per claim; blocking)."""
+    out = []
+    for claim in contrast_claims(question):
+        sentences = claim_sentences(claim, passages)
+        support = scorer.option_probabilities(claim_request(claim, sentences), OPTIONS)[0] if sentences else 0.0
+        terms = stems(claim)
+        held = len(terms & set().union(*(stems(f.sentence) for f in sentences)))
+        out.append(ClaimScore(claim, sentences, support, held, len(terms)))
+    return tuple(out)
+
+
+def evidence_of(scores: Sequence[ClaimScore]) -> VerdictEvidence:
+    supports = [s.support for s in scores] or [0.0]
+    return VerdictEvidence(
+        support=math.prod(supports),
+        weakest=min(supports),
+        held=min((s.held_share for s in scores), default=0.0),
+        claims=len(scores),
+    )
+
+
+def read_verdict(question: str, passages: Sequence[Passage], scorer: OptionScorer, fit: Calibration) -> ClaimVerdict:
+    """The yes/no verdict on ``question`` from ``passages`` (blocking: it runs the model once per claim)."""
+    scores = score_claims(question, passages, scorer)
+    evidence = evidence_of(scores)
+    return ClaimVerdict(scores, evidence, fit.probability(evidence))
+
+
+def _label(passage: Passage) -> str:
+    name = publisher(passage)
+    if not name:
+        return passage.source
+    date = _DATE.search(passage.text)
+    return f"{name}, {date.group(1)}" if date else name
+
+
+def _logit(p: float) -> float:
+    q = min(max(p, EPSILON), 1.0 - EPSILON)
+    return math.log(q / (1.0 - q))

@@ -1,0 +1,97 @@
+"""Yes/no questions read claim by claim: the claims, the sentences each is read in, the model's support from one
+scored forward pass, the fitted probability, and the answer shown (or withheld, with each claim's sentence)."""
+
+from __future__ import annotations
+
+import math
+
+from shared.core.model_api import GenerationRequest
+from shared.models.fakes import ScriptedGenerator
+from shared.models.llama_cpp_backend import option_shares
+from shared.reading.claim_verdict import (
+    claim_sentences,
+    contrast_claims,
+    evidence_of,
+    read_verdict,
+    score_claims,
+)
+from shared.reading.claims import is_header, publisher, split_claims
+from shared.reading.compose import compose_verdict, plan_reading
+from shared.reading.confidence import Calibration
+from shared.reading.span_reader import Passage
+
+VERGE = Passage(
+    1,
+    "Google's search deals explained\nSource: The Verge, published 2023-11-01\n\n"
+    "Google pays Apple billions each year to stay the default search engine in Safari. "
+    "Critics say users have few alternatives.",
+    "tech:verge-1",
+)
+CRUNCH = Passage(
+    2,
+    "Epic v. Google\nSource: TechCrunch, published 2023-11-06\n\n"
+    "Epic Games won its antitrust case against Google over the Play Store. The jury took a few hours.",
+    "tech:crunch-1",
+)
+QUESTION = (
+    "Does The Verge report that Google pays Apple to be the default search engine, while TechCrunch reports "
+    "that Epic Games won its antitrust case against Google?"
+)
+TRUSTING = Calibration(bias=0.0, weights={"support_logit": 1.0})
+"""P(yes) = the product of the claims' supports."""
+
+
+def _scorer(yes_for: tuple[str, ...]) -> ScriptedGenerator:
+    """Says yes to a claim naming any of ``yes_for``, else no."""
+    return ScriptedGenerator(lambda r: "Yes" if any(w in r.prompt.split("Claim:")[1] for w in yes_for) else "No")
+
+
+def test_claims_split_at_contrast_words_and_lose_their_auxiliary() -> None:
+    assert contrast_claims(QUESTION) == [
+        "The Verge report that Google pays Apple to be the default search engine",
+        "TechCrunch reports that Epic Games won its antitrust case against Google",
+    ]
+    assert contrast_claims("Is DiskCache thread-safe?") == ["DiskCache thread-safe"]
+    assert len(split_claims("Between the report from Wired and the report from The Verge, was there a change?")) == 2
+
+
+def test_each_claim_is_read_in_its_named_sources_sentences_never_a_header() -> None:
+    assert publisher(VERGE) == "The Verge" and publisher(Passage(3, "No header here.", "x")) == ""
+    first, second = contrast_claims(QUESTION)
+    verge = claim_sentences(first, [VERGE, CRUNCH])
+    assert verge and all(f.passage is VERGE for f in verge)
+    assert not any(is_header(f.sentence) for f in verge)
+    assert all(f.passage is CRUNCH for f in claim_sentences(second, [VERGE, CRUNCH]))
+
+
+def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_a_verdict() -> None:
+    scorer = _scorer(("Google pays", "Epic Games"))
+    scores = score_claims(QUESTION, [VERGE, CRUNCH], scorer)
+    assert [round(s.support, 2) for s in scores] == [0.9, 0.9]
+    assert all(r.max_tokens == 1 and "Sentences:" in r.prompt for r in scorer.requests), "scored, never sampled"
+    assert "(The Verge, 2023-11-01)" in scorer.requests[0].prompt, "each sentence with its source and date"
+    assert math.isclose(evidence_of(scores).support, 0.81, abs_tol=1e-6)
+    verdict = read_verdict(QUESTION, [VERGE, CRUNCH], scorer, TRUSTING)
+    assert verdict.short == "Yes" and math.isclose(verdict.probability, 0.81, abs_tol=1e-3)
+    one_fails = read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), TRUSTING)
+    assert one_fails.short == "No", "yes only when every claim holds"
+
+
+def test_a_verdict_is_shown_with_its_own_confidence_or_withheld_with_each_claims_sentence() -> None:
+    reading = plan_reading(QUESTION, [VERGE, CRUNCH])
+    sure = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google", "Epic")), TRUSTING))
+    assert sure.short == "Yes" and sure.reader == "claims" and sure.confidence.probability == 0.81
+    assert "[1: tech:verge-1]" in sure.text
+    even = Calibration(bias=0.0, weights={"support_logit": 0.1})  # near even odds whatever the support
+    withheld = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), even))
+    assert withheld.short == "" and withheld.text.startswith("Can't tell.") and withheld.withheld
+    assert "supports it (90% by the model)" in withheld.text and "does not support it" in withheld.text
+    assert "Source:" not in withheld.text and "[2: tech:crunch-1]" in withheld.text
+
+
+def test_option_shares_normalise_over_the_options_first_tokens() -> None:
+    logits = [0.0, math.log(3.0), 0.0, 5.0]
+    assert [round(s, 6) for s in option_shares(logits, [{1}, {0, 2}])] == [0.6, 0.4]
+    assert option_shares(logits, [set(), set()]) == (0.5, 0.5)
+    request = GenerationRequest(prompt="Claim: x")
+    assert ScriptedGenerator(lambda r: "maybe").option_probabilities(request, ("Yes", "No")) == (0.5, 0.5)
