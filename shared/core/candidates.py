@@ -22,7 +22,13 @@ _STOP = frozenset(
     than thank thanks that the their then there these they this those thursday time to today tuesday two
     was we wednesday were what when where which while who why will with would yes yet you your
     """.split()
+    # the headings and log levels of documentation ("Usage", "Dependencies", "INFO"): never part of a name
+    + """
+    critical debug dependencies error example examples features info installation introduction note
+    overview requirements tip usage warning
+    """.split()
 )
+_CONTRACTION = re.compile(r"(?:['’](?:ll|re|ve|d|m|s)|n['’]t)$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
 _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
@@ -72,7 +78,7 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
     i = 0
     while i < len(words):
         word = words[i][0].rstrip(".’'")
-        if not _is_capital(word) or word.casefold() in _STOP:
+        if not _is_capital(word) or _stop(word):
             i += 1
             continue
         j = i + 1
@@ -89,6 +95,8 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
             if prev.endswith(("'s", "’s")):
                 break  # "YouTube's AI" is two names
             w = words[j][0].rstrip(".’'")
+            if _is_capital(w) and _stop(w) and w.casefold() not in _CONNECTORS:
+                break  # "Daphne The", "Reranking This", "WatchFiles INFO": the next sentence or a heading
             if _is_capital(w):
                 last_good = j
             elif w.casefold() not in _CONNECTORS:
@@ -105,6 +113,11 @@ def _capitalised_spans(text: str) -> list[tuple[str, bool]]:
 
 
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "st", "sen", "rep", "gov", "gen", "col", "capt", "lt", "sgt", "jr", "sr"}
+
+
+def _stop(word: str) -> bool:
+    """A function word, heading or log level, also as a contraction ("We'll")."""
+    return _CONTRACTION.sub("", word).casefold() in _STOP
 
 
 def _title_before(before: str) -> bool:

@@ -111,3 +111,11 @@ def test_ties_keep_first_occurrence_order_and_limit() -> None:
 def test_empty_and_lowercase_text() -> None:
     assert find_candidates("") == []
     assert find_candidates("nothing here is capitalised at all.") == []
+
+
+def test_a_name_stops_before_the_next_sentences_function_word_a_heading_or_a_log_level() -> None:
+    assert _names("Run it with Reranking This way.") == ["Reranking"]
+    assert _names("It needs Dependencies The HTTPX2 package.") == ["HTTPX2"]
+    assert _names("Then Uvicorn INFO: started.") == ["Uvicorn"]
+    assert _names("We'll use Starlette here.") == ["Starlette"], "a contraction of a function word is no name"
+    assert _names("They sued the BANK OF AMERICA team.") == ["BANK OF AMERICA"], "connectors stay inside"
