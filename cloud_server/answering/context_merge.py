@@ -1,15 +1,19 @@
 """Merge the knowledge several edges returned into one token-budgeted context for the cloud LLM.
 
-Chunks from all edges are taken best score first; entity and relation descriptions fill what is left
-(they are all an edge may send when its privacy policy keeps raw chunks home).
+Chunks from all edges are taken best score first, each cut to the sentences that bear most on the question where
+an excerpt length is set; entity and relation descriptions fill what is left (they are all an edge may send when
+its privacy policy keeps raw chunks home).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.core.knowledge import ContextChunk, EdgeKnowledge
+from shared.core.question_terms import question_terms
+from shared.core.text import excerpt
 from shared.models.tokenizer import Tokenizer
 
 
@@ -27,8 +31,16 @@ class MergedContext:
         return "\n\n".join(f"[{i + 1}] {c.chunk.text}" for i, c in enumerate(self.chunks))
 
 
-def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokenizer: Tokenizer) -> MergedContext:
-    """The context text for the cloud LLM, and which chunks went into it."""
+def merge_knowledge(
+    replies: Sequence[EdgeKnowledge],
+    budget_tokens: int,
+    tokenizer: Tokenizer,
+    question: str = "",
+    excerpt_chars: int = 0,
+) -> MergedContext:
+    """The context text for the cloud LLM, and which chunks (as excerpts of ``excerpt_chars`` around ``question``'s
+    names and keywords, where it is set) went into it."""
+    names, keywords = question_terms(question) if question and excerpt_chars > 0 else ([], [])
     ranked = sorted(
         ((k.edge_id, c) for k in replies for c in k.chunks), key=lambda t: (-t[1].score, t[0], t[1].chunk_id)
     )
@@ -36,7 +48,8 @@ def merge_knowledge(replies: Sequence[EdgeKnowledge], budget_tokens: int, tokeni
     used_chunks: list[ContextChunk] = []
     used = 0
     seen_text: set[str] = set()
-    for edge_id, chunk in ranked:
+    for edge_id, sent in ranked:
+        chunk = dataclasses.replace(sent, text=excerpt(sent.text, [*names, *keywords], excerpt_chars))
         cost = tokenizer.count(chunk.text)  # never the edge's own count: it could lie
         if chunk.text in seen_text or (used + cost > budget_tokens and used_chunks):
             continue

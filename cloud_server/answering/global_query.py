@@ -179,7 +179,7 @@ class GlobalQueryService:
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)
             read, cited = readable(replies, readers)
-            merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer)
+            merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer, question, cfg.excerpt_chars)
             out.context = merged.chunks
         if route.memory and self._router.remember(
             vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked])

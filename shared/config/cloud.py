@@ -34,6 +34,9 @@ class CloudQueryConfig:
     """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
     context_tokens: int = 640
     """Token budget of the merged context given to the cloud LLM."""
+    excerpt_chars: int = 0
+    """Longest excerpt of one edge's chunk in that context: its sentences sharing the most of the question's names
+    and keywords (0 = the chunk as the edge sent it)."""
     max_tokens: int = 96
     """Longest cloud answer."""
     choice_samples: int = 4

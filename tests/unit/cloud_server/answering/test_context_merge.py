@@ -1,0 +1,31 @@
+"""The cloud's merged context: chunks best first within the token budget, cut to the sentences that bear on the
+question where an excerpt length is set."""
+
+from __future__ import annotations
+
+from cloud_server.answering.context_merge import merge_knowledge
+from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk
+from shared.models.tokenizer import RegexTokenizer
+
+LONG = (
+    "The Oslo lab opened in 2019. It builds welding arms for shipyards. Dana Smith runs the Oslo lab today. "
+    "The cafeteria serves fish on Fridays. Parking is free for visitors."
+)
+
+
+def _reply(edge: str, *texts: str) -> EdgeKnowledge:
+    chunks = [KnowledgeChunk(f"{edge}-doc", i, t, 0.9 - i / 10, 0) for i, t in enumerate(texts)]
+    return EdgeKnowledge(edge_id=edge, chunks=chunks, entities=[], relations=[])
+
+
+def test_chunks_are_cut_to_the_sentences_of_the_question_where_an_excerpt_length_is_set() -> None:
+    whole = merge_knowledge([_reply("a", LONG)], 640, RegexTokenizer())
+    cut = merge_knowledge([_reply("a", LONG)], 640, RegexTokenizer(), "Who runs the Oslo lab?", 80)
+    assert whole.chunks[0].chunk.text == LONG
+    assert "Dana Smith runs the Oslo lab today." in cut.text and "cafeteria" not in cut.text
+    assert cut.chunks[0].chunk.text in cut.text and cut.tokens < whole.tokens, "the chunk read is the excerpt"
+
+
+def test_the_budget_keeps_the_best_chunks_and_at_least_one() -> None:
+    merged = merge_knowledge([_reply("a", LONG, "Second chunk about Bergen.")], 5, RegexTokenizer())
+    assert len(merged.chunks) == 1 and merged.chunks[0].chunk.chunk_id == 0
