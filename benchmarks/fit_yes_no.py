@@ -24,6 +24,7 @@ from typing import Any
 
 from shared.config import CloudConfig, load_config
 from shared.core.errors import DgragError
+from shared.core.sureness import WITHHOLD_BELOW
 from shared.models.calibration_files import model_key
 from shared.reading.claim_verdict import ClaimScore, VerdictEvidence, evidence_of, score_claims
 from shared.reading.confidence import Calibration
@@ -123,18 +124,25 @@ def summary(samples: Sequence[tuple[VerdictEvidence, bool]], votes: Sequence[str
     labels = [yes for _, yes in samples]
     p_yes = cross_validated(samples)
     right = [(p >= 0.5) == y for p, y in zip(p_yes, labels, strict=True)]
-    shown = [max(p, 1 - p) >= withhold for p in p_yes]
-    kept = [r for r, s in zip(right, shown, strict=True) if s]
+    conf = [max(p, 1 - p) for p in p_yes]
     vote_right = sum(v.casefold() == ("yes" if y else "no") for v, y in zip(votes, labels, strict=True))
     n = len(samples)
     return [
         f"asks {n}; gold yes {sum(labels)} ({sum(labels) / n:.1%})",
         f"always yes: {sum(labels) / n:.1%} right; the run's vote: {vote_right / n:.1%} right",
         f"claims (5-fold cross-validated): {sum(right) / n:.1%} right, AUC {auc(p_yes, labels):.2f}",
-        f"  withheld below {withhold:.2f}: verdict on {len(kept) / n:.1%} of asks, {sum(kept) / max(len(kept), 1):.1%}"
-        " of those right",
-        f"  the product of supports alone: AUC {auc([e.support for e, _ in samples], labels):.2f}",
+        *(
+            f"  shown at {t:.2f} or above: a verdict on {sum(c >= t for c in conf) / n:.1%} of asks,"
+            f" {_kept_accuracy(right, conf, t):.1%} of those right"
+            for t in sorted({0.5, 0.6, withhold, 0.8})
+        ),
+        f"  the weakest claim's support alone: AUC {auc([e.weakest for e, _ in samples], labels):.2f}",
     ]
+
+
+def _kept_accuracy(right: Sequence[bool], conf: Sequence[float], threshold: float) -> float:
+    kept = [r for r, c in zip(right, conf, strict=True) if c >= threshold]
+    return sum(kept) / len(kept) if kept else 0.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,7 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="--out directories of `dgrag sim run --half fit`")
     parser.add_argument("--cloud-config", type=Path, default=None, help="the cloud config whose [llm] is fitted")
     parser.add_argument("--rows", type=Path, default=None, help="write each ask's claims and scores here (JSONL)")
-    parser.add_argument("--withhold", type=float, default=0.5, help="the confidence under which a verdict is withheld")
+    parser.add_argument(
+        "--withhold", type=float, default=WITHHOLD_BELOW, help="also show the verdicts at this confidence"
+    )
     parser.add_argument("--write", action="store_true", help="store the fit in the model's data file")
     args = parser.parse_args(argv)
     from shared.models.llama_cpp_backend import LlamaCppGenerator

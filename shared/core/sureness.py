@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from enum import StrEnum
 
-SURE_AT = 0.8
+SURE_AT = 0.9
 LIKELY_AT = 0.5
 WITHHOLD_BELOW = 0.67
 """A yes/no or two-option verdict is shown at this probability or above: about twice as likely right as wrong, as a

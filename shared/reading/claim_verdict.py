@@ -2,15 +2,17 @@
 
 A question such as "Does The Verge suggest X, while TechCrunch reports Y?" is *yes* only when each of its claims
 holds. Each claim (a part joined by "while", "whereas", "as opposed to" or "compared to") is read in the few
-sentences that bear most on it, from the passages of the source it names (shared.reading.claims). The model is
-asked once per claim whether those sentences support it; the probability it gives "Yes" as its first token is read
-from one forward pass, with no sampling (shared.core.model_api.OptionScorer). The question's support is the
-product over its claims.
+sentences that bear most on it, from the passages of the source it names (shared.reading.claims). Its attribution
+("The Verge article suggests that ...") is taken off: the model is asked whether the sentences support what is
+claimed. The probability it gives "Yes" as its first token is read from one forward pass, with no sampling
+(shared.core.model_api.OptionScorer).
 
 A logistic model, fitted per model on the fit half (``python -m benchmarks.fit_yes_no --write``, the ``yes_no``
-section of the model's data file), turns that support and the share of each claim's key words its sentences hold
-into the probability that the answer is yes. The verdict is the likelier answer and its confidence that answer's
-probability: a verdict near even odds is withheld (shared.reading.compose).
+section of the model's data file), turns the weakest claim's support, the share of claims whose named source is
+among the passages and the share of each claim's key words its sentences hold into the probability that the
+answer is yes. On multihop4's fit half the weakest claim's support separated yes from no with an AUC of 0.80
+where the context held all the gold evidence, and 0.27 to 0.66 where it held part of it. The verdict is the likelier
+answer and its confidence that answer's probability: a verdict near even odds is withheld (shared.reading.compose).
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ SYSTEM = (
     "No when they do not. Answer with one word."
 )
 _CONTRAST = re.compile(r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with))\s+", re.IGNORECASE)
+_ATTRIBUTION = re.compile(
+    r"^(?:between\s+)?(?:the\s+)?(?:(?:article|report|review|piece)\s+(?:from|by)\s+)?.+?\s*(?:['’]s\s+)?"
+    r"(?:articles?|reports?|review)?\s+(?:suggests?|indicates?|reports?|claims?|impl(?:y|ies)|states?|mentions?"
+    r"|discuss(?:es)?|says?|highlights?|argues?)\s+(?:that\s+)?(?P<what>.+)$",
+    re.IGNORECASE,
+)
 _LEAD = re.compile(r"^(?:does|did|do|is|was|are|were|has|have|had|can|could|will|would)\s+", re.IGNORECASE)
 _DATE = re.compile(r"published\s+(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
 EPSILON = 1e-4
@@ -50,6 +58,8 @@ class ClaimScore:
     """The claim's key words its sentences hold."""
     terms: int
     """The claim's key words."""
+    sourced: bool = True
+    """The source the claim names is among the passages (or it names none of theirs)."""
 
     @property
     def held_share(self) -> float:
@@ -66,21 +76,15 @@ class ClaimScore:
 class VerdictEvidence:
     """What a yes/no verdict's probability is computed from: the inputs of the ``yes_no`` fit."""
 
-    support: float
-    """The product of the claims' supports."""
     weakest: float
     """The least support of one claim."""
+    sourced: float
+    """The share of claims whose named source is among the passages."""
     held: float
     """The least share of a claim's key words its sentences hold."""
-    claims: int
 
     def features(self) -> dict[str, float]:
-        return {
-            "support_logit": _logit(self.support),
-            "weakest_logit": _logit(self.weakest),
-            "held": self.held,
-            "claims": float(self.claims),
-        }
+        return {"weakest_logit": _logit(self.weakest), "sourced": self.sourced, "held": self.held}
 
 
 @dataclass(frozen=True)
@@ -108,10 +112,21 @@ def contrast_claims(question: str) -> list[str]:
     return [_LEAD.sub("", p, count=1) for p in (parts or [question.strip()])]
 
 
+def strip_attribution(claim: str) -> str:
+    """What ``claim`` says, without who says it ("The Verge article suggests that X" -> "X")."""
+    found = _ATTRIBUTION.match(claim)
+    return found.group("what") if found else claim
+
+
+def named_passages(claim: str, passages: Sequence[Passage]) -> list[Passage]:
+    """The passages from a source ``claim`` names (by the "Source: NAME" line they carry)."""
+    return [p for p in passages if (name := publisher(p)) and occurs_in(name, claim)]
+
+
 def claim_sentences(claim: str, passages: Sequence[Passage]) -> tuple[Found, ...]:
     """The :data:`SENTENCES` non-header sentences that bear most on ``claim``, from the passages of the sources it
     names (every passage where it names none of theirs)."""
-    named = [p for p in passages if (name := publisher(p)) and occurs_in(name, claim)]
+    named = named_passages(claim, passages)
     found = [f for f in best_sentences(claim, named or passages, limit=SENTENCES * 6) if not is_header(f.sentence)]
     return tuple(found[:SENTENCES])
 
@@ -126,22 +141,23 @@ def claim_request(claim: str, sentences: Sequence[Found]) -> GenerationRequest:
 def score_claims(question: str, passages: Sequence[Passage], scorer: OptionScorer) -> tuple[ClaimScore, ...]:
     """Each claim of ``question`` scored by ``scorer`` (one forward pass per claim; blocking)."""
     out = []
+    publishers = {name for p in passages if (name := publisher(p))}
     for claim in contrast_claims(question):
         sentences = claim_sentences(claim, passages)
-        support = scorer.option_probabilities(claim_request(claim, sentences), OPTIONS)[0] if sentences else 0.0
+        asked = claim_request(strip_attribution(claim), sentences)
+        support = scorer.option_probabilities(asked, OPTIONS)[0] if sentences else 0.0
         terms = stems(claim)
         held = len(terms & set().union(*(stems(f.sentence) for f in sentences)))
-        out.append(ClaimScore(claim, sentences, support, held, len(terms)))
+        sourced = not publishers or bool(named_passages(claim, passages))
+        out.append(ClaimScore(claim, sentences, support, held, len(terms), sourced))
     return tuple(out)
 
 
 def evidence_of(scores: Sequence[ClaimScore]) -> VerdictEvidence:
-    supports = [s.support for s in scores] or [0.0]
     return VerdictEvidence(
-        support=math.prod(supports),
-        weakest=min(supports),
+        weakest=min((s.support for s in scores), default=0.0),
+        sourced=sum(s.sourced for s in scores) / len(scores) if scores else 0.0,
         held=min((s.held_share for s in scores), default=0.0),
-        claims=len(scores),
     )
 
 

@@ -100,7 +100,7 @@ def test_when_every_sample_is_degenerate_the_shapes_model_free_reader_still_answ
 
 def test_a_yes_no_question_is_read_claim_by_claim_where_the_model_has_a_yes_no_fit() -> None:
     model = _replies("Yes")
-    fit = Calibration(bias=0.0, weights={"support_logit": 1.0})
+    fit = Calibration(bias=0.0, weights={"weakest_logit": 1.0})
     config = CloudQueryConfig()
     read = read_context("Does Acme Robotics build welding arms?", MERGED, model, config, APP_QUOTING, yes_no=fit)
     assert read.reader == "claims" and read.short == "Yes" and read.confidence.probability == 0.9

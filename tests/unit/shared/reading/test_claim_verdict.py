@@ -14,6 +14,7 @@ from shared.reading.claim_verdict import (
     evidence_of,
     read_verdict,
     score_claims,
+    strip_attribution,
 )
 from shared.reading.claims import is_header, publisher, split_claims
 from shared.reading.compose import compose_verdict, plan_reading
@@ -37,8 +38,8 @@ QUESTION = (
     "Does The Verge report that Google pays Apple to be the default search engine, while TechCrunch reports "
     "that Epic Games won its antitrust case against Google?"
 )
-TRUSTING = Calibration(bias=0.0, weights={"support_logit": 1.0})
-"""P(yes) = the product of the claims' supports."""
+TRUSTING = Calibration(bias=0.0, weights={"weakest_logit": 1.0})
+"""P(yes) = the weakest claim's support."""
 
 
 def _scorer(yes_for: tuple[str, ...]) -> ScriptedGenerator:
@@ -70,9 +71,10 @@ def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_
     assert [round(s.support, 2) for s in scores] == [0.9, 0.9]
     assert all(r.max_tokens == 1 and "Sentences:" in r.prompt for r in scorer.requests), "scored, never sampled"
     assert "(The Verge, 2023-11-01)" in scorer.requests[0].prompt, "each sentence with its source and date"
-    assert math.isclose(evidence_of(scores).support, 0.81, abs_tol=1e-6)
+    assert math.isclose(evidence_of(scores).weakest, 0.9, abs_tol=1e-6) and evidence_of(scores).sourced == 1.0
+    assert "Claim: Google pays Apple" in scorer.requests[0].prompt, "what is claimed, not who claims it"
     verdict = read_verdict(QUESTION, [VERGE, CRUNCH], scorer, TRUSTING)
-    assert verdict.short == "Yes" and math.isclose(verdict.probability, 0.81, abs_tol=1e-3)
+    assert verdict.short == "Yes" and math.isclose(verdict.probability, 0.9, abs_tol=1e-3)
     one_fails = read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), TRUSTING)
     assert one_fails.short == "No", "yes only when every claim holds"
 
@@ -80,9 +82,9 @@ def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_
 def test_a_verdict_is_shown_with_its_own_confidence_or_withheld_with_each_claims_sentence() -> None:
     reading = plan_reading(QUESTION, [VERGE, CRUNCH])
     sure = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google", "Epic")), TRUSTING))
-    assert sure.short == "Yes" and sure.reader == "claims" and sure.confidence.probability == 0.81
+    assert sure.short == "Yes" and sure.reader == "claims" and sure.confidence.probability == 0.9
     assert "[1: tech:verge-1]" in sure.text
-    even = Calibration(bias=0.0, weights={"support_logit": 0.1})  # near even odds whatever the support
+    even = Calibration(bias=0.0, weights={"weakest_logit": 0.1})  # near even odds whatever the support
     withheld = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), even))
     assert withheld.short == "" and withheld.text.startswith("Can't tell.") and withheld.withheld
     assert "supports it (90% by the model)" in withheld.text and "does not support it" in withheld.text
@@ -95,3 +97,11 @@ def test_option_shares_normalise_over_the_options_first_tokens() -> None:
     assert option_shares(logits, [set(), set()]) == (0.5, 0.5)
     request = GenerationRequest(prompt="Claim: x")
     assert ScriptedGenerator(lambda r: "maybe").option_probabilities(request, ("Yes", "No")) == (0.5, 0.5)
+
+
+def test_a_claims_attribution_is_taken_off_and_a_claim_whose_source_is_missing_counts_as_unsourced() -> None:
+    assert strip_attribution("'The Verge' article suggests that Google pays Apple") == "Google pays Apple"
+    assert strip_attribution("DiskCache thread-safe") == "DiskCache thread-safe"
+    asked = "Does Wired report that Apple pays Google, while TechCrunch reports that Epic Games won?"
+    scores = score_claims(asked, [VERGE, CRUNCH], _scorer(("Apple", "Epic")))
+    assert [s.sourced for s in scores] == [False, True] and evidence_of(scores).sourced == 0.5

@@ -13,7 +13,11 @@ PASSAGES = ["Tim Cook said Apple would ship the Vision Pro in 2024.", "Google Se
 
 
 def test_the_word_follows_the_probability() -> None:
-    assert Confidence.of(0.93).word == "sure" and Confidence.of(0.8).word == "sure"
+    assert (
+        Confidence.of(0.93).word == "sure"
+        and Confidence.of(0.9).word == "sure"
+        and Confidence.of(0.85).word == "likely"
+    )
     assert Confidence.of(0.6).word == "likely" and Confidence.of(0.49).word == "can't tell"
     assert Confidence.of(7.0).probability == 1.0 and Confidence.of(-1).probability == 0.0
 

@@ -9,9 +9,9 @@ from shared.transport import serde
 
 
 def test_the_confidence_and_its_signals_round_trip_within_bounds() -> None:
-    sent = CloudAnswer("Apple.", short="Apple", confidence=0.82, confidence_signals={"named": 1.0, "agreement": 0.75})
+    sent = CloudAnswer("Apple.", short="Apple", confidence=0.92, confidence_signals={"named": 1.0, "agreement": 0.75})
     back = serde.cloud_answer_from_proto(serde.cloud_answer_to_proto(sent))
-    assert math.isclose(back.confidence, 0.82, rel_tol=1e-6) and back.sureness == "sure"
+    assert math.isclose(back.confidence, 0.92, rel_tol=1e-6) and back.sureness == "sure"
     assert back.confidence_signals == {"named": 1.0, "agreement": 0.75}
 
 
