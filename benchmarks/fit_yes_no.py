@@ -1,13 +1,15 @@
 """Fit a model's yes/no verdict (shared.reading.claim_verdict) on the fit half of simulation runs.
 
     python -m benchmarks.fit_yes_no RUN_DIR [RUN_DIR ...] [--rows FILE] [--write]
+    python -m benchmarks.fit_yes_no --from-rows FILE [--write]
 
 For every fit-half ask of a yes/no question in the runs (mode dgrag), the passages the answer was read from (its
 sources, taken from the run's edge stores) are read again claim by claim with the cloud's model (or ``[llm]`` of
 ``--cloud-config``): one forward pass per claim. A logistic regression (scikit-learn) of "the gold is yes" on the
 claims' support and held key words is fitted, and its 5-fold cross-validated accuracy, coverage at even odds and
 AUC are printed beside the vote the run showed and always "yes". ``--write`` stores the fit in the ``yes_no``
-section of the model's data file; ``--rows`` keeps each ask's scores. Report-half rows are refused.
+section of the model's data file; ``--rows`` keeps each ask's scores, and ``--from-rows`` fits again from such a
+file without the model. Report-half rows are refused.
 """
 
 from __future__ import annotations
@@ -147,7 +149,8 @@ def _kept_accuracy(right: Sequence[bool], conf: Sequence[float], threshold: floa
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+", type=Path, help="--out directories of `dgrag sim run --half fit`")
+    parser.add_argument("runs", nargs="*", type=Path, help="--out directories of `dgrag sim run --half fit`")
+    parser.add_argument("--from-rows", type=Path, default=None, help="fit from the rows an earlier --rows wrote")
     parser.add_argument("--cloud-config", type=Path, default=None, help="the cloud config whose [llm] is fitted")
     parser.add_argument("--rows", type=Path, default=None, help="write each ask's claims and scores here (JSONL)")
     parser.add_argument(
@@ -155,16 +158,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--write", action="store_true", help="store the fit in the model's data file")
     args = parser.parse_args(argv)
-    from shared.models.llama_cpp_backend import LlamaCppGenerator
-
     config = load_config(CloudConfig, args.cloud_config, environ={})
     key = model_key(config.llm)
+    if args.from_rows is not None:
+        kept = read_rows(args.from_rows)
+        samples = [(VerdictEvidence(**r["features"]), str(r["gold"]).casefold() == "yes") for r in kept]
+        votes = [str(r.get("vote") or "") for r in kept]
+    elif args.runs:
+        samples, votes, kept = _read_runs(args.runs, config)
+    else:
+        parser.error("pass run directories, or --from-rows FILE")
+    if args.rows and args.from_rows is None:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    runs = " ".join(p.name for p in args.runs) or str(args.from_rows)
+    fitted_on = (
+        f"python -m benchmarks.fit_yes_no {runs} (commit {commit.stdout.strip() or '?'}, {date.today()}): "
+        f"{len(samples)} fit-half yes/no asks read by {key}"
+    )
+    calibration = fit(samples, fitted_on)
+    print(f"== {key}")
+    print("\n".join(summary(samples, votes, args.withhold)))
+    print(json.dumps(calibration.as_dict(), indent=2))
+    if args.write:
+        print(f"wrote {write_section(key, 'yes_no', calibration.as_dict())}")
+    return 0
+
+
+def _read_runs(
+    runs: Sequence[Path], config: CloudConfig
+) -> tuple[list[tuple[VerdictEvidence, bool]], list[str], list[dict[str, Any]]]:
+    """Each yes/no ask of ``runs`` read again claim by claim with ``config``'s model: (evidence, gold is yes), the
+    run's votes and the rows to keep."""
+    from shared.models.llama_cpp_backend import LlamaCppGenerator
+
     scorer = LlamaCppGenerator(config.llm)
     samples: list[tuple[VerdictEvidence, bool]] = []
     votes: list[str] = []
     kept: list[dict[str, Any]] = []
     try:
-        for run in args.runs:
+        for run in runs:
             asks = yes_no_asks(read_rows(find_answers(run)))
             chunks = RunChunks(run)
             try:
@@ -180,31 +213,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(file=sys.stderr)
     finally:
         scorer.close()
-    if args.rows:
-        args.rows.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    runs = " ".join(p.name for p in args.runs)
-    fitted_on = (
-        f"python -m benchmarks.fit_yes_no {runs} (commit {commit.stdout.strip() or '?'}, {date.today()}): "
-        f"{len(samples)} fit-half yes/no asks read by {key}"
-    )
-    calibration = fit(samples, fitted_on)
-    print(f"== {key}")
-    print("\n".join(summary(samples, votes, args.withhold)))
-    print(json.dumps(calibration.as_dict(), indent=2))
-    if args.write:
-        print(f"wrote {write_section(key, 'yes_no', calibration.as_dict())}")
-    return 0
+    return samples, votes, kept
 
 
 def _record(row: dict[str, Any], scores: Sequence[ClaimScore]) -> dict[str, Any]:
+    """One ask's row: the question, its gold, the run's vote, the fit's inputs and each claim's score."""
     return {
         "qid": row["qid"],
         "asked_at": row["asked_at"],
+        "question": row["question"],
         "gold": row["gold"],
         "vote": row.get("short"),
+        "evidence_recall": row.get("evidence_recall"),
+        "features": {k: round(v, 4) for k, v in evidence_of(scores).features().items()},
         "claims": [
-            {"claim": s.claim, "support": round(s.support, 4), "held": round(s.held, 3), "sentences": len(s.sentences)}
+            {"claim": s.claim, "support": round(s.support, 4), "held": s.held, "terms": s.terms, "sourced": s.sourced}
             for s in scores
         ],
     }
