@@ -13,8 +13,9 @@ The gate's score and refusal share place a local answer in one of three bands:
   cloud exactly that, so a question two edges match alike goes to the cloud;
 - **untrusted** (below both): escalated at once.
 
-A local answer whose confidence is below ``min_local_confidence`` is escalated whatever its band: the edge's small model
-reads that kind of question no better than a guess, and the cloud's larger model may.
+A local answer whose confidence is below ``min_local_confidence``, or whose yes/no verdict was withheld for its
+low confidence (``answer.withhold_below``), is escalated whatever its band: the edge's small model reads that
+question no better than a guess, and the cloud's larger model may.
 
 With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
 keeps home), a trusted answer is shown and anything else becomes an extract of the evidence, never an untrusted
@@ -60,6 +61,8 @@ class Signals:
     """The composed local answer's probability of being right (shared.reading.confidence)."""
     verdict: bool = True
     """The local answer gives a verdict (not a decline, nor the lines of an unsettled shape)."""
+    withheld: bool = False
+    """The local yes/no verdict was withheld for its low confidence (the answer says can't tell)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,10 @@ class Outcome:
 def signals_of(gate: GateTrace, composed: ComposedAnswer | None) -> Signals:
     """The decision's inputs: the gate's scores and the composed answer's confidence and verdict."""
     confidence = composed.confidence.probability if composed is not None else 0.0
-    return Signals(gate.score, gate.refusal_share, confidence, composed is not None and composed.verdict)
+    verdict = composed is not None and composed.verdict
+    return Signals(
+        gate.score, gate.refusal_share, confidence, verdict, composed is not None and bool(composed.withheld)
+    )
 
 
 def trusted(signals: Signals, gate: GateConfig) -> bool:
@@ -145,6 +151,8 @@ def _rule(signals: Signals, gate: GateConfig, situation: Situation, check: Check
         return Outcome(Action.ESCALATE, "another edge's evidence matches the question better")
     if unread(signals, gate):
         return Outcome(Action.ESCALATE, "the edge's model reads this question no better than a guess")
+    if signals.withheld:
+        return Outcome(Action.ESCALATE, "the edge's verdict is too unsure to show; the cloud's model may read it")
     if check == Check.NOT_STRONGER:
         return Outcome(Action.ANSWER_HERE, "trusted and checked" if sure else "doubtful, but this edge leads")
     if situation.checking and sure:

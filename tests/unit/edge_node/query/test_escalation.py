@@ -22,6 +22,7 @@ UNTRUSTED = Signals(score=0.1, refusal_share=0.0)
 REFUSED = Signals(score=0.9, refusal_share=0.75)  # 3 of 4 answers declined
 GUESSED = Signals(score=0.6, refusal_share=0.0, confidence=0.2)  # trusted by the gate, but a guess of its reader
 UNSETTLED = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False)  # no verdict: lines shown
+WITHHELD = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False, withheld=True)  # "can't tell"
 CLOUD = Situation(cloud=True)
 NO_CHECK = Situation(cloud=True, checking=False)
 NO_CLOUD = Situation(cloud=False)
@@ -50,6 +51,8 @@ CASES = [
     (GUESSED, NO_CLOUD, None, Action.ANSWER_HERE, None),
     (GUESSED, KEPT_HOME, None, Action.ANSWER_HERE, None),
     (UNSETTLED, CLOUD, None, Action.CHECK, 0.1),
+    (WITHHELD, CLOUD, None, Action.ESCALATE, None),
+    (WITHHELD, NO_CLOUD, None, Action.ANSWER_HERE, None),
 ]
 
 
