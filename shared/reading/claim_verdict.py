@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from shared.core.model_api import GenerationRequest, OptionScorer
 from shared.core.text import occurs_in
-from shared.reading.claims import ClaimFinding, is_header, publisher
+from shared.reading.claims import ClaimFinding, body_sentences, publisher
 from shared.reading.confidence import Calibration
 from shared.reading.span_reader import Found, Passage, best_sentences, stems
 
@@ -127,7 +127,7 @@ def claim_sentences(claim: str, passages: Sequence[Passage]) -> tuple[Found, ...
     """The :data:`SENTENCES` non-header sentences that bear most on ``claim``, from the passages of the sources it
     names (every passage where it names none of theirs)."""
     named = named_passages(claim, passages)
-    found = [f for f in best_sentences(claim, named or passages, limit=SENTENCES * 6) if not is_header(f.sentence)]
+    found = body_sentences(best_sentences(claim, named or passages, limit=SENTENCES * 6), passages)
     return tuple(found[:SENTENCES])
 
 

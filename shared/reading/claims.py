@@ -8,6 +8,7 @@ and how many of the claim's key words it holds. A header line (a title or a "Sou
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +21,12 @@ _SPLIT = re.compile(
     r"|and(?=\s+(?:the|a|an|in)\s+(?:\S+\s+){0,4}?(?:article|report|review|piece|story|post)\b))\s+",
     re.IGNORECASE,
 )
-_PUBLISHER = re.compile(r"(?:^|\n)\s*Source:\s*(?P<name>[^\n,]{2,80}?)\s*,\s*published\b", re.IGNORECASE)
+_PUBLISHER = re.compile(r"(?:^|\s)Source:\s*(?P<name>[^\n,]{2,80}?)\s*,\s*published\b", re.IGNORECASE)
 _HEADER = re.compile(r"(?:^|\n)\s*(?:source|title|published|author|date)\s*:", re.IGNORECASE)
+_HEADER_RUN = re.compile(
+    r"^.*?\bSource:\s*[^\n,]{2,80}?,\s*published\s+\d{4}-\d{2}-\d{2}\s*", re.IGNORECASE | re.DOTALL
+)
+"""A title and its "Source: NAME, published DATE" line read as the start of the first sentence."""
 CLAIM_CHARS = 90
 SENTENCE_CHARS = 200
 MAX_CLAIMS = 3
@@ -59,16 +64,24 @@ def is_header(sentence: str) -> bool:
     return _HEADER.search(sentence) is not None
 
 
+def body_sentences(found: Sequence[Found], passages: Sequence[Passage]) -> list[Found]:
+    """``found`` without titles and "Source: ..." lines: a sentence that begins with them keeps only what follows
+    them, and one that is nothing else is left out."""
+    titles = _titles(passages)
+    out = []
+    for f in found:
+        body = _HEADER_RUN.sub("", f.sentence, count=1).strip()
+        if body and not is_header(body) and body not in titles:
+            out.append(f if body == f.sentence.strip() else dataclasses.replace(f, sentence=body))
+    return out
+
+
 def findings(question: str, passages: Sequence[Passage]) -> list[ClaimFinding]:
     """For each claim of ``question``, the best non-header sentence of the passages from the source it names."""
     out = []
     for claim in split_claims(question):
         named = [p for p in passages if (name := publisher(p)) and occurs_in(name, claim)]
-        candidates = [
-            f
-            for f in best_sentences(claim, named or passages, limit=24)
-            if not is_header(f.sentence) and f.sentence.strip() not in _titles(passages)
-        ]
+        candidates = body_sentences(best_sentences(claim, named or passages, limit=24), passages)
         best = candidates[0] if candidates else None
         terms = stems(claim)
         held = len(stems(best.sentence) & terms) if best else 0

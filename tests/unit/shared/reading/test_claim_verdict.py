@@ -105,3 +105,15 @@ def test_a_claims_attribution_is_taken_off_and_a_claim_whose_source_is_missing_c
     asked = "Does Wired report that Apple pays Google, while TechCrunch reports that Epic Games won?"
     scores = score_claims(asked, [VERGE, CRUNCH], _scorer(("Apple", "Epic")))
     assert [s.sourced for s in scores] == [False, True] and evidence_of(scores).sourced == 0.5
+
+
+def test_a_sentence_that_begins_with_its_articles_title_and_source_line_keeps_only_its_text() -> None:
+    flat = Passage(
+        4,
+        "Apple defends Google Search deal Source: The Verge, published 2023-09-26 The Justice Department is "
+        "focused on the deals Google makes with Apple.",
+        "tech:verge-2",
+    )
+    found = claim_sentences("the Justice Department is focused on Google's deals with Apple", [flat])
+    assert found and found[0].sentence.startswith("The Justice Department") and "Source:" not in found[0].sentence
+    assert publisher(flat) == "The Verge", "a source line read into the text still names the source"
