@@ -15,6 +15,7 @@ file without the model. Report-half rows are refused.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sqlite3
 import subprocess
@@ -225,7 +226,7 @@ def _record(row: dict[str, Any], scores: Sequence[ClaimScore]) -> dict[str, Any]
         "gold": row["gold"],
         "vote": row.get("short"),
         "evidence_recall": row.get("evidence_recall"),
-        "features": {k: round(v, 4) for k, v in evidence_of(scores).features().items()},
+        "features": {k: round(v, 6) for k, v in dataclasses.asdict(evidence_of(scores)).items()},
         "claims": [
             {"claim": s.claim, "support": round(s.support, 4), "held": s.held, "terms": s.terms, "sourced": s.sourced}
             for s in scores
