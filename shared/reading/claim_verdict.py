@@ -1,7 +1,7 @@
 """Yes/no questions read claim by claim, from the model's token probabilities rather than sampled votes.
 
 A question such as "Does The Verge suggest X, while TechCrunch reports Y?" is *yes* only when each of its claims
-holds. Each claim (a part joined by "while", "whereas", "as opposed to" or "compared to") is read in the few
+holds. Each claim (a part joined by "while", "whereas", "as opposed to" or "in contrast to") is read in the few
 sentences that bear most on it, from the passages of the source it names (shared.reading.claims). Its attribution
 ("The Verge article suggests that ...") is taken off: the model is asked whether the sentences support what is
 claimed. The probability it gives "Yes" as its first token is read from one forward pass, with no sampling
@@ -35,7 +35,9 @@ SYSTEM = (
     "You check a claim against source sentences. Answer Yes when the sentences state or clearly imply the claim, "
     "No when they do not. Answer with one word."
 )
-_CONTRAST = re.compile(r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with))\s+", re.IGNORECASE)
+_CONTRAST = re.compile(r",?\s+(?:while|whereas|as opposed to|in contrast to)\s+", re.IGNORECASE)
+"""Words joining two claims. Not "compared to": "less control at 16 compared to the control at 30" is one claim,
+whose second half alone claims nothing (on multihop4's report half such splits gave confident wrong "No"s)."""
 _ATTRIBUTION = re.compile(
     r"^(?:between\s+)?(?:the\s+)?(?:(?:article|report|review|piece)\s+(?:from|by)\s+)?.+?\s*(?:['’]s\s+)?"
     r"(?:articles?|reports?|review)?\s+(?:suggests?|indicates?|reports?|claims?|impl(?:y|ies)|states?|mentions?"

@@ -17,7 +17,7 @@ from shared.core.text import occurs_in, truncate_chars
 from shared.reading.span_reader import Found, Passage, best_sentences, stems
 
 _SPLIT = re.compile(
-    r",?\s+(?:while|whereas|as opposed to|in contrast to|compared (?:to|with)"
+    r",?\s+(?:while|whereas|as opposed to|in contrast to"
     r"|and(?=\s+(?:the|a|an|in)\s+(?:\S+\s+){0,4}?(?:article|report|review|piece|story|post)\b))\s+",
     re.IGNORECASE,
 )
@@ -47,7 +47,7 @@ class ClaimFinding:
 
 
 def split_claims(question: str) -> list[str]:
-    """The claims of ``question``: its parts joined by "while", "whereas", "as opposed to", "compared to" or
+    """The claims of ``question``: its parts joined by "while", "whereas", "as opposed to", "in contrast to" or
     "and the ... article/report" (one claim when it has none)."""
     parts = [p.strip(" ,?") for p in _SPLIT.split(question.strip()) if p and p.strip(" ,?")]
     return parts[:MAX_CLAIMS] if len(parts) > 1 else [question.strip().rstrip("?")]
