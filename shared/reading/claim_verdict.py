@@ -4,15 +4,15 @@ A question such as "Does The Verge suggest X, while TechCrunch reports Y?" is *y
 holds. Each claim (a part joined by "while", "whereas", "as opposed to" or "in contrast to") is read in the few
 sentences that bear most on it, from the passages of the source it names (shared.reading.claims). Its attribution
 ("The Verge article suggests that ...") is taken off: the model is asked whether the sentences support what is
-claimed. The probability it gives "Yes" as its first token is read from one forward pass, with no sampling
-(shared.core.model_api.OptionScorer).
+claimed, as a question ("Is it true that ...?"; a question of one claim is asked as it is). The probability it
+gives "Yes" as its first token is read from one forward pass, with no sampling (shared.core.model_api.OptionScorer).
 
 A logistic model, fitted per model on the fit half (``python -m benchmarks.fit_yes_no --write``, the ``yes_no``
 section of the model's data file), turns the weakest claim's support, the share of claims whose named source is
 among the passages and the share of each claim's key words its sentences hold into the probability that the
-answer is yes. On multihop4's fit half the weakest claim's support separated yes from no with an AUC of 0.80
-where the context held all the gold evidence, and 0.27 to 0.66 where it held part of it. The verdict is the likelier
-answer and its confidence that answer's probability: a verdict near even odds is withheld (shared.reading.compose).
+answer is yes (docs/results/confidence-fit: what it was fitted on, and how well it reads). The verdict is the
+likelier answer, its confidence that answer's probability: a verdict near even odds is withheld
+(shared.reading.compose).
 """
 
 from __future__ import annotations
@@ -31,10 +31,7 @@ from shared.reading.span_reader import Found, Passage, best_sentences, stems
 OPTIONS = ("Yes", "No")
 SENTENCES = 4
 """Sentences read per claim (the best by the claim's words; the issue's lever measured 4)."""
-SYSTEM = (
-    "You check a claim against source sentences. Answer Yes when the sentences state or clearly imply the claim, "
-    "No when they do not. Answer with one word."
-)
+SYSTEM = "Answer the question from the sentences alone, with one word: Yes or No."
 _CONTRAST = re.compile(r",?\s+(?:while|whereas|as opposed to|in contrast to)\s+", re.IGNORECASE)
 """Words joining two claims. Not "compared to": "less control at 16 compared to the control at 30" is one claim,
 whose second half alone claims nothing (on multihop4's report half such splits gave confident wrong "No"s)."""
@@ -46,7 +43,11 @@ _ATTRIBUTION = re.compile(
 )
 _LEAD = re.compile(r"^(?:does|did|do|is|was|are|were|has|have|had|can|could|will|would)\s+", re.IGNORECASE)
 _DATE = re.compile(r"published\s+(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
-EPSILON = 1e-4
+UNREAD = 0.5
+"""The support of a claim no sentence bears on: unknown, not "no"."""
+EPSILON = 0.02
+"""Supports are read within [EPSILON, 1 - EPSILON]: one token's probability near 0 or 1 is no certainty about the
+claim (on the fit half, verdicts at 0.8 and above were right 3 times in 5)."""
 
 
 @dataclass(frozen=True)
@@ -133,21 +134,31 @@ def claim_sentences(claim: str, passages: Sequence[Passage]) -> tuple[Found, ...
     return tuple(found[:SENTENCES])
 
 
-def claim_request(claim: str, sentences: Sequence[Found]) -> GenerationRequest:
-    """What the model is asked about one claim: its sentences, each with its source and date."""
+def claim_request(asked: str, sentences: Sequence[Found]) -> GenerationRequest:
+    """What the model is asked about one claim (``asked``: as a question): its sentences, each with its source and
+    date, then the question."""
     lines = "\n".join(f"- ({_label(f.passage)}) {' '.join(f.sentence.split())}" for f in sentences)
-    prompt = f"Sentences:\n{lines or '- (none)'}\n\nClaim: {claim}\n\nDo the sentences support the claim?"
+    prompt = f"Sentences:\n{lines or '- (none)'}\n\nQuestion: {asked}"
     return GenerationRequest(prompt=prompt, system=SYSTEM, max_tokens=1)
+
+
+def as_question(claim: str, question: str, claims: int) -> str:
+    """How the model is asked about ``claim``: the question itself where it makes one claim, else whether what the
+    claim says (without who says it) is true. A question reads negation better than a claim to support."""
+    if claims == 1:
+        return question.strip()
+    return f"Is it true that {strip_attribution(claim)}?"
 
 
 def score_claims(question: str, passages: Sequence[Passage], scorer: OptionScorer) -> tuple[ClaimScore, ...]:
     """Each claim of ``question`` scored by ``scorer`` (one forward pass per claim; blocking)."""
     out = []
     publishers = {name for p in passages if (name := publisher(p))}
-    for claim in contrast_claims(question):
+    claims = contrast_claims(question)
+    for claim in claims:
         sentences = claim_sentences(claim, passages)
-        asked = claim_request(strip_attribution(claim), sentences)
-        support = scorer.option_probabilities(asked, OPTIONS)[0] if sentences else 0.0
+        asked = claim_request(as_question(claim, question, len(claims)), sentences)
+        support = scorer.option_probabilities(asked, OPTIONS)[0] if sentences else UNREAD
         terms = stems(claim)
         held = len(terms & set().union(*(stems(f.sentence) for f in sentences)))
         sourced = not publishers or bool(named_passages(claim, passages))

@@ -44,7 +44,7 @@ TRUSTING = Calibration(bias=0.0, weights={"weakest_logit": 1.0})
 
 def _scorer(yes_for: tuple[str, ...]) -> ScriptedGenerator:
     """Says yes to a claim naming any of ``yes_for``, else no."""
-    return ScriptedGenerator(lambda r: "Yes" if any(w in r.prompt.split("Claim:")[1] for w in yes_for) else "No")
+    return ScriptedGenerator(lambda r: "Yes" if any(w in r.prompt.split("Question:")[1] for w in yes_for) else "No")
 
 
 def test_claims_split_at_contrast_words_and_lose_their_auxiliary() -> None:
@@ -72,7 +72,7 @@ def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_
     assert all(r.max_tokens == 1 and "Sentences:" in r.prompt for r in scorer.requests), "scored, never sampled"
     assert "(The Verge, 2023-11-01)" in scorer.requests[0].prompt, "each sentence with its source and date"
     assert math.isclose(evidence_of(scores).weakest, 0.9, abs_tol=1e-6) and evidence_of(scores).sourced == 1.0
-    assert "Claim: Google pays Apple" in scorer.requests[0].prompt, "what is claimed, not who claims it"
+    assert "Question: Is it true that Google pays Apple" in scorer.requests[0].prompt, "what is claimed, not who"
     verdict = read_verdict(QUESTION, [VERGE, CRUNCH], scorer, TRUSTING)
     assert verdict.short == "Yes" and math.isclose(verdict.probability, 0.9, abs_tol=1e-3)
     one_fails = read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), TRUSTING)
