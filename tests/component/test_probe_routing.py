@@ -329,7 +329,7 @@ def test_an_edge_that_keeps_raw_text_home_sends_no_word_level_scores(tmp_path: P
 def test_a_question_quoting_a_document_kept_home_is_neither_checked_nor_escalated_and_the_audit_says_so(
     tmp_path: Path,
 ) -> None:
-    question = "Is it so that Acme Robotics builds welding arms in Berlin. Jane Doe leads it?"  # quotes acme-1
+    question = "Why does it say Acme Robotics builds welding arms in Berlin. Jane Doe leads it?"  # quotes acme-1
     trusting = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
     doubting = dataclasses.replace(trusting, threshold=1.01, check_threshold=1.01)
 

@@ -78,6 +78,7 @@ def test_the_band_edges_are_inclusive_below_and_exclusive_above() -> None:
 def test_a_question_kept_home_records_what_it_would_have_been_sent_for() -> None:
     assert decide(UNTRUSTED, GATE, KEPT_HOME).withheld == Action.ESCALATE
     assert decide(TRUSTED, GATE, KEPT_HOME).withheld == Action.CHECK
+    assert decide(WITHHELD, GATE, KEPT_HOME).withheld == Action.ESCALATE, "an unsure verdict would go to the cloud"
     assert decide(TRUSTED, GATE, CLOUD).withheld is None
 
 
