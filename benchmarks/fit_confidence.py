@@ -33,7 +33,7 @@ from typing import Any
 from shared.config import CLOUD_MODEL
 from shared.core.errors import DgragError
 from shared.models.calibration_files import BUNDLED_KEY
-from shared.reading.confidence import Calibration, Evidence
+from shared.reading.confidence import Calibration, Evidence, HasFeatures
 from shared.reading.model_data import write_section
 from shared.reading.question_shape import shape_of
 from simulation.answer_rows import find_answers, read_rows
@@ -67,8 +67,13 @@ def verdicts(rows: Sequence[dict[str, Any]]) -> dict[str, list[tuple[Evidence, b
     return out
 
 
-def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration:
-    """A logistic regression of correctness on the shape and reader one-hots."""
+def fit(
+    samples: Sequence[tuple[HasFeatures, bool]],
+    fitted_on: str,
+    all_alike: str = "every ask is right (or every one wrong)",
+) -> Calibration:
+    """A logistic regression of the samples' outcome (correctness here) on their features; ``all_alike`` says what
+    it means when every outcome is the same."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -77,7 +82,7 @@ def fit(samples: Sequence[tuple[Evidence, bool]], fitted_on: str) -> Calibration
     x = vectorizer.fit_transform(features)
     y = [right for _, right in samples]
     if len(set(y)) < 2:
-        raise DgragError("every ask is right (or every one wrong): nothing to fit; run more questions")
+        raise DgragError(f"{all_alike}: nothing to fit; run more questions")
     model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(x, y)
     weights = {name: round(float(w), 4) for name, w in zip(vectorizer.feature_names_, model.coef_[0], strict=True)}
     return Calibration(round(float(model.intercept_[0]), 4), weights, fitted_on)

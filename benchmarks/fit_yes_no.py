@@ -25,6 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from benchmarks.fit_confidence import fit as logistic_fit
 from shared.config import CloudConfig, load_config
 from shared.core.errors import DgragError
 from shared.core.sureness import WITHHOLD_BELOW
@@ -37,8 +38,6 @@ from shared.reading.span_reader import Passage
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 
-REGULARISATION = 1.0
-"""scikit-learn's C: the inverse strength of the L2 penalty."""
 FOLDS = 5
 
 
@@ -88,17 +87,7 @@ class RunChunks:
 
 def fit(samples: Sequence[tuple[VerdictEvidence, bool]], fitted_on: str) -> Calibration:
     """A logistic regression of "the gold is yes" on the verdict evidence's features."""
-    from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-
-    vectorizer = DictVectorizer(sparse=False)
-    x = vectorizer.fit_transform([e.features() for e, _ in samples])
-    y = [yes for _, yes in samples]
-    if len(set(y)) < 2:
-        raise DgragError("every gold is yes (or every one no): nothing to fit; run more questions")
-    model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(x, y)
-    weights = {name: round(float(w), 4) for name, w in zip(vectorizer.feature_names_, model.coef_[0], strict=True)}
-    return Calibration(round(float(model.intercept_[0]), 4), weights, fitted_on)
+    return logistic_fit(samples, fitted_on, "every gold is yes (or every one no)")
 
 
 def cross_validated(samples: Sequence[tuple[VerdictEvidence, bool]]) -> list[float]:

@@ -111,12 +111,8 @@ class LlamaCppGenerator:
         return self._generate(request, on_token)
 
     def _generate(self, request: GenerationRequest, on_token: Callable[[int], None] | None) -> Completion:
-        messages: list[dict[str, str]] = []
-        if request.system:
-            messages.append({"role": "system", "content": request.system})
-        messages.append({"role": "user", "content": request.prompt})
         with model_calls().counted(GENERATE), self._lock:
-            prompt = self._chat_tokens(messages)
+            prompt = self._chat_tokens(request)
             settings = SampleSettings(
                 request.temperature,
                 request.top_p,
@@ -137,12 +133,8 @@ class LlamaCppGenerator:
     def option_probabilities(self, request: GenerationRequest, options: Sequence[str]) -> tuple[float, ...]:
         """Each option's probability as the first token of the answer (any casing, with or without a leading
         space), normalised over the options: one forward pass of the prompt's part not already cached."""
-        messages: list[dict[str, str]] = []
-        if request.system:
-            messages.append({"role": "system", "content": request.system})
-        messages.append({"role": "user", "content": request.prompt})
         with model_calls().counted(GENERATE), self._lock:
-            prompt = self._chat_tokens(messages)
+            prompt = self._chat_tokens(request)
             with machine_lock().held():
                 logits = self._sampler.next_logits(prompt)
         return option_shares(logits, [self._first_tokens(o) for o in options])
@@ -174,8 +166,10 @@ class LlamaCppGenerator:
             stop_token_ids=[eos],
         )
 
-    def _chat_tokens(self, messages: list[dict[str, str]]) -> list[int]:
-        """The prompt tokens create_chat_completion would read for ``messages``."""
+    def _chat_tokens(self, request: GenerationRequest) -> list[int]:
+        """The prompt tokens create_chat_completion would read for ``request``'s system and user messages."""
+        messages = [{"role": "system", "content": request.system}] if request.system else []
+        messages.append({"role": "user", "content": request.prompt})
         formatted = self._formatter(messages=messages)
         text = formatted.prompt.encode("utf-8")
         return list(self._llm.tokenize(text, add_bos=not formatted.added_special, special=True))
