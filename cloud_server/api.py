@@ -1,4 +1,5 @@
-"""The public Python API of the cloud: wire its services (``build_cloud``), serve them (``serve_cloud``), and
+"""The public Python API of the cloud: wire its services (``build_cloud``), serve them (``serve_cloud``), run a
+config file's cloud (``run_cloud``), and
 talk to a running cloud with an application's credentials (:class:`CloudClient`).
 
     async with CloudClient("127.0.0.1:50051", "ops", token) as cloud:
@@ -19,6 +20,7 @@ from cloud_server.parts import CloudParts
 from cloud_server.routing.router import Candidates, ProbeStrategy, RoutingStrategy
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.routing.summary_store import SummaryStore
+from cloud_server.run import run_cloud
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeStatus
 from cloud_server.sessions.tokens import TokenBook
 from cloud_server.transport.server import serve_cloud
@@ -45,6 +47,7 @@ __all__ = [
     "SummaryMatch",
     "TokenBook",
     "build_cloud",
+    "run_cloud",
     "serve_cloud",
 ]
 
@@ -55,9 +58,15 @@ def build_cloud(
     generator: TextGenerator,
     tokenizer: Tokenizer,
     strategy: RoutingStrategy | None = None,
+    askers_see_routing: bool = False,
 ) -> CloudParts:
     """The cloud's services with the given models (the edge's counterpart is ``edge_node.api.build_edge``);
-    ``strategy`` chooses the edges a question goes to once they are probed (default: the probes' adaptive k)."""
+    ``strategy`` chooses the edges a question goes to once they are probed (default: the probes' adaptive k).
+
+    ``askers_see_routing`` is for a lab that owns every edge (the simulation): askers other than operators then
+    see the routing (summaries matched, edges probed and asked, reply sizes, exact timings) of edges whose policy
+    does not let answers quote them. Off, they see none of it, since each such number tells whether an edge's
+    documents match the asker's words. Never turn it on where edges have different owners."""
     registry = EdgeRegistry(config.heartbeat_interval_s)
     store = SummaryStore(Path(config.summary_store), embedder.name, embedder.dim) if config.summary_store else None
     index = SummaryIndex(embedder, store)
@@ -73,6 +82,7 @@ def build_cloud(
         calibration=calibration,
         strategy=strategy,
         yes_no=yes_no_for(config.llm),
+        askers_see_routing=askers_see_routing,
     )
     return CloudParts(registry, index, queries)
 

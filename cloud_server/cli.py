@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 from pathlib import Path
 from typing import Any
 
-from shared.cli.port_file import write_port_file
-from shared.config import CloudConfig, load_config
 from shared.core.errors import ConfigError
 from shared.transport.secret_file import read_secret
-from shared.transport.tracing import traced_process
 
 
 def register(roles: Any) -> None:
@@ -35,23 +31,9 @@ def register(roles: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from cloud_server.api import build_cloud, serve_cloud
-    from cloud_server.cloud_model import cloud_model
-    from cloud_server.sessions.tokens import TokenBook
-    from shared.models.factory import build_embedder, build_generator
-    from shared.models.tokenizer import WordPieceTokenizer
+    from cloud_server.run import run_cloud
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = load_config(CloudConfig, args.config)
-    if not config.tokens_file:
-        raise ConfigError("the cloud needs tokens_file (lines of `edge_id token`); set it in the config file")
-    tokens = TokenBook.load(Path(config.tokens_file))
-    config = cloud_model(config, logging.getLogger("dgrag.cloud").warning)
-    if config.llm.packaged_in_use:
-        logging.getLogger("dgrag.cloud").info("the cloud reads with %s", config.llm.packaged_in_use)
-    parts = build_cloud(config, build_embedder(config.embedder), build_generator(config.llm), WordPieceTokenizer())
-    with traced_process(config.tracing, "dgrag-cloud"):
-        asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(args.port_file, port)))
+    run_cloud(args.config, args.port_file)
     return 0
 
 

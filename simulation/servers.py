@@ -3,6 +3,7 @@ the cloud about its edges (synced, and how far their claims were believed)."""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,12 @@ SYNC_TIMEOUT_S = 600.0
 def start_cloud(
     work: Path, config_file: Path | None, env: dict[str, str], bind: str, port: int = 0, routing_shown: bool = True
 ) -> Server:
-    """``dgrag cloud serve`` on ``port`` (0: any free one). ``routing_shown``: askers see the routing (the rows
-    record it; one researcher owns every edge), off for a benchmark of what an attacker sees."""
+    """The cloud (simulation.cloud_process) on ``port`` (0: any free one). ``routing_shown``: askers see the
+    routing (the rows record it; one researcher owns every edge), off for a benchmark of what an attacker sees."""
     cloud_env = {**env, "DGRAG__PORT": str(port), "DGRAG__HOST": bind, "DGRAG__TOKENS_FILE": str(work / "tokens")}
-    cloud_env["DGRAG__QUERY__ASKERS_SEE_ROUTING"] = "true" if routing_shown else "false"
-    args = ["cloud", "serve"] + (["--config", str(config_file)] if config_file else [])
-    return Server("cloud", args, work, cloud_env, host=bind)
+    args = (["--config", str(config_file)] if config_file else []) + (["--routing-shown"] if routing_shown else [])
+    command = [sys.executable, "-m", "simulation.cloud_process"]
+    return Server("cloud", args, work, cloud_env, host=bind, command=command)
 
 
 def edge_launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str) -> EdgeLaunch:

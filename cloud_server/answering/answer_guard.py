@@ -157,7 +157,7 @@ TIMING_BUCKET_S = 0.5
 def as_asker_sees(answer: CloudAnswer, unnamed: Collection[str], routing_shown: bool = False) -> CloudAnswer:
     """``answer`` as an asker other than an operator receives it: no count of withheld words, no mention of an
     ``unnamed`` edge (that it matched says it knows), and no routing unless ``routing_shown``
-    (query.askers_see_routing): no summaries matched, edges probed, asked, replied or failed, no reply sizes, the
+    (a lab setting of build_cloud): no summaries matched, edges probed, asked, replied or failed, no reply sizes, the
     total time alone in TIMING_BUCKET_S steps. Each of these tells whether an edge's documents match the asker's
     words, and leaving out only some edges' would show by what is missing. For the same reason a declined answer
     comes without sources: which edges' lines it would show depends on the routing (a source is shown as the

@@ -63,6 +63,7 @@ class GlobalQueryService:
         calibration: Calibration = PRIOR,
         strategy: RoutingStrategy | None = None,
         yes_no: Calibration | None = None,
+        askers_see_routing: bool = False,
     ) -> None:
         self._index = index
         self._registry = registry
@@ -73,6 +74,7 @@ class GlobalQueryService:
         self._size = knowledge_size or (lambda k: 0)
         self._calibration = calibration
         self._yes_no = yes_no
+        self._askers_see_routing = askers_see_routing
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
         claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
@@ -85,8 +87,9 @@ class GlobalQueryService:
 
     @property
     def askers_see_routing(self) -> bool:
-        """Whether askers other than operators see the routing of every named edge (query.askers_see_routing)."""
-        return self._config.askers_see_routing
+        """Whether askers other than operators see the routing of every named edge (a lab setting given to
+        ``build_cloud``)."""
+        return self._askers_see_routing
 
     async def match(self, question: str, top_m: int, hidden: Callable[[str], bool] | None = None) -> list[SummaryMatch]:
         """The ``top_m`` summaries closest to ``question`` among the edges not ``hidden`` (no edge is asked). With

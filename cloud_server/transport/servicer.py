@@ -289,7 +289,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
 
     def _hidden_from_askers(self, edge_id: str) -> bool:
         """Whether an asker other than an operator may not see ``edge_id``'s summary matches: it is unnamed, or its
-        policy does not let answers quote it (unless query.askers_see_routing)."""
+        policy does not let answers quote it (unless askers see the routing, a lab setting)."""
         registry = self._registry
         if edge_id in registry.unnamed:
             return True

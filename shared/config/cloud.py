@@ -67,11 +67,6 @@ class CloudQueryConfig:
     than half of it copies. Case, punctuation, invisible characters and digit groupings do not count."""
     copy_sentence_words: int = 4
     """Shortest sentence of such an edge an answer may not repeat whole (shorter than copy_words)."""
-    askers_see_routing: bool = False
-    """A lab setting: askers other than operators see the routing (summaries matched, edges probed and asked,
-    reply sizes, exact timings) of edges whose policy does not let answers quote them. Off, they see none of it,
-    since each such number tells whether an edge's documents match the asker's words. The simulation turns it on:
-    its researcher owns every edge. Never turn it on where edges have different owners."""
     max_top_m: int = 20
     """Largest top_m a caller may ask for (more is refused with INVALID_ARGUMENT)."""
     max_top_k: int = 8

@@ -41,6 +41,7 @@ RENAMED = {"confidence_detection": "refusal_detection", "escalate_below": "min_l
 REMOVED = {
     "summary_embedding": "the cloud always embeds summaries in a thread of its own after a sync is held",
     "routing_strategy": "hand a routing strategy object to cloud_server.api.build_cloud(..., strategy=...)",
+    "askers_see_routing": "a lab setting: the simulation hands it to cloud_server.api.build_cloud in Python",
     "unreliable": "no shape withholds its verdicts; a yes/no verdict below withhold_below (answer. or query.) does",
 }
 """Settings that went away, and why."""

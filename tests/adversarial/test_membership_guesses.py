@@ -3,7 +3,7 @@
 An app guesses words that might be in the documents of an edge whose policy lets answers paraphrase it or cite it
 by id, never quote it. It used to read the answer off the numbers: the summary scores of MatchSummaries and of a
 GlobalQuery reply, the order of the edges probed and asked, the reply sizes. Now an asker other than an operator
-is shown no routing of such an edge (query.askers_see_routing off), and MatchSummaries leaves its summaries out
+is shown no routing of such an edge (build_cloud's askers_see_routing off), and MatchSummaries leaves its summaries out
 before counting. A cloud that shows askers the routing (the lab setting) is shown telling the guesses apart
 through the same calls, so the test can tell.
 """

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -143,14 +144,14 @@ def _start_cloud(tmp: Path, env: dict[str, str], procs: dict[str, subprocess.Pop
     (tmp / "cloud.toml").write_text(
         f'port = 0\ntokens_file = "{tmp / "tokens"}"\nheartbeat_interval_s = 1.0\n'
         f"[query]\ndeadline_s = {DEADLINE_S}\nmax_tokens = 48\nmax_top_m = 100\n"
-        "askers_see_routing = true\n"  # these tests check the routing an asker sees under the lab setting
         f'[tracing]\nfile = "{tmp / "cloud.spans.jsonl"}"\n'
     )
     procs["cloud"] = _start(
-        [
-            *dgrag_command(),
-            "cloud",
-            "serve",
+        [  # the simulation's cloud: these tests check the routing an asker sees under the lab setting
+            sys.executable,
+            "-m",
+            "simulation.cloud_process",
+            "--routing-shown",
             "--config",
             str(tmp / "cloud.toml"),
             "--port-file",

@@ -136,7 +136,7 @@ async def start_network(
     strategy: RoutingStrategy | None = None,
     **cloud_settings: float | str,
 ) -> Network:
-    """The cloud and one edge per corpus on loopback. Askers see the routing (query.askers_see_routing) unless
+    """The cloud and one edge per corpus on loopback. Askers see the routing (build_cloud's lab setting) unless
     told otherwise: most tests of the wire check it."""
     tokens_file = tmp / "tokens"
     edge_ids = [*corpora, *extra_edges]
@@ -149,13 +149,13 @@ async def start_network(
         port=0,
         heartbeat_interval_s=0.5,
         hello_timeout_s=hello_timeout_s,
-        query=dataclasses.replace(
-            query or CloudQueryConfig(deadline_s=deadline_s), askers_see_routing=askers_see_routing
-        ),
+        query=query or CloudQueryConfig(deadline_s=deadline_s),
     )
     cloud_config = dataclasses.replace(cloud_config, **cloud_settings)
     llm = cloud_llm or ScriptedGenerator(answer_from_context)
-    parts = build_cloud(cloud_config, HashEmbedder(DIM), llm, RegexTokenizer(), strategy)
+    parts = build_cloud(
+        cloud_config, HashEmbedder(DIM), llm, RegexTokenizer(), strategy, askers_see_routing=askers_see_routing
+    )
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stops = {"cloud": asyncio.Event()}
     tasks = {
