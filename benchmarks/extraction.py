@@ -28,10 +28,10 @@ from pathlib import Path
 
 import grpc
 
-from benchmarks.bench_network import APP, Network, network, same_level
 from shared.core.verbatim import longest_shared_run
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from simulation.bench_network import APP, Network, network, same_level
 from simulation.indexing import docs_by_edge
 from simulation.machine import machine_facts
 

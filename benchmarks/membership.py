@@ -3,7 +3,7 @@
     python -m benchmarks.membership [--bench simulation/bundles/multihop4] [--target sports] [--names 100]
         [--levels summaries_only,chunks] [--out runs/membership]
 
-A real network (benchmarks.bench_network): the target edge under each level of ``--levels`` in turn, the other
+A real network (simulation.bench_network): the target edge under each level of ``--levels`` in turn, the other
 edges under ``chunks``. Members are names (runs of capitalised words) that only the target's documents hold;
 non-members, names that only the other edges' documents hold. For each name an app asks the cloud "What do
 you know about NAME?" and matches summaries to it, and an edge other than the target asks the question too.
@@ -31,9 +31,9 @@ from typing import Any
 
 import grpc
 
-from benchmarks.bench_network import APP, Network, network
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from simulation.bench_network import APP, Network, network
 from simulation.bundle import load_edges
 from simulation.indexing import docs_by_edge
 from simulation.machine import machine_facts

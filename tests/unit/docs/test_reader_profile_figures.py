@@ -1,5 +1,5 @@
 """docs/results/reader-profile's table of the models measured at e49dae0 is what their committed rows give (the
-profile chooser of benchmarks.reader_choice over the fit half's rows), and the profiles stored with the packaged
+profile chooser of benchmarks.reader_oracle over the fit half's rows), and the profiles stored with the packaged
 models are the ones those rows choose. A changed digit fails."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from benchmarks.reader_choice import choose, speaker_accuracy
+from benchmarks.reader_oracle import choose, speaker_accuracy
 from shared.reading.reader_profile import ReaderProfile, measured_profile
 from simulation.report_files import read_rows
 from tests.support.paths import REPO

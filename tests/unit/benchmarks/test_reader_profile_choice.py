@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.reader_choice import NO_SPEAKERS, profile_toml
+from benchmarks.reader_oracle import NO_SPEAKERS, profile_toml
 from simulation.halves import Half
 
 QUESTIONS = {

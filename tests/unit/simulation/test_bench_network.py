@@ -1,10 +1,10 @@
-"""benchmarks.bench_network's model-free part: the privacy level each edge runs under, and the credentials.
+"""simulation.bench_network's model-free part: the privacy level each edge runs under, and the credentials.
 (Starting the network itself needs the models and real processes: the extraction and membership benchmarks
 do that.)"""
 
 from __future__ import annotations
 
-from benchmarks.bench_network import APP, OPERATOR, same_level
+from simulation.bench_network import APP, OPERATOR, same_level
 
 
 def test_same_level_puts_every_edge_under_one_level() -> None:
