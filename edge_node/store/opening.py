@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edge_node.store.memory_store import MemoryStore
 from edge_node.store.protocol import EdgeStore
 from edge_node.store.sqlite_store import SqliteStore
 
 MEMORY = ":memory:"
-"""The location of a store kept in memory (nothing survives the process): fast tests, throwaway edges."""
+"""The location of a store kept in memory (SQLite's own; nothing survives the process): fast tests, throwaway
+edges."""
 
 
 def open_store(location: str | Path, read_only: bool = False) -> EdgeStore:
     """The store at ``location``: :data:`MEMORY`, or the path of an SQLite database (made when missing; with
     ``read_only``, opened to read beside its writer)."""
-    if str(location) == MEMORY:
-        return MemoryStore()
-    return SqliteStore(Path(location), read_only)
+    return SqliteStore(Path(location), read_only and str(location) != MEMORY)

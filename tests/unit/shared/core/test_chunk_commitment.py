@@ -10,7 +10,7 @@ import pytest
 
 from cloud_server.sessions.summary_intake import checked_root
 from edge_node.policy.chunk_commitment import CommittedChunks
-from edge_node.store.memory_store import MemoryStore
+from edge_node.store.opening import MEMORY, open_store
 from edge_node.store.records import ChunkInput, DocumentInput
 from shared.core.chunk_commitment import MAX_DEPTH, ChunkProof, MerkleTree, leaf_hash, proven_root
 from shared.core.errors import InvalidRequestError
@@ -47,7 +47,7 @@ def _document(doc_id: str, *texts: str) -> DocumentInput:
 
 
 def test_the_edges_commitment_follows_its_store_and_proves_chunks_as_they_leave() -> None:
-    store = MemoryStore()
+    store = open_store(MEMORY)
     with store.transaction():
         store.insert_document(_document("d1", "Zephyr Medical makes insulin pumps.", "Omar Haddad founded it."))
     committed = CommittedChunks(store, b"k" * 32, max_chars=20)
