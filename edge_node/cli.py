@@ -170,7 +170,7 @@ def _report_dict(report: IngestReport) -> dict[str, Any]:
 def _report_text(report: IngestReport) -> str:
     lines = [
         f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged,"
-        f" {len(report.failed)} failed",
+        f" {len(report.failed)} failed" + _unread(report.unread),
         f"chunks: {report.chunks}; entities: {report.entities_slm} from the SLM"
         f" + {report.entities_heuristic} model-free;"
         f" relations: {report.relations_slm} from the SLM + {report.relations_cooccurrence} co-occurrence",
@@ -184,6 +184,15 @@ def _report_text(report: IngestReport) -> str:
             f" unchanged {s.unchanged}"
         )
     return "\n".join(lines)
+
+
+def _unread(paths: list[str], shown: int = 5) -> str:
+    """The files no reader took, counted and named (the first ``shown`` of them)."""
+    if not paths:
+        return ""
+    names = ", ".join(one_line(p) for p in paths[:shown])
+    names += f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return f", {len(paths)} not read (no reader for their type: {names})"
 
 
 def cmd_migrate_ids(args: argparse.Namespace) -> int:

@@ -7,26 +7,19 @@ document, so a batch goes on past bad files.
 from __future__ import annotations
 
 import html
-import io
 import json
-import logging
 import os
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from edge_node.ingest.confined_open import open_confined
+from edge_node.ingest.document_formats import human_bytes, read_document
 from shared.core.constants import SUPPORTED_SUFFIXES
-from shared.core.errors import InputDocumentError
+from shared.core.errors import InputDocumentError, NoReaderError
 
-BINARY_SNIFF_BYTES = 8192
 MAX_DOC_ID_CHARS = 512
-MAX_PDF_PAGES = 2000
-"""PDFs with more pages are refused (split them); their text may also not exceed ingest.max_file_bytes."""
-MAX_PDF_PAGE_CONTENT_BYTES = 8 * 1024 * 1024
-"""A page whose content stream unpacks to more than this is refused before its text is parsed."""
 
 
 @dataclass(frozen=True)
@@ -81,9 +74,11 @@ def _read_all(
     for path in paths:
         base = _absolute(root) if root is not None else _absolute(path).parent
         if path.is_dir():
-            files = _walk(path)
+            files, unread = _walk(path)
             if not files:
                 yield InputDocumentError(str(path), f"directory holds no {'/'.join(SUPPORTED_SUFFIXES)} files")
+            for file in unread:
+                yield NoReaderError(str(file), f"no reader takes {file.suffix.lower() or 'files without a suffix'}")
             real_root = path.resolve()
             for file in files:
                 if not _inside(file, real_root):
@@ -118,27 +113,18 @@ def _inside(file: Path, root: Path) -> bool:
         return False
 
 
-def _walk(root: Path) -> list[Path]:
-    """Supported, non-hidden files under ``root``, sorted; symlinked directories are not entered (no loops,
-    no walking out of ``root``); symlinked files are listed and checked by the caller."""
+def _walk(root: Path) -> tuple[list[Path], list[Path]]:
+    """(supported, unsupported) non-hidden files under ``root``, sorted; symlinked directories are not entered
+    (no loops, no walking out of ``root``); symlinked files are listed and checked by the caller."""
     out: list[Path] = []
+    unread: list[Path] = []
     for folder, dirs, names in os.walk(root, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in names:
             file = Path(folder) / name
-            if not name.startswith(".") and file.suffix.lower() in SUPPORTED_SUFFIXES:
-                out.append(file)
-    return sorted(out)
-
-
-def human_bytes(n: int) -> str:
-    """``n`` bytes in the largest binary unit that keeps it >= 1 (e.g. "20.0 MiB", "2000 B")."""
-    value = float(n)
-    for unit in ("B", "KiB", "MiB"):
-        if value < 1024:
-            return f"{value:.0f} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"
+            if not name.startswith("."):
+                (out if file.suffix.lower() in SUPPORTED_SUFFIXES else unread).append(file)
+    return sorted(out), sorted(unread)
 
 
 def _read_file(
@@ -176,7 +162,7 @@ def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> 
         return
     try:
         data = handle.read(max_bytes + 1)
-        text = _read_pdf(data, name, max_bytes) if path.suffix.lower() == ".pdf" else _decode_text(data, name)
+        title, text = read_document(data, path.suffix.lower(), name, max_bytes)
     except (InputDocumentError, OSError) as exc:
         yield _read_error(name, exc)
         return
@@ -187,7 +173,7 @@ def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> 
     if doc_id is None:
         yield InputDocumentError(name, f"lies outside the ingest root {base}; give a --root that holds it")
         return
-    yield RawDocument(doc_id=doc_id, title=path.stem, text=text, source=name, former_id=str(path.resolve()))
+    yield RawDocument(doc_id=doc_id, title=title or path.stem, text=text, source=name, former_id=str(path.resolve()))
 
 
 def _read_error(name: str, exc: InputDocumentError | OSError) -> InputDocumentError:
@@ -197,66 +183,6 @@ def _read_error(name: str, exc: InputDocumentError | OSError) -> InputDocumentEr
     if isinstance(exc, FileNotFoundError):
         return InputDocumentError(name, "no such file or directory")
     return InputDocumentError(name, f"cannot be read: {exc.strerror or exc}")
-
-
-def _decode_text(data: bytes, name: str) -> str:
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise InputDocumentError(name, "looks binary (contains NUL bytes); only UTF-8 text is accepted")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputDocumentError(
-            name, f"is not valid UTF-8 (byte {exc.start}); convert it, e.g. iconv -t UTF-8"
-        ) from exc
-
-
-def _read_pdf(data: bytes, name: str, max_chars: int) -> str:
-    try:
-        from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
-    except ImportError as exc:
-        raise InputDocumentError(name, "reading PDFs needs pypdf; run: pip install pypdf") from exc
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # a broken PDF is reported once, as an input error
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise InputDocumentError(name, "is an encrypted PDF; decrypt it first")
-        if len(reader.pages) > MAX_PDF_PAGES:
-            raise InputDocumentError(name, f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
-        pages: list[str] = []
-        chars = 0
-        for number, page in enumerate(reader.pages, start=1):
-            contents = page.get_contents()
-            size = len(contents.get_data()) if contents is not None else 0
-            if size > MAX_PDF_PAGE_CONTENT_BYTES:
-                raise InputDocumentError(
-                    name,
-                    f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
-                    f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page",
-                )
-            pages.append(page.extract_text() or "")
-            chars += len(pages[-1])
-            if chars > max_chars:
-                raise InputDocumentError(name, f"expands to over {max_chars} characters of text; split it")
-    except InputDocumentError:
-        raise
-    except (
-        PyPdfError,
-        ValueError,
-        KeyError,
-        TypeError,
-        AttributeError,
-        IndexError,
-        zlib.error,
-        RecursionError,
-        MemoryError,
-        OSError,
-    ) as exc:
-        raise InputDocumentError(name, f"cannot be read as a PDF: {type(exc).__name__}: {exc}") from exc
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
-    if not text:
-        raise InputDocumentError(name, "PDF has no extractable text (scanned images need OCR first)")
-    return text
 
 
 def _read_bundle(handle: BinaryIO, path: str, max_bytes: int, bundle_edge: str | None) -> Iterator[ReadResult]:

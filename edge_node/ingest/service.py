@@ -19,7 +19,7 @@ from edge_node.ingest.summaries import plan, render, summarise
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.records import ChunkInput, DocumentInput, SubgraphRecord
 from shared.config import EdgeConfig
-from shared.core.errors import DocumentNotFoundError, InputDocumentError
+from shared.core.errors import DocumentNotFoundError, InputDocumentError, NoReaderError
 from shared.core.model_api import Embedder, TextGenerator
 from shared.models.cache import CachingGenerator
 from shared.models.tokenizer import Tokenizer
@@ -49,6 +49,8 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    """Files of the folders given that no reader takes (by their type), left as they are."""
     renamed: list[tuple[str, str]] = field(default_factory=list)
     """(earlier id, new id) of documents stored under the absolute path earlier versions used as their id."""
     chunks: int = 0
@@ -110,6 +112,10 @@ class IngestService:
         sink.start("documents", len(batch))
         last_flush = self._clock()
         for item in batch:
+            if isinstance(item, NoReaderError):
+                report.unread.append(item.path)
+                sink.advance("documents", f"no reader for {item.path}")
+                continue
             if isinstance(item, InputDocumentError):
                 report.failed.append((item.path, item.reason))
                 sink.advance("documents", f"failed {item.path}")

@@ -12,7 +12,7 @@ MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 DEFAULT_EDGE_ID = "edge-0"
 """Edge id used when neither the config nor the command line names one."""
 
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".jsonl")
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".docx", ".odt", ".html", ".htm", ".eml", ".csv", ".jsonl")
 """File suffixes the ingest reader accepts."""
 
 CONSTRUCTION_VERSION = 2

@@ -31,6 +31,10 @@ class InputDocumentError(DgragError):
         self.reason = reason
 
 
+class NoReaderError(InputDocumentError):
+    """A file of a folder that no reader takes (its type): counted and named in an ingest's report, not a failure."""
+
+
 class StoreError(DgragError):
     """The edge store is unusable (wrong data directory, schema mismatch, corruption)."""
 

@@ -38,8 +38,8 @@ def _dgrag() -> list[str]:
     return dgrag_command()
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DGRAG__INGEST__MAX_FILE_BYTES": str(MAX_FILE_BYTES)}
+def _run(*args: str, max_bytes: int = MAX_FILE_BYTES) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DGRAG__INGEST__MAX_FILE_BYTES": str(max_bytes)}
     env.setdefault("DGRAG__SUMMARY__MAX_TOKENS", "64")  # short summaries keep the test quick
     return subprocess.run(
         [*_dgrag(), "edge", *args], capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S, check=False
@@ -180,3 +180,26 @@ def test_reingest_update_and_delete(batch: Batch) -> None:
     assert done.returncode == 2
     assert unknown in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_folder_of_kept_documents_is_read_and_what_no_reader_takes_is_named(tmp_path: Path) -> None:
+    """The issue's folder: a note, a web page and a Word report go in with their titles; a photo is named."""
+    import docx
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "note.txt").write_text("The pump in hall 3 was serviced by Karin Vogt.", encoding="utf-8")
+    (folder / "page.html").write_text(
+        "<title>Boiler manual</title><script>alert('x')</script><h1>Boiler B-12</h1><p>It runs at 80 degrees.</p>"
+    )
+    report = docx.Document()
+    report.core_properties.title = "Quarterly report"
+    report.add_paragraph("Revenue rose 12 percent in the third quarter.")
+    report.save(str(folder / "report.docx"))
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
+    data_dir = tmp_path / "data"
+    done = _run("ingest", "--data-dir", str(data_dir), str(folder), max_bytes=1 << 20)  # a .docx holds its styles
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout.splitlines()[0]
+    assert summary.startswith("documents: 3 added") and "1 not read" in summary and "photo.jpg" in summary, summary
+    assert _stats(data_dir)["document_ids"] == ["docs/note.txt", "docs/page.html", "docs/report.docx"]

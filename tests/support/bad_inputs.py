@@ -88,9 +88,9 @@ def _encodings(file: Callable[[str, bytes, str], None]) -> None:
 
 
 def _unsupported(root: Path, bad: list[BadInput]) -> list[Path]:
-    """Files of types ingest does not read, named directly (a directory walk skips them silently)."""
+    """Files of types ingest does not read, named directly (a directory walk names them as not read)."""
     given: list[Path] = []
-    for suffix in (".docx", ".exe", ".png", ".html", ".csv", ""):
+    for suffix in (".xlsx", ".exe", ".png", ".pptx", ".zip", ""):
         path = root / f"unsupported{suffix or '-no-suffix'}"
         path.write_bytes(b"PK\x03\x04 not text")
         given.append(path)

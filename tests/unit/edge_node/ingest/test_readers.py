@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge_node.ingest.readers import RawDocument, ReadResult, read_paths
-from shared.core.errors import InputDocumentError
+from shared.core.errors import InputDocumentError, NoReaderError
 
 MAX = 1_000_000
 
@@ -84,9 +84,10 @@ def test_directory_recursion_sorted_and_skips_hidden(tmp_path: Path) -> None:
     (root / "sub" / "c.txt").write_text("C text", encoding="utf-8")
     (root / ".hidden.txt").write_text("hidden", encoding="utf-8")
     (root / ".git" / "config.txt").write_text("hidden too", encoding="utf-8")
-    (root / "image.png").write_bytes(b"\x89PNG")  # unsupported files inside a directory are skipped quietly
+    (root / "image.png").write_bytes(b"\x89PNG")  # no reader takes it: named as not read, not a failure
     results = _read([root])
-    assert all(isinstance(r, RawDocument) for r in results)
+    unread = [r for r in results if not isinstance(r, RawDocument)]
+    assert [(type(r), r.path) for r in unread] == [(NoReaderError, str(root / "image.png"))]
     assert [r.source for r in results if isinstance(r, RawDocument)] == [
         str(root / "a.txt"),
         str(root / "b.md"),
@@ -99,9 +100,10 @@ def test_directory_without_supported_files(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     root.mkdir()
     (root / "x.exe").write_bytes(b"MZ")
-    err = _only_error(_read([root]))
-    assert err.path == str(root)
+    err, unread = _read([root])
+    assert isinstance(err, InputDocumentError) and not isinstance(err, NoReaderError) and err.path == str(root)
     assert "no" in err.reason and ".txt" in err.reason
+    assert isinstance(unread, NoReaderError) and unread.path == str(root / "x.exe")
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -157,7 +159,7 @@ def test_file_over_max_bytes(tmp_path: Path) -> None:
     assert isinstance(doc, RawDocument)
 
 
-@pytest.mark.parametrize("name", ["program.exe", "noext", "data.csv"])
+@pytest.mark.parametrize("name", ["program.exe", "noext", "sheet.xlsx"])
 def test_unsupported_suffix(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     path.write_bytes(b"hello")
