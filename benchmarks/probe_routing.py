@@ -55,8 +55,6 @@ class Case:
     matches: dict[float, list[SummaryMatch]]
     """Stage-1 ranking per sparse weight."""
     probes: dict[str, ProbeScores]
-    vector: Any = None
-    """The question's embedding (the routing memory is keyed by it)."""
 
 
 EMBED_WAIT_S = 1800.0
@@ -102,7 +100,7 @@ def collect(
                 started = time.perf_counter()
                 probes[edge] = edges[edge].probe(q.question)
                 seconds.append(time.perf_counter() - started)
-            cases.append(Case(q.qid, frozenset(q.home_edges), matches, probes, v))
+            cases.append(Case(q.qid, frozenset(q.home_edges), matches, probes))
             if n % 50 == 0:
                 print(f"probed {n}/{len(questions)} questions", file=sys.stderr)
     finally:

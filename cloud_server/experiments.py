@@ -1,5 +1,5 @@
 """What the benchmarks use of the cloud beyond its public API (:mod:`cloud_server.api`): the summary index and
-the routing (probe scoring, the choice of edges, the routing memory), to replay and fit them offline.
+the routing (probe scoring, the choice of edges), to replay and fit them offline.
 For experiments: not a stable API for applications.
 """
 
@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from cloud_server.answering.answer_guard import guard_answer
 from cloud_server.routing.choice import ProbeRouting, choose_edges
-from cloud_server.routing.memory import RoutingMemory
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.routing.summary_store import SummaryStore
 from cloud_server.sessions.knowledge_intake import bounded_lexical
 
 __all__ = [
     "ProbeRouting",
-    "RoutingMemory",
     "SummaryIndex",
     "SummaryStore",
     "bounded_lexical",

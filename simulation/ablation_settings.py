@@ -38,11 +38,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     Ablation("sp", "no sparse summary matching in stage 1", cloud={"DGRAG__QUERY__SPARSE_WEIGHT": "0"}),
     Ablation("pr", "no probes: the top-k edges by summaries are asked", cloud={"DGRAG__QUERY__PROBE_SHORTLIST": "0"}),
     Ablation(
-        "rm",
-        "no routing memory",
-        cloud={"DGRAG__QUERY__MEMORY_WEIGHT": "0", "DGRAG__QUERY__MEMORY_FILE": ""},
-    ),
-    Ablation(
         "gc", "the gate does not ask whether another edge is stronger", edge={"DGRAG__GATE__CHECK_OTHER_EDGES": "false"}
     ),
 )

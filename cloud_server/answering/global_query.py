@@ -22,7 +22,6 @@ from cloud_server.answering.draft_stream import DraftRelay
 from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
 from cloud_server.routing.choice import edge_summary_scores, edge_summary_texts
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
-from cloud_server.routing.memory import open_memory, usefulness
 from cloud_server.routing.router import Router, RouteSettings, RoutingStrategy
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
@@ -78,7 +77,7 @@ class GlobalQueryService:
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
         claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
-        self._router = Router(index, registry, config, open_memory(config, embedder.dim), claims, strategy)
+        self._router = Router(index, registry, config, claims, strategy)
 
     @property
     def claims(self) -> ClaimLedger:
@@ -184,10 +183,6 @@ class GlobalQueryService:
             read, cited = readable(replies, readers)
             merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer, question, cfg.excerpt_chars)
             out.context = merged.chunks
-        if route.memory and self._router.remember(
-            vector, usefulness(out, [r for r in replies if r.edge_id in out.edges_asked])
-        ):
-            await asyncio.to_thread(self._router.persist)
 
         with phase(out.timings, "cloud_generation") as generation:
             await self._read(question, merged, read, readers, out, on_text)
@@ -261,10 +256,6 @@ class GlobalQueryService:
             answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
             answer.timings["evidence_check"] = checked
             return EvidenceVerdict(True, answer)
-
-    def close(self) -> None:
-        """Persist what must outlive the process (the routing memory)."""
-        self._router.persist()
 
     async def _question_vectors(
         self, question: str, given: QueryVectors | None

@@ -94,30 +94,27 @@ class ProbeRouting:
         named = probe.score + self.terms_weight * probe.term_coverage + self.lexical_weight * probe.lexical
         return named + sum(w * probe.signals.get(name, 0.0) for name, w in self.signal_weights.items())
 
-    def score(self, probe: ProbeScores, summary_score: float, bonus: float = 0.0) -> float:
-        return self.weight * self.probed(probe) + (1.0 - self.weight) * summary_score + bonus
+    def score(self, probe: ProbeScores, summary_score: float) -> float:
+        return self.weight * self.probed(probe) + (1.0 - self.weight) * summary_score
 
     def choose(
         self,
         probes: Sequence[ProbeScores],
         matches: Sequence[SummaryMatch],
         max_k: int,
-        bonus: Mapping[str, float] | None = None,
     ) -> list[str]:
         """The edges to ask, best first: the best routing score and every other within the margin, at most
         ``max_k``. With no probe answered, the stage-1 order decides (``max_k`` edges). An edge that refuses
-        probes by policy is asked when it is first by summaries. ``bonus`` (the routing memory's) adds to an
-        edge's routing score."""
+        probes by policy is asked when it is first by summaries."""
         stage1 = choose_edges(matches, len(matches))
         answered = [p for p in probes if not p.error]
         if not answered:
             return [p.edge_id for p in probes][:max_k] or stage1[:max_k]
         summary = edge_summary_scores(matches)
-        extra = bonus or {}
         order = {edge: i for i, edge in enumerate(stage1)}
 
         def routing_score(p: ProbeScores) -> float:
-            return self.score(p, summary.get(p.edge_id, 0.0), extra.get(p.edge_id, 0.0))
+            return self.score(p, summary.get(p.edge_id, 0.0))
 
         ranked = sorted(answered, key=lambda p: (-routing_score(p), order.get(p.edge_id, len(order))))
         best = routing_score(ranked[0])

@@ -3,9 +3,9 @@
 :meth:`Router.route` takes a question and what is known of the asker and the edges, and returns a :class:`Route`:
 the summaries matched, the edges probed and their scores, the edges chosen, those that failed or are offline.
 Stage 1 matches the question against every edge's summaries (dense and sparse). Stage 2, when probing is on,
-probes the shortlisted edges for retrieval scores (numbers only). The routing memory's prior and the claim
-ledger's distrust weigh in, and a :class:`RoutingStrategy` chooses from the candidates. The evidence check an
-edge asks for (:meth:`Router.stronger_elsewhere`) searches and probes through the same router.
+probes the shortlisted edges for retrieval scores (numbers only). The claim ledger's distrust weighs in, and a
+:class:`RoutingStrategy` chooses from the candidates. The evidence check an edge asks for
+(:meth:`Router.stronger_elsewhere`) searches and probes through the same router.
 
 A strategy is an object with one method (:meth:`RoutingStrategy.choose`), handed to the cloud in Python
 (``cloud_server.api.build_cloud(..., strategy=...)``); without one, :class:`ProbeStrategy` chooses (stage 2's
@@ -17,13 +17,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from cloud_server.routing.choice import ProbeRouting, choose_edges, probes_unanswered
 from cloud_server.routing.claim_check import ClaimLedger
-from cloud_server.routing.memory import SAVE_EVERY, RoutingMemory
 from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from shared.config import CloudQueryConfig
@@ -49,8 +48,6 @@ class Candidates:
     """The live edges' summaries matched, best first."""
     k: int
     """At most this many edges are asked."""
-    bonus: Mapping[str, float]
-    """The routing memory's prior per edge (added to its routing score)."""
 
 
 @runtime_checkable
@@ -69,7 +66,7 @@ class ProbeStrategy:
         self._probing = ProbeRouting.from_config(config)
 
     def choose(self, candidates: Candidates) -> list[str]:
-        return self._probing.choose(candidates.probes, candidates.summaries, candidates.k, candidates.bonus)
+        return self._probing.choose(candidates.probes, candidates.summaries, candidates.k)
 
 
 @dataclass(frozen=True)
@@ -78,8 +75,6 @@ class RouteSettings:
 
     sparse_weight: float
     probing: bool
-    memory: bool
-    """The routing memory's prior counts in stage 2, and the answer is remembered."""
     known: tuple[ProbeScores, ...] = ()
     """Probe scores already had (an evidence check's), not asked again."""
 
@@ -106,7 +101,6 @@ class Router:
         index: SummaryIndex,
         registry: EdgeRegistry,
         config: CloudQueryConfig,
-        memory: RoutingMemory | None,
         claims: ClaimLedger,
         strategy: RoutingStrategy | None = None,
     ) -> None:
@@ -116,14 +110,12 @@ class Router:
         self._config = config
         self._probing = ProbeRouting.from_config(config)
         self._strategy = strategy or ProbeStrategy(config)
-        self.memory = memory
         self.claims = claims
 
     def settings(self, known: tuple[ProbeScores, ...] = ()) -> RouteSettings:
         return RouteSettings(
             sparse_weight=self._config.sparse_weight,
             probing=self._probing.enabled,
-            memory=self.memory is not None,
             known=known,
         )
 
@@ -185,13 +177,10 @@ class Router:
         by_edge = known | {p.edge_id: p for p in fresh}
         out.probes = [by_edge[e] for e in shortlist]
         out.probe_bytes = sum(p.bytes for p in fresh)
-        bonus = {}
-        if self.memory is not None and settings.memory and self._config.memory_weight > 0:
-            bonus = {e: self._config.memory_weight * (u - 0.5) for e, u in self.memory.prior(vector).items()}
         # a refuser is routed by its summaries alone, and not at all once they have proved to over-claim
         kept = [p for p in out.probes if not (p.refused and self.claims.distrusted(p.edge_id))]
         trusted = [self.claims.discounted(p) for p in kept]
-        out.edges_asked = self._strategy.choose(Candidates(trusted, routable, k, bonus))
+        out.edges_asked = self._strategy.choose(Candidates(trusted, routable, k))
         # an edge that did not answer its probe (down, stuck, too late) is reported, as one that misses the fan-out
         silent = [p.edge_id for p in out.probes if p.failed]
         out.edges_failed = [e for e in silent if e not in out.edges_asked]
@@ -237,15 +226,3 @@ class Router:
         scoring = self._probing if lexical else dataclasses.replace(self._probing, lexical_weight=0)
         best = max((scoring.probed(self.claims.discounted(p)) for p in probes if not p.error), default=0.0)
         return best > scoring.probed(mine) + lead, offline, probes
-
-    def remember(self, vector: FloatMatrix, usefulness: dict[str, float]) -> bool:
-        """Record an answered question in the routing memory; True when the memory is due to be saved."""
-        if self.memory is None:
-            return False
-        self.memory.record(vector, usefulness)
-        return self.memory.step % SAVE_EVERY == 0
-
-    def persist(self) -> None:
-        """Write the routing memory to its file."""
-        if self.memory is not None:
-            self.memory.save()

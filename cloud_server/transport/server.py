@@ -75,7 +75,7 @@ async def serve_cloud(
             " and tls_key (dgrag certs makes them)",
             config.host,
         )
-    lifetime = Lifetime(closers=[parts.queries.close])
+    lifetime = Lifetime()
     if metrics is not None:
         lifetime.openers.append(
             metrics_opener(metrics.registry, config.metrics_host, config.metrics_port, config.metrics_token_file)

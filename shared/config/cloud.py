@@ -108,20 +108,10 @@ class CloudQueryConfig:
     """CheckEvidence (an edge asking before it answers locally): another edge matches clearly better when its
     probe score exceeds the asking edge's own, scored alike (evidence plus the weighted term and lexical
     coverage it sends), by this margin."""
-    memory_weight: float = 0.0
-    """Routing memory: add this weight × (remembered usefulness − 0.5) to an edge's stage-2 routing score when a
-    close past question taught the cloud something about it (0 = memory not used)."""
-    memory_file: str = ""
-    """Where the routing memory persists (.npz: question embeddings, edge ids, scores; never text). Empty with
-    memory_weight > 0: kept in memory only. Delete the file to reset it."""
     trust_file: str = ""
     """Where what the cloud learned of each edge's claims persists (JSON: per edge id, its average over-claim and
     the replies checked; never text). Empty: kept in memory only, and a restart trusts every edge afresh (`dgrag
     init` sets it). Delete the file to forgive every edge."""
-    memory_capacity: int = 256
-    """Remembered questions per edge (the oldest are replaced first)."""
-    memory_half_life: float = 500.0
-    """A memory's weight halves every this many answered cross-edge queries."""
 
     def __post_init__(self) -> None:
         if self.max_queries_per_caller < 1:

@@ -42,6 +42,10 @@ REMOVED = {
     "summary_embedding": "the cloud always embeds summaries in a thread of its own after a sync is held",
     "routing_strategy": "hand a routing strategy object to cloud_server.api.build_cloud(..., strategy=...)",
     "askers_see_routing": "a lab setting: the simulation hands it to cloud_server.api.build_cloud in Python",
+    "memory_weight": "the routing memory is gone: replayed over lihua4 and multihop4 it raised no route recall",
+    "memory_file": "the routing memory is gone (delete its .npz file)",
+    "memory_capacity": "the routing memory is gone",
+    "memory_half_life": "the routing memory is gone",
     "unreliable": "no shape withholds its verdicts; a yes/no verdict below withhold_below (answer. or query.) does",
 }
 """Settings that went away, and why."""

@@ -12,7 +12,6 @@ import grpc
 import pytest
 
 from cloud_server.routing.choice import ProbeRouting
-from cloud_server.routing.memory import RoutingMemory
 from cloud_server.sessions.knowledge_intake import accept_probe
 from shared.config import CloudQueryConfig, GateConfig
 from shared.core.errors import CloudUnavailableError, ConfigError
@@ -23,7 +22,6 @@ from tests.support.grpc_harness import (
     ACME,
     ADMIN_ID,
     APP_ID,
-    DIM,
     ZEPHYR,
     ask,
     connected,
@@ -128,29 +126,6 @@ def test_probes_over_grpc_choose_the_edge_that_knows_and_skip_an_edge_that_refus
             await net.close()
 
     run(asyncio.wait_for(main(), 60))
-
-
-def test_the_cloud_remembers_answered_queries_and_saves_the_memory_when_it_stops(tmp_path: Path) -> None:
-    memory_file = tmp_path / "routing-memory.npz"
-    query = CloudQueryConfig(deadline_s=2.0, probe_shortlist=2, memory_weight=0.2, memory_file=str(memory_file))
-
-    async def main() -> None:
-        net = await start_network(tmp_path, {"edge-a": ACME, "edge-b": ZEPHYR}, query=query)
-        try:
-            await connected(net, "edge-a", "edge-b")
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{net.cloud_port}") as channel:
-                for question in ("Who founded Zephyr Medical in Lisbon?", "Who leads Acme Robotics in Berlin?"):
-                    await cloud_pb2_grpc.CloudStub(channel).GlobalQuery(
-                        cloud_pb2.GlobalQueryRequest(question=question),
-                        metadata=auth_metadata(APP_ID, token_of(APP_ID)),
-                        timeout=30,
-                    )
-        finally:
-            await net.close()
-
-    run(asyncio.wait_for(main(), 60))
-    memory = RoutingMemory(DIM, path=memory_file)
-    assert memory.step == 2 and memory.entries() == 4, "two questions, both edges probed each time"
 
 
 def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ SWITCHED = {
     "gc": lambda e, c: not e.gate.check_other_edges and DEFAULT_EDGE.gate.check_other_edges,
     "sp": lambda e, c: c.query.sparse_weight == 0 < DEFAULT_CLOUD.query.sparse_weight,
     "pr": lambda e, c: c.query.probe_shortlist == 0 < DEFAULT_CLOUD.query.probe_shortlist,
-    "rm": lambda e, c: c.query.memory_weight == 0 and not c.query.memory_file,
 }
 
 

@@ -13,7 +13,7 @@ from tests.support.fakes import ReversedStrategy
 def _candidates() -> Candidates:
     probes = [ProbeScores("edge-a", 0.9), ProbeScores("edge-b", 0.2), ProbeScores("edge-c", 0.5)]
     summaries = [SummaryMatch(f"{e}/s", e, 0.5, 1) for e in ("edge-a", "edge-b", "edge-c")]
-    return Candidates(probes, summaries, 1, {})
+    return Candidates(probes, summaries, 1)
 
 
 def test_the_default_strategy_asks_the_best_probed_edge() -> None:
