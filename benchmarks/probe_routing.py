@@ -36,9 +36,9 @@ from shared.config import EdgeConfig, load_config
 from shared.core.knowledge import ProbeScores, SummaryMatch
 from shared.core.model_api import GenerationRequest
 from shared.models.factory import build_embedder
-from shared.models.fakes import ScriptedGenerator
 from shared.models.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
+from simulation.fakes import ScriptedGenerator
 from simulation.halves import half_of
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge

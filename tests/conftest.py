@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from edge_node.api import EdgeModels
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.docker_files import DOCKERFILES, Dockerfile, parse_dockerfile
 from tests.support.fakes import CountingEmbedder
 from tests.support.fakes_edge import EMBED_DIM, scripted_slm

@@ -6,7 +6,6 @@ so a chunk of at most 256 tokens is embedded whole by all-MiniLM-L6-v2.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Protocol
 
@@ -47,16 +46,3 @@ class WordPieceTokenizer:
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text, add_special_tokens=False).ids)
-
-
-_WORDISH = re.compile(r"\w+|[^\w\s]")
-
-
-class RegexTokenizer:
-    """Words and punctuation marks as tokens; model-free, for tests and as a fallback."""
-
-    def spans(self, text: str) -> list[Span]:
-        return [(m.start(), m.end()) for m in _WORDISH.finditer(text)]
-
-    def count(self, text: str) -> int:
-        return sum(1 for _ in _WORDISH.finditer(text))

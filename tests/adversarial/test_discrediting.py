@@ -18,10 +18,10 @@ import pytest
 from cloud_server.answering.global_query import GlobalQueryService
 from shared.config import CloudQueryConfig
 from shared.core.query_vectors import QueryVectors
-from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_transport import auth_metadata
+from simulation.fakes import HashEmbedder
 from tests.support.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, connected, start_network, token_of
 
 CALLS = 100

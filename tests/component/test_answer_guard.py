@@ -16,9 +16,9 @@ from shared.core.errors import ConfigError
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest
 from shared.core.verbatim import CopyIndex, longest_shared_run
-from shared.models.fakes import ScriptedGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from simulation.fakes import ScriptedGenerator
 from tests.support.grpc_harness import (
     ACME,
     ADMIN_ID,

@@ -12,9 +12,9 @@ from edge_node.transport.api_client import EdgeClient
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from shared.config import GateConfig
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from simulation.fakes import ScriptedGenerator
 from tests.support.grpc_harness import (
     ACME,
     APP_ID,

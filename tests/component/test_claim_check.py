@@ -17,10 +17,10 @@ from edge_node.query.retrieval import Evidence
 from shared.config import PrivacyConfig
 from shared.core.errors import ConfigError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores
-from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import read_secret, write_secret
+from simulation.fakes import HashEmbedder
 from tests.support.grpc_harness import (
     ACME,
     ADMIN_ID,

@@ -13,9 +13,9 @@ from cloud_server.routing import summary_index
 from cloud_server.sessions.summary_intake import MAX_SUMMARIES_PER_EDGE, check_capacity
 from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import CloudQuery, SummaryCard, SummaryTombstone
-from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
+from simulation.fakes import HashEmbedder
 from tests.support.fakes import CountingEmbedder
 from tests.support.grpc_harness import ACME, ZEPHYR, connected, run, start_network, token_of
 from tests.support.settled_index import SettledSummaryIndex

@@ -14,9 +14,8 @@ from edge_node.api import EdgeRuntime
 from edge_node.experiments import CloudLink, CloudSession
 from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.transport.secret_file import write_secret
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from simulation.swarm_edge import CannedEdge
 from simulation.swarm_pool import varied
 from tests.support.grpc_harness import DIM, answer_from_context, free_port, token_of

@@ -17,9 +17,8 @@ from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.server import serve_edge
 from shared.config import EdgeConfig, EdgeServerConfig
 from shared.core.errors import DgragError
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.transport.grpc_transport import ClientTls
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.grpc_harness import ACME, answer_from_context
 
 

@@ -13,10 +13,9 @@ from edge_node.api import Document, Edge, EdgeClient, EdgeModels, read_api_token
 from edge_node.host import HostedEdge, read_host_spec, serve_host
 from edge_node.ingest.readers import RawDocument
 from shared.core.errors import ConfigError
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.pool import ModelPool
-from shared.models.tokenizer import RegexTokenizer
 from shared.transport.secret_file import write_secret
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.grpc_harness import APP_ID, DIM, answer_from_context, edge_config, start_network, token_of
 
 CORPORA = {

@@ -154,8 +154,7 @@ def test_an_oversized_message_gets_resource_exhausted(tmp_path: Path) -> None:
         tokens = tmp_path / "tokens"
         write_secret(tokens, f"edge edge-a {token_of('edge-a')}\n")
         from cloud_server.api import build_cloud
-        from shared.models.fakes import HashEmbedder, ScriptedGenerator
-        from shared.models.tokenizer import RegexTokenizer
+        from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 
         config = CloudConfig(port=0, max_message_bytes=64 * 1024)
         parts = build_cloud(config, HashEmbedder(16), ScriptedGenerator(lambda r: "x"), RegexTokenizer())
@@ -221,8 +220,7 @@ def test_cloud_down_means_a_local_answer_with_a_note_and_a_restarted_cloud_conve
             expected = {c.id: c.version for c in await _edge_cards(net, "edge-b")}
 
             from cloud_server.api import build_cloud
-            from shared.models.fakes import HashEmbedder, ScriptedGenerator
-            from shared.models.tokenizer import RegexTokenizer
+            from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
             from tests.support.grpc_harness import answer_from_context
 
             config = CloudConfig(port=net.cloud_port, heartbeat_interval_s=0.5, query=CloudQueryConfig(deadline_s=2))

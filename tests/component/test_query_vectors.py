@@ -13,10 +13,10 @@ import pytest
 from shared.config import CloudQueryConfig
 from shared.core.model_api import FloatMatrix
 from shared.core.query_vectors import QueryVectors, QueryVectorsError, embed_reusing, to_send
-from shared.models.fakes import HashEmbedder
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
 from shared.transport.grpc_transport import auth_metadata
+from simulation.fakes import HashEmbedder
 from tests.support.fakes import CountingEmbedder
 from tests.support.grpc_harness import ACME, APP_ID, DIM, ZEPHYR, Network, ask, connected, run, start_network, token_of
 

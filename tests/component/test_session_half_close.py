@@ -12,11 +12,10 @@ import grpc
 from cloud_server.api import build_cloud, serve_cloud
 from cloud_server.sessions.tokens import TokenBook
 from shared.config import CloudConfig
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, common_pb2
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.grpc_harness import DIM, answer_from_context, free_port, token_of
 
 EDGE = "edge-a"

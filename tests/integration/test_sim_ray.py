@@ -23,9 +23,8 @@ import pytest
 from cloud_server.api import CloudParts, build_cloud, serve_cloud
 from cloud_server.sessions.tokens import TokenBook
 from shared.config import CloudConfig
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.transport.secret_file import write_secret
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from simulation.processes import dgrag_command
 from simulation.ray_backend import RayOptions, ray_backend
 from simulation.swarm_ray import RayWorkers

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from cloud_server.api import Candidates
 from shared.core.model_api import FloatMatrix
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 
 
 class CountingEmbedder(HashEmbedder):

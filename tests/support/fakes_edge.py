@@ -12,8 +12,7 @@ from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.opening import MEMORY
 from shared.config import ChunkingConfig, EdgeConfig, PartitionConfig
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 
 EMBED_DIM = 32
 """The width of the hash embeddings the edges' fakes use."""

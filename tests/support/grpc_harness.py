@@ -35,12 +35,11 @@ from shared.config import (
     PrivacyConfig,
 )
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import ClientTls
 from shared.transport.secret_file import write_secret
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.fakes_edge import scripted_slm
 
 DIM = 64

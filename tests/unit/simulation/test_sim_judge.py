@@ -12,7 +12,7 @@ import pytest
 from shared.config import load_config
 from shared.core.errors import DgragError, ModelError
 from shared.core.model_api import Completion, GenerationRequest
-from shared.models.fakes import ScriptedGenerator
+from simulation.fakes import ScriptedGenerator
 from simulation.judge import (
     CRITERIA,
     Judge,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from shared.config import EdgeConfig
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
+from simulation.fakes import ScriptedGenerator
 from simulation.oracle import gold_passages, read_gold
 
 DOCS = {

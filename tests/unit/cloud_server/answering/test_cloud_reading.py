@@ -10,8 +10,8 @@ from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
 from shared.reading.confidence import Calibration
+from simulation.fakes import ScriptedGenerator
 
 TEXT = "Acme Robotics builds welding arms in Berlin. Jane Doe leads Acme Robotics."
 MERGED = MergedContext(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cloud_server.answering.context_merge import merge_knowledge
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import RegexTokenizer
 
 LONG = (
     "The Oslo lab opened in 2019. It builds welding arms for shipyards. Dana Smith runs the Oslo lab today. "

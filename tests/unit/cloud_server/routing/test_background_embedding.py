@@ -11,7 +11,7 @@ from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.routing.summary_store import SummaryStore
 from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.core.model_api import FloatMatrix
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 
 DIM = 16
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from cloud_server.routing.sparse_index import SparseIndex, terms
 from shared.core.knowledge import SummaryCard
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 from tests.support.settled_index import SettledSummaryIndex
 
 

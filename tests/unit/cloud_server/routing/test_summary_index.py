@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from cloud_server.routing.summary_index import SummaryIndex
 from shared.core.knowledge import SummaryCard, SummaryTombstone
 from shared.core.model_api import FloatMatrix
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 from tests.support.settled_index import SettledSummaryIndex
 
 

@@ -9,7 +9,7 @@ import pytest
 from cloud_server.routing.summary_store import SummaryStore
 from shared.core.errors import ConfigError
 from shared.core.knowledge import SummaryCard, SummaryTombstone
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 from tests.support.settled_index import SettledSummaryIndex
 
 

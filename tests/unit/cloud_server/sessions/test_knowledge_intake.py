@@ -7,7 +7,7 @@ import math
 from cloud_server.answering.context_merge import merge_knowledge
 from cloud_server.sessions.knowledge_intake import MAX_CHUNK_CHARS, MAX_ITEMS, accept_knowledge
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, KnowledgeEntity
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import RegexTokenizer
 
 
 def test_an_edge_cannot_label_its_chunks_as_another_edges_or_rank_itself_beyond_range() -> None:

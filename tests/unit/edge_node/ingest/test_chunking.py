@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from edge_node.ingest.chunking import TextChunk, chunk_text
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import RegexTokenizer
 
 TOK = RegexTokenizer()
 PROSE = " ".join(f"Sentence number {i} has some words in it." for i in range(30))

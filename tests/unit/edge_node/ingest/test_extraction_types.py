@@ -10,7 +10,7 @@ from edge_node.ingest.extraction import ORIGIN_SLM, REJECT, Extractor
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import ExtractionConfig
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
+from simulation.fakes import ScriptedGenerator
 
 
 def _types(request: GenerationRequest) -> str:

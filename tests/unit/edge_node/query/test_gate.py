@@ -13,7 +13,7 @@ from edge_node.query.gate import (
     first_word,
 )
 from shared.config import GateConfig
-from shared.models.fakes import HashEmbedder
+from simulation.fakes import HashEmbedder
 
 EMBED = HashEmbedder(64)
 

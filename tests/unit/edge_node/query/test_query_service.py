@@ -12,9 +12,8 @@ from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import GateConfig
 from shared.core.errors import DgragError
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
 from shared.reading.extractive import is_extractive
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.fakes_edge import make_service, scripted_slm
 
 DOCS = [

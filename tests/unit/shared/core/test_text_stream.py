@@ -10,7 +10,7 @@ import pytest
 
 from shared.core.model_api import GenerationRequest, Tapped, TextSink
 from shared.core.text_stream import streamed
-from shared.models.fakes import ScriptedGenerator
+from simulation.fakes import ScriptedGenerator
 
 
 def _collect(run) -> list[object]:  # type: ignore[no-untyped-def]

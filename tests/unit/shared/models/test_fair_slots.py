@@ -10,8 +10,7 @@ import pytest
 from cloud_server.api import build_cloud
 from shared.config import CloudConfig, CloudQueryConfig
 from shared.core.errors import ConfigError, ResourceExhaustedError
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
-from shared.models.tokenizer import RegexTokenizer
+from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 
 
 def test_one_caller_cannot_take_every_place() -> None:

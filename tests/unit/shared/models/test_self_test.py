@@ -12,10 +12,10 @@ import pytest
 from shared.core.errors import ModelError
 from shared.core.model_api import GenerationRequest
 from shared.models.embedder import SentenceTransformerEmbedder
-from shared.models.fakes import HashEmbedder, ScriptedGenerator
 from shared.models.llama_cpp_backend import LlamaCppGenerator
 from shared.models.self_test import Models, embed_then_generate, run_steps
 from shared.models.torch_thread import TorchThread
+from simulation.fakes import HashEmbedder, ScriptedGenerator
 
 
 def entry_points(cls: type) -> set[str]:

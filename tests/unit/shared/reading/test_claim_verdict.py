@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 from shared.core.model_api import GenerationRequest
-from shared.models.fakes import ScriptedGenerator
 from shared.models.llama_cpp_backend import option_shares
 from shared.reading.claim_verdict import (
     claim_sentences,
@@ -20,6 +19,7 @@ from shared.reading.claims import is_header, publisher, split_claims
 from shared.reading.compose import compose_verdict, plan_reading
 from shared.reading.confidence import Calibration
 from shared.reading.span_reader import Passage
+from simulation.fakes import ScriptedGenerator
 
 VERGE = Passage(
     1,

@@ -1,6 +1,5 @@
-"""Deterministic fakes for fast unit tests: a scripted generator and a hash-seeded embedder.
-
-Never used outside tests; a real deployment selects real backends in config.
+"""Deterministic fakes for fast unit tests and model-free benchmarks: a scripted generator, a hash-seeded embedder
+and a tokenizer of words and punctuation. The product never uses them: a deployment selects real backends.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shared.core.model_api import Completion, FloatMatrix, GenerationRequest, TextSink
+from shared.models.tokenizer import Span
 
 Script = Callable[[GenerationRequest], str]
 
@@ -82,3 +82,16 @@ class HashEmbedder:
             if norm > 0:
                 out[row] /= norm
         return out
+
+
+_WORDISH = re.compile(r"\w+|[^\w\s]")
+
+
+class RegexTokenizer:
+    """Words and punctuation marks as tokens; model-free."""
+
+    def spans(self, text: str) -> list[Span]:
+        return [(m.start(), m.end()) for m in _WORDISH.finditer(text)]
+
+    def count(self, text: str) -> int:
+        return sum(1 for _ in _WORDISH.finditer(text))
