@@ -2,7 +2,7 @@
 a native model runtime is explained instead of ending the command with a bare "Illegal instruction".
 
 A model runtime that meets a CPU it was not built for kills its whole process with a signal (SIGILL, SIGSEGV),
-and a process cannot explain its own death. So ``dgrag edge ingest|summarize|query|serve|host``, ``dgrag cloud
+and a process cannot explain its own death. So ``dgrag edge ingest|summarize|query|serve``, ``dgrag cloud
 serve`` and ``dgrag sim ...`` start ``python -m dgrag.cli`` with the same arguments and wait for it. When it dies
 by a signal, this parent names the signal in words and the command that repairs the runtime
 (shared.models.crash). The child shares the terminal: Ctrl-C reaches it directly; SIGTERM and SIGHUP sent to this
@@ -21,7 +21,7 @@ from types import FrameType
 from shared.models.crash import death_message
 
 MODEL_COMMANDS = {
-    "edge": {"ingest", "summarize", "query", "serve", "host"},
+    "edge": {"ingest", "summarize", "query", "serve"},
     "cloud": {"serve"},
     "sim": None,  # every sub-command
 }

@@ -94,12 +94,6 @@ def _register_answering(commands: Any) -> None:
     p.add_argument("--port-file", type=Path, help="write the bound port here once listening")
     p.set_defaults(func=cmd_serve)
 
-    p = commands.add_parser("host", help="serve many edges in one process sharing one SLM and embedder (simulations)")
-    p.add_argument("spec", type=Path, help="host spec JSON: the edges, their configs and settings")
-    p.add_argument("--max-waiting", type=int, default=64, help="model calls one edge may have queued")
-    p.add_argument("--port-file", type=Path, help="written (first edge's port) once every edge listens")
-    p.set_defaults(func=cmd_host)
-
     p = commands.add_parser("ask", help="ask a running edge (dgrag edge serve) a question over its gRPC API")
     p.add_argument("--server", default="127.0.0.1:50061", help="host:port of the edge's API")
     p.add_argument(
@@ -269,14 +263,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with Edge.open(args.data_dir, config) as edge, traced_process(config.tracing, "dgrag-edge", edge=edge.edge_id):
         ready = lambda port: write_port_file(args.port_file, port)  # noqa: E731
         asyncio.run(serve_edge(edge.config, edge.runtime, on_ready=ready))
-    return EXIT_OK
-
-
-def cmd_host(args: argparse.Namespace) -> int:
-    from edge_node.host import run_host
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    run_host(args.spec, args.port_file, args.max_waiting)
     return EXIT_OK
 
 

@@ -1,7 +1,7 @@
 """What the simulation and the benchmarks use of an edge beyond its public API (:mod:`edge_node.api`): copies
 of built stores and their cached model answers, the audit log's files, the gate's score, the leak guard and the
 session outbox (the simulation's dishonest participants change what it sends); the session, link and outbound
-policy a swarm edge runs without models.
+policy a swarm edge runs without models; the knowledge base and model-endpoint check an edge host opens.
 For experiments: not a stable API for applications.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from edge_node.policy.audit import AUDIT_FILE, AuditEntry, read_audit, write_audit
 from edge_node.policy.leak_guard import LeakGuard
+from edge_node.policy.model_endpoints import check_model_endpoints
 from edge_node.policy.outbound import OutboundPolicy
 from edge_node.policy.privacy import Outbound
 from edge_node.query.gate import combined_score as gate_score
@@ -28,10 +29,12 @@ __all__ = [
     "AuditEntry",
     "CloudLink",
     "CloudSession",
+    "EdgeKnowledgeBase",
     "LeakGuard",
     "Outbound",
     "OutboundPolicy",
     "SessionOutbox",
+    "check_model_endpoints",
     "copy_edge",
     "gate_score",
     "read_audit",

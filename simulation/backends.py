@@ -31,7 +31,7 @@ class Backend(Protocol):
 
 
 class LocalBackend:
-    """Each host is a ``dgrag edge host`` process on this machine."""
+    """Each host is a ``simulation.edge_host`` process on this machine."""
 
     name = "local"
     bind_host = "127.0.0.1"

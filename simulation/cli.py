@@ -55,7 +55,7 @@ def _run_parser(commands: Any) -> None:
     p.add_argument("--judge-config", type=Path, help="judge config TOML: when given, judge the answers after the run")
     p.add_argument("--judge-pairs", default="", help="mode pairs to judge, e.g. dgrag:naive (default: dgrag vs each)")
     p.add_argument(
-        "--edges-per-host", type=int, default=1, help="edges per `dgrag edge host` process sharing one SLM (default 1)"
+        "--edges-per-host", type=int, default=1, help="edges per edge host process sharing one SLM (default 1)"
     )
     p.add_argument("--liar", default="", help="comma-separated edges run as dishonest participants (a trust test)")
     p.add_argument(

@@ -1,4 +1,4 @@
-"""Edge hosts for the simulation: ``dgrag edge host`` processes, each serving K edges over one model pool.
+"""Edge hosts for the simulation: `python -m simulation.edge_host` processes, each serving K edges over one pool.
 
 Each edge keeps its own data directory, settings, API token, port and cloud session; the runner reaches an
 edge through :class:`HostedEndpoint`, which looks like a :class:`~simulation.processes.Server` of its own.
@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shared.core.errors import DgragError
 from simulation.processes import START_TIMEOUT_S, Server
+
+EDGE_HOST_COMMAND = [sys.executable, "-m", "simulation.edge_host"]
+"""What runs an edge host (a spec of K edges sharing one SLM and embedder)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def host_groups(edge_ids: list[str], per_host: int) -> list[list[str]]:
 
 
 def host_spec(launches: list[EdgeLaunch], config_file: Path | None, port_files: dict[str, Path]) -> dict[str, Any]:
-    """The host spec (see edge_node.host) of ``launches``; an edge writes its port to ``port_files[edge_id]``."""
+    """The host spec (see simulation.edge_host) of ``launches``; an edge writes its port to ``port_files[edge_id]``."""
     entries = []
     for launch in launches:
         entry: dict[str, Any] = {"data_dir": str(launch.data_dir.resolve()), "settings": dict(launch.settings)}
@@ -93,7 +97,8 @@ def start_hosts(
     command: list[str] | None = None,
 ) -> tuple[list[Server], dict[str, HostedEndpoint]]:
     """Start the host processes (``prefix``-0, -1, ...) for ``launches``; returns them and each edge's endpoint.
-    ``command``: what runs ``edge host`` (default ``dgrag``; simulation.liar_host for a dishonest participant)."""
+    ``command``: what runs a host spec (default simulation.edge_host; simulation.liar_host for a dishonest
+    participant)."""
     by_id = {launch.edge_id: launch for launch in launches}
     hosts: list[Server] = []
     endpoints: dict[str, HostedEndpoint] = {}
@@ -105,7 +110,7 @@ def start_hosts(
             port_file.unlink(missing_ok=True)
         spec_data = host_spec([by_id[e] for e in group], config_file, port_files)
         spec.write_text(json.dumps(spec_data, indent=2), encoding="utf-8")
-        host = Server(name, ["edge", "host", str(spec)], work, env, command=command)
+        host = Server(name, [str(spec)], work, env, command=command or EDGE_HOST_COMMAND)
         hosts.append(host)
         for edge_id in group:
             endpoints[edge_id] = HostedEndpoint(edge_id, port_files[edge_id], host, len(group))

@@ -1,4 +1,4 @@
-"""Dishonest participants for simulations (``dgrag sim run --liar EDGE --liar-kind KIND``): ``dgrag edge host``
+"""Dishonest participants for simulations (``dgrag sim run --liar EDGE --liar-kind KIND``): an edge host
 whose edges lie to the cloud in one of five ways, to measure what each can capture.
 
 - ``blunt``: every probe reply says 1.0 in every score, and every retrieval reply claims 1.0 for its evidence and
@@ -15,8 +15,8 @@ whose edges lie to the cloud in one of five ways, to measure what each can captu
   mention most (``--stuffing FILE``, one per line: an attacker who has read the public news of every topic), so
   its summaries match questions about every topic.
 
-Run as ``python -m simulation.liar_host [--kind KIND] [--stuffing FILE] edge host SPEC --port-file F`` (the
-arguments of ``dgrag edge host``); nothing in the edge's own code lies.
+Run as ``python -m simulation.liar_host [--kind KIND] [--stuffing FILE] SPEC --port-file F`` (the arguments of
+``python -m simulation.edge_host``); nothing in the edge's own code lies.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any
 from cloud_server.experiments import bounded_lexical
 from edge_node.api import EdgeRuntime
 from edge_node.experiments import SessionOutbox
-from edge_node.host import run_host
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryChanges
+from simulation.edge_host import run_host
 
 _honest_outbound_for = EdgeRuntime.outbound_for
 _honest_probe = EdgeRuntime.probe
@@ -119,12 +119,10 @@ def lie(kind: str = "blunt", stuffing: list[str] | None = None) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Serve the edges of a host spec, as ``dgrag edge host`` does, with every reply lying as ``--kind`` says."""
+    """Serve the edges of a host spec, as simulation.edge_host does, with every reply lying as ``--kind`` says."""
     p = argparse.ArgumentParser(prog="python -m simulation.liar_host")
     p.add_argument("--kind", choices=KINDS, default="blunt")
     p.add_argument("--stuffing", type=Path, help="the stuffer's names, one per line")
-    p.add_argument("role", choices=["edge"])
-    p.add_argument("command", choices=["host"])
     p.add_argument("spec", type=Path)
     p.add_argument("--port-file", type=Path)
     args = p.parse_args(argv)

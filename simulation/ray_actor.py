@@ -1,4 +1,4 @@
-"""The edge host as a Ray actor: what ``dgrag edge host`` does, inside a Ray worker (``dgrag sim run --backend ray``).
+"""The edge host as a Ray actor: what simulation.edge_host does, inside a Ray worker (``dgrag sim run --backend ray``).
 
 The actor takes the host spec as data (no spec file: a worker on another node may not see the driver's files
 it was written to), binds every edge's API on its node's address and returns those addresses, so the
@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from edge_node.host import HostedEdge, host_pool, parse_host_spec, serve_host
+from simulation.edge_host import HostedEdge, host_pool, parse_host_spec, serve_host
 
 log = logging.getLogger(__name__)
 

@@ -67,7 +67,7 @@ class SimOptions:
     edge_config: Path | None = None
     cloud_config: Path | None = None
     edges_per_host: int = 1
-    """Edges served by one ``dgrag edge host`` process (one SLM and embedder shared by them)."""
+    """Edges served by one ``simulation.edge_host`` process (one SLM and embedder shared by them)."""
     backend: str = "local"
     """Where the hosts run: ``local`` processes or ``ray`` actors (see simulation.backends)."""
     liars: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""The host spec the simulation writes (or hands a Ray actor) is what `dgrag edge host` reads, and a spec given
+"""The host spec the simulation writes (or hands a Ray actor) is what simulation.edge_host reads, and a spec given
 as data reports its mistakes under the host's name."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.host import parse_host_spec
 from shared.core.errors import ConfigError
 from simulation.backends import LocalBackend, open_backend
+from simulation.edge_host import parse_host_spec
 from simulation.hosts import EdgeLaunch, host_groups, host_spec
 from simulation.ray_backend import RayOptions
 

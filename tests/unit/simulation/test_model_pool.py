@@ -8,8 +8,8 @@ import time
 import pytest
 
 from shared.core.model_api import GenerationRequest
-from shared.models.pool import FairQueue, ModelBusyError, ModelPool
 from simulation.fakes import HashEmbedder, ScriptedGenerator
+from simulation.model_pool import FairQueue, ModelBusyError, ModelPool
 
 
 def test_each_edge_gets_the_models_answers() -> None:

@@ -1,8 +1,9 @@
-"""An edge host: many edges in one process, sharing one loaded SLM and one embedder (``dgrag edge host SPEC``).
+"""An edge host: many edges in one process, sharing one loaded SLM and one embedder
+(``python -m simulation.edge_host SPEC``).
 
 Each hosted edge keeps what makes it an edge: its own data directory (store, indexes, audit log), its own
 configuration and privacy policy, its own gRPC API (own port, own API token) and its own session to the cloud.
-What they share is the model pool (:mod:`shared.models.pool`): calls queue fairly, one at a time. This is how
+What they share is the model pool (:mod:`simulation.model_pool`): calls queue fairly, one at a time. This is how
 simulations run tens of edges on one machine; ``dgrag edge serve`` stays the one-edge-per-device path.
 
 The host is described by a JSON spec::
@@ -16,6 +17,7 @@ The host is described by a JSON spec::
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -27,15 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from edge_node.api import EdgeModels, build_edge, serve_edge
-from edge_node.policy.model_endpoints import check_model_endpoints
-from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.experiments import EdgeKnowledgeBase, check_model_endpoints
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
 from shared.models.factory import build_embedder, build_generator
-from shared.models.pool import ModelPool
 from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.transport.lifecycle import stop_on_signals
+from simulation.model_pool import ModelPool
 
 log = logging.getLogger(__name__)
 
@@ -165,3 +166,19 @@ def run_host(spec: Path, port_file: Path | None, max_waiting: int = 64) -> None:
         asyncio.run(serve_host(edges, pool, on_ready=ready))
     finally:
         pool.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m simulation.edge_host SPEC [--max-waiting N] [--port-file F]``: serve the spec's edges."""
+    p = argparse.ArgumentParser(prog="python -m simulation.edge_host", description=__doc__.split("\n")[0])
+    p.add_argument("spec", type=Path, help="host spec JSON: the edges, their configs and settings")
+    p.add_argument("--max-waiting", type=int, default=64, help="model calls one edge may have queued")
+    p.add_argument("--port-file", type=Path, help="written (first edge's port) once every edge listens")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    run_host(args.spec, args.port_file, args.max_waiting)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

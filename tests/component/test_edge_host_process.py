@@ -10,12 +10,12 @@ import pytest
 
 from cloud_server.api import CloudClient
 from edge_node.api import Document, Edge, EdgeClient, EdgeModels, read_api_token
-from edge_node.host import HostedEdge, read_host_spec, serve_host
 from edge_node.ingest.readers import RawDocument
 from shared.core.errors import ConfigError
-from shared.models.pool import ModelPool
 from shared.transport.secret_file import write_secret
+from simulation.edge_host import HostedEdge, read_host_spec, serve_host
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
+from simulation.model_pool import ModelPool
 from tests.support.grpc_harness import APP_ID, DIM, answer_from_context, edge_config, start_network, token_of
 
 CORPORA = {
