@@ -36,6 +36,7 @@ def edge_launch(work: Path, edge_id: str, data_dir: Path, cloud: str, token: str
     settings = {
         "DGRAG__EDGE_ID": edge_id,
         "DGRAG__SERVER__PORT": "0",
+        "DGRAG__SERVER__PAGE_PORT": "-1",  # no owner's page: the researcher reads the rows
         "DGRAG__SERVER__HOST": "127.0.0.1",
         "DGRAG__CLOUD__ADDRESS": cloud,
         # a benchmark's document ids are public (its gold evidence names them): sent as they are, so evidence

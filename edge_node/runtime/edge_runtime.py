@@ -33,6 +33,7 @@ from edge_node.query.edge_answer import (
     Escalator,
 )
 from edge_node.runtime.full_query import FullQuery
+from edge_node.runtime.owner_view import OwnerView, chunk_passages, document_text, owner_view
 from edge_node.store import publication
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import EdgeConfig
@@ -190,6 +191,18 @@ class EdgeRuntime:
     async def stats(self) -> EdgeStats:
         """What this edge holds (without its document ids)."""
         return await self._run(self._kb.stats, False)
+
+    async def owner_view(self) -> OwnerView:
+        """The documents and published summaries the device owner's page shows."""
+        return await self._run(owner_view, self._kb)
+
+    async def passages(self, chunk_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """(document id, text) of this edge's own chunks among ``chunk_ids``."""
+        return await self._run(chunk_passages, self._kb, list(chunk_ids))
+
+    async def document_text(self, doc_id: str) -> str | None:
+        """The stored text of one of this edge's documents (None when it holds none by that id)."""
+        return await self._run(document_text, self._kb, doc_id)
 
     async def full_sync(self) -> SummaryChanges:
         changes = await self._run(publication.full_sync, self._kb.store)

@@ -14,6 +14,7 @@ from edge_node.transport.api_token import API_TOKEN_FILE, api_token_path, ensure
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
+from edge_node.transport.page.app import serve_owner_page
 from edge_node.transport.servicer import EdgeServicer
 from shared.config import CloudLinkConfig, EdgeConfig
 from shared.core.errors import ConfigError
@@ -77,6 +78,13 @@ async def serve_edge(
     if metrics is not None:
         opener = metrics_opener(metrics.registry, served.metrics_host, served.metrics_port, served.metrics_token_file)
         lifetime.openers.append(opener)
+
+    def open_page() -> Callable[[], None] | None:
+        state = (lambda: (session.connected, session.last_error)) if session else (lambda: (False, ""))
+        page = serve_owner_page(runtime, api_token, client, state)
+        return page.shutdown if page is not None else None
+
+    lifetime.openers.append(open_page)
 
     def announce(port: int) -> None:
         log.info(

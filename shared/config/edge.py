@@ -49,6 +49,14 @@ class EdgeServerConfig:
     """A file (mode 0600) holding a token /metrics then requires (``Authorization: Bearer <token>``)."""
     metrics_host: str = "127.0.0.1"
     """Address the metrics listen on."""
+    page_port: int = 8765
+    """The device owner's page at http://page_host:page_port/ (ask, what left this device, documents), served by
+    `dgrag edge serve` and reached with the edge's API token; 0 picks a free port, -1 = off. A port in use leaves the
+    page off, with a warning."""
+    page_host: str = "127.0.0.1"
+    """Address the page listens on (loopback: only this device)."""
+    page_insecure: bool = False
+    """Allow page_host off loopback: the login would cross the network in the clear (HTTP)."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,9 @@ def _certificate(tmp: Path) -> tuple[Path, Path]:
 
 def test_the_edge_api_serves_tls_to_apps_holding_the_ca(tmp_path: Path) -> None:
     cert, key = _certificate(tmp_path)
-    config = EdgeConfig(edge_id="edge-a", server=EdgeServerConfig(port=0, tls_cert=str(cert), tls_key=str(key)))
+    config = EdgeConfig(
+        edge_id="edge-a", server=EdgeServerConfig(port=0, page_port=-1, tls_cert=str(cert), tls_key=str(key))
+    )
 
     async def main() -> None:
         kb = EdgeKnowledgeBase(tmp_path / "edge-a")

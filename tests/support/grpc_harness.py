@@ -109,7 +109,7 @@ def edge_config(edge_id: str, cloud_port: int, token_file: Path) -> EdgeConfig:
         edge_id=edge_id,
         chunking=ChunkingConfig(chunk_tokens=60, overlap_tokens=8),
         partition=PartitionConfig(min_size=2, max_size=12),
-        server=EdgeServerConfig(port=0),
+        server=EdgeServerConfig(port=0, page_port=-1),
         privacy=PrivacyConfig(doc_ids="names"),  # the fixtures' ids are public; a test reads them in replies
         cloud=CloudLinkConfig(
             address=f"127.0.0.1:{cloud_port}",
@@ -177,8 +177,10 @@ async def start_edge(
     gate: GateConfig | None = None,
     tls: ClientTls | None = None,
     metrics_port: int = 0,
+    page_port: int = -1,
     **privacy: bool | str,
 ) -> None:
+    """``page_port``: serve the owner's page there (-1: no page)."""
     token_file = tmp / f"{edge_id}.token"
     write_secret(token_file, token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
@@ -186,6 +188,8 @@ async def start_edge(
         config = dataclasses.replace(config, gate=gate)
     if metrics_port:
         config = dataclasses.replace(config, server=dataclasses.replace(config.server, metrics_port=metrics_port))
+    if page_port >= 0:
+        config = dataclasses.replace(config, server=dataclasses.replace(config.server, page_port=page_port))
     if tls is not None:
         link = dataclasses.replace(
             config.cloud, tls_ca=tls.ca, tls_server_name=tls.server_name, tls_cert=tls.cert, tls_key=tls.key

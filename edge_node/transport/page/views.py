@@ -1,0 +1,192 @@
+"""The owner's page as HTML: every value from a document, a question, an answer or the audit log is escaped
+(``html.escape``) where it is put into the page. No inline script or style: page.js and page.css are the only ones.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from edge_node.policy.audit import AuditEntry
+from edge_node.runtime.owner_view import OwnerView
+from shared.core.sureness import sureness_of
+from shared.core.trace import AnswerTrace, Decision
+
+WHAT_LEFT = {
+    "summary_sync": "summaries of this device's documents (all of them, after a new connection)",
+    "summary_delta": "changes to this device's summaries",
+    "global_query": "a question, escalated to the cloud",
+    "evidence_check": "a question, to check whether another device knows more",
+    "retrieval_reply": "passages (or their ids) for a question the cloud asked",
+    "probe_reply": "retrieval scores for a question the cloud asked (numbers, no text)",
+    "withheld": "nothing: something was withheld by this device's policy",
+}
+"""What each kind of audit entry sent, in plain words."""
+NAV = (("/", "Ask"), ("/left", "What left this device"), ("/documents", "Documents"), ("/link", "Cloud link"))
+
+
+def e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def layout(title: str, body: str, csrf: str, here: str) -> str:
+    nav = " ".join(
+        f'<a href="{href}"{" aria-current=page" if href == here else ""}>{e(name)}</a>' for href, name in NAV
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f'<title>{e(title)} · dgrag</title><link rel=stylesheet href="/static/page.css">'
+        '<script src="/static/page.js" defer></script></head>'
+        f'<body data-csrf="{e(csrf)}"><header><nav aria-label="Sections">{nav}</nav>'
+        f'<form method=post action="/logout"><input type=hidden name=csrf value="{e(csrf)}">'
+        "<button>Log out</button></form></header>"
+        f"<main><h1>{e(title)}</h1>{body}</main></body></html>"
+    )
+
+
+def login_page(csrf: str, failed: str = "") -> str:
+    message = f"<p role=alert class=error>{e(failed)}</p>" if failed else ""
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Log in · dgrag</title>"
+        '<link rel=stylesheet href="/static/page.css"></head><body><main><h1>This device\'s dgrag</h1>'
+        f'{message}<form method=post action=/login><input type=hidden name=csrf value="{e(csrf)}">'
+        "<label for=token>The edge's API token (the file api.token in its data directory)</label>"
+        "<input id=token name=token type=password autocomplete=current-password required autofocus>"
+        "<button>Log in</button></form></main></body></html>"
+    )
+
+
+def ask_form(question: str = "") -> str:
+    return (
+        '<form id=ask method=post action="/ask"><label for=question>Your question</label>'
+        f"<textarea id=question name=question rows=3 required maxlength=2000>{e(question)}</textarea>"
+        "<button>Ask</button></form>"
+        "<section id=draft aria-live=polite hidden><h2>Reading…</h2><p class=draft></p></section>"
+        "<section id=result aria-live=polite></section>"
+    )
+
+
+@dataclass(frozen=True)
+class Passage:
+    doc_id: str
+    text: str
+
+
+def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -> str:
+    """An answer as the page shows it: the text, the short answer, how sure, who answered, and each source with
+    the passage that supports it (this device's own) and a link to the whole document."""
+    confidence = trace.confidence
+    word = sureness_of(confidence).value
+    if trace.decision == Decision.CLOUD and trace.cloud is not None:
+        asked = ", ".join(trace.cloud.edges_asked) or "none"
+        who = f"the cloud's model, from the devices it asked ({e(asked)})"
+    elif trace.decision == Decision.LOCAL:
+        who = "this device's own model"
+    else:
+        who = "this device (unverified: the cloud could not answer)" if not trace.verified else "this device"
+    short = trace.reading.get("short", "")
+    parts = [
+        f"<div class=answer><p class=text>{e(trace.answer)}</p>",
+        f"<p><strong>Short answer:</strong> {e(short)}</p>" if short else "",
+        f"<p><strong>How sure:</strong> {e(word)} ({confidence:.0%})</p>",
+        f"<p><strong>Answered by:</strong> {who}</p>",
+        f"<p class=note>{e(trace.note)}</p>" if trace.note else "",
+        "<h2>Sources</h2>",
+        _sources(trace, own, edge_id),
+        "</div>",
+    ]
+    return "".join(parts)
+
+
+def _sources(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -> str:
+    if not trace.sources:
+        return "<p>None.</p>"
+    items = []
+    for s in trace.sources:
+        mine = s.edge_id in (None, "", edge_id)
+        passage = own.get(s.chunk_id) if mine else None
+        if passage is not None:
+            link = f'<a href="/documents/view?id={quote(s.doc_id, safe="")}">{e(s.doc_id)}</a>'
+            items.append(f"<li>{link} (this device)<blockquote>{e(passage.text)}</blockquote></li>")
+        else:
+            where = e(s.edge_id) if s.edge_id else "another device"
+            items.append(f"<li>{e(s.doc_id)} on {where} (its text stays on that device)</li>")
+    return f"<ul class=sources>{''.join(items)}</ul>"
+
+
+def left_page(entries: Sequence[AuditEntry], level: str) -> str:
+    rows = []
+    for entry in reversed(entries[-200:]):
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.ts))
+        said = WHAT_LEFT.get(entry.what, entry.what)
+        detail = "; ".join(f"{k}: {_short(v)}" for k, v in entry.detail.items())
+        rows.append(
+            f"<tr><td>{e(when)}</td><td>{e(said)}</td><td>{e(entry.to)}</td><td>{entry.bytes:,}</td>"
+            f"<td>{e(detail)}</td></tr>"
+        )
+    table = (
+        "<table><caption>Newest first (the last 200)</caption><thead><tr><th scope=col>When</th>"
+        "<th scope=col>What left</th><th scope=col>To</th><th scope=col>Bytes</th><th scope=col>What it carried"
+        f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        if rows
+        else "<p>Nothing has left this device yet.</p>"
+    )
+    sent = sum(x.bytes for x in entries)
+    return (
+        f"<p>This device answers under the privacy level <strong>{e(level)}</strong>. In all, {len(entries):,} "
+        f"messages left it ({sent:,} bytes). Each is listed here as this device's audit log records it.</p>{table}"
+    )
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[str], max_bytes: int) -> str:
+    notice = f"<p role=status class=notice>{e(message)}</p>" if message else ""
+    state = ("summaries are being refreshed" if view.summaries_pending else "summarised") + (
+        "; " + f"{view.publications_pending} change(s) wait for the cloud" if view.publications_pending else ""
+    )
+    docs = "".join(
+        f'<li><a href="/documents/view?id={quote(d, safe="")}">{e(d)}</a>'
+        f'<form method=post action="/documents/delete" class=inline><input type=hidden name=csrf value="{e(csrf)}">'
+        f'<input type=hidden name=doc_id value="{e(d)}"><button aria-label="Delete {e(d)}">Delete</button></form></li>'
+        for d in view.documents
+    )
+    summaries = "".join(
+        f"<li><p>{e(s.text)}</p><p class=meta>{e(s.id)} v{s.version}: {e(', '.join(s.top_entities))}</p></li>"
+        for s in view.summaries
+    )
+    return (
+        f"{notice}<p>{len(view.documents)} document(s), {view.chunks} passage(s): indexed and {e(state)}.</p>"
+        f'<form id=upload method=post action="/documents/upload" enctype="multipart/form-data">'
+        f'<input type=hidden name=csrf value="{e(csrf)}"><label for=file>Add or replace a document '
+        f"({e(' '.join(allowed))}, at most {max_bytes // 1024:,} KiB)</label>"
+        "<input id=file name=file type=file required><button>Add</button>"
+        "<progress id=progress max=100 value=0 hidden></progress></form>"
+        f"<h2>Documents on this device</h2><ul class=docs>{docs or '<li>None yet.</li>'}</ul>"
+        "<h2>What the cloud holds about this device</h2><p>Only these summaries; never the documents.</p>"
+        f"<ul class=summaries>{summaries or '<li>No summary yet.</li>'}</ul>"
+    )
+
+
+def document_page(doc_id: str, text: str) -> str:
+    return f'<p><a href="/documents">Back to the documents</a></p><h2>{e(doc_id)}</h2><pre class=doc>{e(text)}</pre>'
+
+
+def link_page(address: str, connected: bool, last_error: str, last_sync: float | None) -> str:
+    if not address:
+        return "<p>No cloud is configured: every question is answered on this device.</p>"
+    synced = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last_sync)) if last_sync else "never"
+    state = "connected" if connected else "not connected"
+    error = f"<p>Last problem: {e(last_error)}</p>" if last_error and not connected else ""
+    return (
+        f"<p>Cloud: <strong>{e(address)}</strong>, {state}.</p><p>Last summaries sent: {e(synced)}.</p>{error}"
+        "<p>Trust: the cloud does not report to a device how far it believes it; its operators see it with "
+        "<code>dgrag cloud edges</code>.</p>"
+    )

@@ -1,0 +1,181 @@
+"""The device owner's page on a real edge (scripted models) and a real cloud on loopback, attacked as a stranger
+on the machine would: no session, a wrong token, a forged form, a hostile document and question, an oversized or
+foreign upload. And used as its owner would: ask, read the answer and its sources, see what left, add and delete
+a document."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+
+from edge_node.ingest.readers import RawDocument
+from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
+from tests.support.grpc_harness import ACME, ZEPHYR, Network, connected, free_port, start_edge, start_network
+
+HOSTILE = RawDocument("hostile", "Hostile", "Acme Robotics ships <script>alert('owned')</script> robots to Oslo.", "h")
+
+
+class Page:
+    def __init__(self, net: Network, port: int) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self.token = read_api_token(net.data_dirs["edge-a"] / API_TOKEN_FILE)
+
+    def client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.base, follow_redirects=False, timeout=30)
+
+    async def logged_in(self, client: httpx.AsyncClient) -> str:
+        """Log ``client`` in; the session's CSRF token."""
+        login = await client.get("/login")
+        csrf = _csrf(login.text)
+        done = await client.post("/login", data={"csrf": csrf, "token": self.token})
+        assert done.status_code == 303, done.text
+        return _csrf((await client.get("/")).text)
+
+
+def _csrf(page: str) -> str:
+    found = re.search(r'name=csrf value="([^"]+)"', page) or re.search(r'data-csrf="([^"]+)"', page)
+    assert found, page[:500]
+    return found.group(1)
+
+
+def with_page(tmp_path: Path, scenario: Callable[[Page], Awaitable[None]]) -> None:
+    """Run ``scenario`` against the page of edge-a (ACME and a hostile document) beside edge-b (ZEPHYR)."""
+
+    async def main() -> None:
+        net = await start_network(tmp_path, {"edge-b": ZEPHYR}, extra_edges=("edge-a",))
+        port = free_port()
+        try:
+            await start_edge(net, tmp_path, "edge-a", [*ACME, HOSTILE], page_port=port)
+            await connected(net, "edge-a", "edge-b")
+            await scenario(Page(net, port))
+        finally:
+            await net.close()
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_a_stranger_gets_nothing_without_the_token(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            assert (await client.get("/")).status_code == 303, "sent to the login"
+            assert (await client.post("/ask", data={"question": "x"})).status_code == 401
+            assert (await client.get("/left")).headers["location"] == "/login"
+            csrf = _csrf((await client.get("/login")).text)
+            statuses = [
+                (await client.post("/login", data={"csrf": csrf, "token": "wrong"})).status_code for _ in range(7)
+            ]
+            assert statuses[0] == 401 and statuses[-1] == 429, statuses
+
+    with_page(tmp_path, scenario)
+
+
+def test_every_response_forbids_inline_script_and_framing(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            await page.logged_in(client)
+            for path in ("/", "/left", "/documents", "/link", "/login", "/static/page.js"):
+                response = await client.get(path)
+                policy = response.headers["content-security-policy"]
+                assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, path
+                assert response.headers["x-content-type-options"] == "nosniff"
+                assert not re.search(r"<script(?![^>]*\bsrc=)", response.text) or path.endswith(".js"), path
+
+    with_page(tmp_path, scenario)
+
+
+def test_a_forged_form_is_refused(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            assert (await client.post("/ask", data={"question": "Who leads Acme?"})).status_code == 403, "no token"
+            wrong = await client.post("/ask", data={"question": "Who leads Acme?", "csrf": "x" * 43})
+            assert wrong.status_code == 403
+            other_site = await client.post(
+                "/documents/delete", data={"csrf": csrf, "doc_id": "acme-1"}, headers={"Origin": "http://evil.example"}
+            )
+            assert other_site.status_code == 403
+            assert "acme-1" in (await client.get("/documents")).text, "nothing was deleted"
+
+    with_page(tmp_path, scenario)
+
+
+def test_an_answer_shows_its_sources_and_escapes_what_it_quotes(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            question = "Where does Acme Robotics ship robots? <img src=x onerror=alert(1)>"
+            response = await client.post("/ask", data={"question": question, "csrf": csrf})
+            assert response.status_code == 200
+            body = response.text
+            assert "<img src=x" not in body and "&lt;img src=x onerror=alert(1)&gt;" in body
+            assert "<script>alert" not in body
+            assert "How sure:" in body and "Answered by:" in body and "Sources" in body
+            assert "/documents/view?id=" in body, "a link to the whole document on this device"
+
+    with_page(tmp_path, scenario)
+
+
+def test_the_answer_streams_as_json_lines_ending_with_its_html(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            async with client.stream(
+                "POST", "/ask/stream", json={"question": "Who founded Zephyr Medical?"}, headers={"X-CSRF-Token": csrf}
+            ) as response:
+                lines = [json.loads(line) async for line in response.aiter_lines() if line]
+            assert response.status_code == 200
+            assert "html" in lines[-1] and all("draft" in x for x in lines[:-1])
+
+    with_page(tmp_path, scenario)
+
+
+def test_what_left_lists_the_escalation_in_plain_words(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            await client.post("/ask", data={"question": "Who founded Zephyr Medical in Lisbon?", "csrf": csrf})
+            left = (await client.get("/left")).text
+            assert "summaries of this device" in left or "changes to this device" in left
+            assert "privacy level" in left
+
+    with_page(tmp_path, scenario)
+
+
+def test_uploads_are_bounded_typed_and_become_answerable_then_deletable(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            big = await client.post(
+                "/documents/upload", data={"csrf": csrf}, files={"file": ("big.txt", b"x" * (40 * 1024 * 1024))}
+            )
+            assert big.status_code == 413
+            exe = await client.post("/documents/upload", data={"csrf": csrf}, files={"file": ("tool.exe", b"MZ")})
+            assert "Not added" in exe.text
+            text = b"The Kestrel Observatory is directed by Ingrid Berg in Tromso."
+            sneaky = ("../../etc/kestrel.txt", text)
+            added = await client.post("/documents/upload", data={"csrf": csrf}, files={"file": sneaky})
+            assert "kestrel.txt added" in added.text, added.text[-800:]
+            assert not (tmp_path / "etc").exists(), "the name's folders were dropped"
+            answer = await client.post("/ask", data={"question": "Who directs the Kestrel Observatory?", "csrf": csrf})
+            assert "kestrel.txt" in answer.text
+            gone = await client.post("/documents/delete", data={"csrf": csrf, "doc_id": "kestrel.txt"})
+            assert "Deleted kestrel.txt" in gone.text
+            assert "kestrel.txt</a>" not in gone.text
+
+    with_page(tmp_path, scenario)
+
+
+def test_a_document_link_shows_only_this_devices_documents(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            await page.logged_in(client)
+            mine = await client.get("/documents/view", params={"id": "hostile"})
+            assert mine.status_code == 200 and "&lt;script&gt;" in mine.text and "<script>alert" not in mine.text
+            assert (await client.get("/documents/view", params={"id": "zeph-1"})).status_code == 404
+
+    with_page(tmp_path, scenario)
