@@ -45,7 +45,7 @@ SECURITY_HEADERS = {
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # no-referrer would make the browser send Origin: null on our own forms
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
@@ -209,6 +209,7 @@ def owner_app(ctx: PageContext) -> Starlette:
         Route("/documents/upload", guarded(ctx, h.upload, post=True), methods=["POST"]),
         Route("/documents/delete", guarded(ctx, h.delete, post=True), methods=["POST"]),
         Route("/link", guarded(ctx, h.link), methods=["GET"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)

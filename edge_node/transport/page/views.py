@@ -82,8 +82,8 @@ def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -
     confidence = trace.confidence
     word = sureness_of(confidence).value
     if trace.decision == Decision.CLOUD and trace.cloud is not None:
-        asked = ", ".join(trace.cloud.edges_asked) or "none"
-        who = f"the cloud's model, from the devices it asked ({e(asked)})"
+        cited = sorted({"this device" if s.edge_id in (None, "", edge_id) else str(s.edge_id) for s in trace.sources})
+        who = "the cloud's model" + (f", citing {e(', '.join(cited))}" if cited else "")
     elif trace.decision == Decision.LOCAL:
         who = "this device's own model"
     else:
@@ -143,6 +143,8 @@ def left_page(entries: Sequence[AuditEntry], level: str) -> str:
 
 
 def _short(value: object, limit: int = 160) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}"
     text = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -170,7 +172,8 @@ def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[s
         "<input id=file name=file type=file required><button>Add</button>"
         "<progress id=progress max=100 value=0 hidden></progress></form>"
         f"<h2>Documents on this device</h2><ul class=docs>{docs or '<li>None yet.</li>'}</ul>"
-        "<h2>What the cloud holds about this device</h2><p>Only these summaries; never the documents.</p>"
+        "<h2>What the cloud holds about this device</h2><p>The cloud keeps only these summaries. Passages it is sent "
+        "for a question are listed under What left this device.</p>"
         f"<ul class=summaries>{summaries or '<li>No summary yet.</li>'}</ul>"
     )
 
