@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from shared.core.sureness import LIKELY_AT, SURE_AT
 from simulation.markdown_table import DASH, pct, table
 
 SHAPE_KINDS = ("within", "out")
@@ -91,7 +92,8 @@ def calibration_section(modes: Mapping[str, Mapping[str, Any]]) -> str:
         + "\n\n"
         + table(["mode", "confidence", "asks", "mean confidence", "accuracy"], words)
         + '\n\nCoverage is the share of asks that got an answer; "can\'t tell" and declines are never right, so '
-        "abstaining cannot raise accuracy. Each answer carries a probability and a word (sure from 80%, likely from "
-        "50%, else can't tell). ECE is the asks-weighted gap between confidence and accuracy over tenths of "
+        "abstaining cannot raise accuracy. Each answer carries a probability and a word "
+        f"(sure from {SURE_AT:.0%}, likely from {LIKELY_AT:.0%}, else can't tell). ECE is the asks-weighted gap "
+        "between confidence and accuracy over tenths of "
         "confidence; answerable asks only."
     )

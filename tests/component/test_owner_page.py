@@ -15,6 +15,7 @@ import httpx
 
 from edge_node.ingest.readers import RawDocument
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
+from edge_node.transport.page.sessions import COOKIE
 from tests.support.grpc_harness import ACME, ZEPHYR, Network, connected, free_port, start_edge, start_network
 
 HOSTILE = RawDocument("hostile", "Hostile", "Acme Robotics ships <script>alert('owned')</script> robots to Oslo.", "h")
@@ -150,24 +151,45 @@ def test_uploads_are_bounded_typed_and_become_answerable_then_deletable(tmp_path
     async def scenario(page: Page) -> None:
         async with page.client() as client:
             csrf = await page.logged_in(client)
+            assert await _declared_too_large(page.base, client.cookies[COOKIE], csrf) == 413
             big = await client.post(
-                "/documents/upload", data={"csrf": csrf}, files={"file": ("big.txt", b"x" * (40 * 1024 * 1024))}
+                "/documents/upload", data={"csrf": csrf}, files={"file": ("big.txt", b"x" * (21 * 1024 * 1024))}
             )
-            assert big.status_code == 413
+            assert "over the" in big.text and "big.txt</a>" not in big.text
             exe = await client.post("/documents/upload", data={"csrf": csrf}, files={"file": ("tool.exe", b"MZ")})
-            assert "Not added" in exe.text
+            assert "Not added" in exe.text and "no reader for its type" in exe.text
             text = b"The Kestrel Observatory is directed by Ingrid Berg in Tromso."
-            sneaky = ("../../etc/kestrel.txt", text)
-            added = await client.post("/documents/upload", data={"csrf": csrf}, files={"file": sneaky})
-            assert "kestrel.txt added" in added.text, added.text[-800:]
-            assert not (tmp_path / "etc").exists(), "the name's folders were dropped"
+            folder = [
+                ("file", ("../../etc/kestrel.txt", text)),
+                ("file", ("notes/sub/shift.md", b"Shift B starts at 14:00 in hall 3.")),
+                ("file", ("notes/photo.jpg", b"\xff\xd8")),
+            ]
+            added = await client.post("/documents/upload", data={"csrf": csrf}, files=folder)
+            assert "etc/kestrel.txt, notes/sub/shift.md added" in added.text, added.text[-800:]
+            assert "notes/photo.jpg (no reader for its type)" in added.text
+            assert not (tmp_path / "etc").exists(), "no path climbs out of the uploads folder"
             answer = await client.post("/ask", data={"question": "Who directs the Kestrel Observatory?", "csrf": csrf})
             assert "kestrel.txt" in answer.text
-            gone = await client.post("/documents/delete", data={"csrf": csrf, "doc_id": "kestrel.txt"})
-            assert "Deleted kestrel.txt" in gone.text
-            assert "kestrel.txt</a>" not in gone.text
+            gone = await client.post("/documents/delete", data={"csrf": csrf, "doc_id": "etc/kestrel.txt"})
+            assert "Deleted etc/kestrel.txt" in gone.text
+            assert "etc/kestrel.txt</a>" not in gone.text
 
     with_page(tmp_path, scenario)
+
+
+async def _declared_too_large(base: str, session: str, csrf: str) -> int:
+    """The status of an upload declaring a body of 10 GB (and sending a few bytes): refused before it is read."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(
+        f"POST /documents/upload HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {COOKIE}={session}\r\n"
+        f"X-CSRF-Token: {csrf}\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+        "Content-Length: 10000000000\r\n\r\n--b\r\n".encode()
+    )
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    writer.close()
+    return status
 
 
 def test_a_document_link_shows_only_this_devices_documents(tmp_path: Path) -> None:

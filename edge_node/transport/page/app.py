@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,12 +20,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from edge_node.ingest.readers import read_paths
 from edge_node.runtime.edge_runtime import EdgeRuntime
 from edge_node.transport.page import views
 from edge_node.transport.page.sessions import COOKIE, SESSION_S, PageSessions, Session
+from edge_node.transport.page.uploads import MAX_FILES, UPLOAD_FACTOR, UPLOAD_SUFFIXES, ingest_with, store_uploads
 from shared.core.addresses import is_loopback
-from shared.core.constants import SUPPORTED_SUFFIXES
 from shared.core.errors import ConfigError, DgragError
 from shared.core.model_api import TextSink
 from shared.core.trace import AnswerTrace
@@ -36,9 +33,7 @@ from shared.transport.http_server import HttpServer
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 STATIC = Path(__file__).with_name("static")
-UPLOAD_SUFFIXES = tuple(s for s in SUPPORTED_SUFFIXES if s != ".jsonl")
 MAX_QUESTION_CHARS = 2000
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -171,11 +166,12 @@ class PageHandlers:
         return HTMLResponse(views.layout("Document", views.document_page(doc_id, text), session.csrf, "/documents"))
 
     async def upload(self, request: Request, session: Session) -> Response:
-        form = await request.form(max_files=1, max_fields=4)
-        file = form.get("file")
-        if not isinstance(file, UploadFile) or not file.filename:
-            return await self.documents(request, session, "Choose a file to add.")
-        message = await _store_upload(self.ctx, file)
+        form = await request.form(max_files=MAX_FILES, max_fields=4)
+        files = [f for f in form.getlist("file") if isinstance(f, UploadFile) and f.filename]
+        runtime = self.ctx.runtime
+        max_bytes = runtime.config.ingest.max_file_bytes
+        ingest = ingest_with(lambda items: self.ctx.edge.run(runtime.ingest(items)), max_bytes)
+        message = await store_uploads(files, self.ctx.uploads, max_bytes, ingest)
         return await self.documents(request, session, message)
 
     async def delete(self, request: Request, session: Session) -> Response:
@@ -249,29 +245,6 @@ async def _streamed(ctx: PageContext, question: str) -> AsyncIterator[bytes]:
     yield (json.dumps({"html": await task}) + "\n").encode()
 
 
-async def _store_upload(ctx: PageContext, file: UploadFile) -> str:
-    """Save an uploaded file under the data directory's uploads folder and ingest it; what happened, in words."""
-    name = _SAFE_NAME.sub("_", Path(file.filename or "").name).strip(" .")[:120]
-    suffix = Path(name).suffix.lower()
-    if not name or suffix not in UPLOAD_SUFFIXES:
-        return f"Not added: {suffix or 'a file without a suffix'} is not a type this device reads."
-    max_bytes = ctx.runtime.config.ingest.max_file_bytes
-    data = await file.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        return f"Not added: {name} is over the {max_bytes // 1024:,} KiB limit (ingest.max_file_bytes)."
-    ctx.uploads.mkdir(mode=0o700, exist_ok=True)
-    path = ctx.uploads / name
-    await asyncio.to_thread(path.write_bytes, data)
-    items = list(read_paths([path], max_bytes, root=ctx.uploads))
-    started = time.perf_counter()
-    report = await ctx.edge.run(ctx.runtime.ingest(items))
-    if report.failed:
-        path.unlink(missing_ok=True)
-        return f"Not added: {report.failed[0][1]}"
-    said = "replaced" if report.updated else "unchanged" if report.unchanged else "added"
-    return f"{name} {said} in {time.perf_counter() - started:.1f} s; it can be asked about now."
-
-
 def _question(text: str) -> str:
     return " ".join(text.split())[:MAX_QUESTION_CHARS]
 
@@ -343,7 +316,7 @@ def serve_owner_page(
             "on 127.0.0.1 and reach the page through an SSH tunnel, or set server.page_insecure = true"
         )
     ctx = PageContext(runtime, EdgeLoop(asyncio.get_running_loop()), PageSessions(api_token), link_state, escalator)
-    app = hardened(owner_app(ctx), runtime.config.ingest.max_file_bytes + 64 * 1024)
+    app = hardened(owner_app(ctx), UPLOAD_FACTOR * runtime.config.ingest.max_file_bytes + 64 * 1024)
     try:
         server = HttpServer(app, served.page_host, served.page_port, "owner's page")
     except ConfigError as exc:

@@ -167,10 +167,12 @@ def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[s
     return (
         f"{notice}<p>{len(view.documents)} document(s), {view.chunks} passage(s): indexed and {e(state)}.</p>"
         f'<form id=upload method=post action="/documents/upload" enctype="multipart/form-data">'
-        f'<input type=hidden name=csrf value="{e(csrf)}"><label for=file>Add or replace a document '
-        f"({e(' '.join(allowed))}, at most {max_bytes // 1024:,} KiB)</label>"
-        "<input id=file name=file type=file required><button>Add</button>"
-        "<progress id=progress max=100 value=0 hidden></progress></form>"
+        f'<input type=hidden name=csrf value="{e(csrf)}"><label for=file>Add or replace documents '
+        f"({e(' '.join(allowed))}, at most {max_bytes // 1024:,} KiB each)</label>"
+        "<input id=file name=file type=file multiple>"
+        "<label for=folder>Or every document of a folder</label>"
+        "<input id=folder name=file type=file webkitdirectory multiple>"
+        "<button>Add</button><progress id=progress max=100 value=0 hidden></progress></form>"
         f"<h2>Documents on this device</h2><ul class=docs>{docs or '<li>None yet.</li>'}</ul>"
         "<h2>What the cloud holds about this device</h2><p>The cloud keeps only these summaries. Passages it is sent "
         "for a question are listed under What left this device.</p>"
