@@ -19,7 +19,7 @@ import grpc
 from shared.core.errors import DgragError
 from shared.core.knowledge import ProbeScores
 from shared.core.trace import AnswerTrace, Decision
-from shared.core.vocabulary import EDGE_MODE_OF
+from shared.core.vocabulary import EdgeMode
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.reading.extractive import is_extractive
 from shared.transport.grpc_auth import bearer_metadata
@@ -30,6 +30,9 @@ from simulation.scoring import shape_of_ask, strictly_correct
 
 QUERY_TIMEOUT_S = 900.0
 LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
+
+EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
+"""The edge mode each simulation mode asks in."""
 
 
 @dataclass(frozen=True)

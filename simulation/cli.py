@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shared.cli.exit_codes import EXIT_INTERRUPTED
-from shared.transport.lifecycle import sigterm_as_interrupt
+from simulation.processes import sigterm_as_interrupt
 from simulation.split import SPLIT_KEYS, split_bundle
 
 if TYPE_CHECKING:

@@ -14,12 +14,15 @@ import json
 from pathlib import Path
 
 from shared.config import EdgeConfig
-from shared.core.constants import CONSTRUCTION_VERSION
 from shared.models.locate import bundled_embedder_path, bundled_slm_path
 
 COMPLETE_MARKER = ".indexed.json"
 CENTRAL = "central"
 """The id of the store that holds every chosen edge's documents (the `central` mode's upper bound)."""
+
+CONSTRUCTION_VERSION = 2
+"""Version of what indexing computes from the same documents and settings (chunking, extraction, partition,
+summary code); bump it when that code changes its output, so cached simulation indexes are rebuilt."""
 
 
 def _model_identity(config: EdgeConfig) -> dict[str, object]:

@@ -22,14 +22,36 @@ from typing import Any
 
 from tqdm import tqdm
 
-from shared.core import prompts
 from shared.core.errors import DgragError
 from shared.core.model_api import GenerationRequest, TextGenerator
 from simulation.bundle import ANSWERABLE_KINDS
 from simulation.judge_config import JudgeConfig
 from simulation.metrics import normalise_answer
 
-CRITERIA = prompts.JUDGE_CRITERIA
+CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
+
+JUDGE_SYSTEM = "You compare two answers to the same question fairly. Reply with JSON only."
+
+JUDGE_PAIR = """Question: {question}
+
+Answer 1:
+\"\"\"
+{answer_1}
+\"\"\"
+
+Answer 2:
+\"\"\"
+{answer_2}
+\"\"\"
+
+Decide which answer is better on each point; the order of the answers means nothing.
+- comprehensiveness: which covers more of what the question asks, with the details that matter?
+- diversity: which brings more distinct facts, sources or angles?
+- empowerment: which better helps a reader understand the matter and judge it for themselves?
+- overall: which is the better answer, weighing the three points above?
+Reply with a JSON object whose keys are comprehensiveness, diversity, empowerment and overall, each with
+the value "1" or "2"."""
+
 JUDGED_KINDS = ANSWERABLE_KINDS
 ROW_FIELDS = ("qid", "question", "kind", "asked_at", "mode", "answer")
 VERDICT_SCHEMA: dict[str, Any] = {
@@ -153,8 +175,8 @@ class Judge:
 
     def verdict(self, question: str, answer_1: str, answer_2: str) -> tuple[dict[str, int] | None, str]:
         request = GenerationRequest(
-            prompt=prompts.JUDGE_PAIR.format(question=question, answer_1=answer_1, answer_2=answer_2),
-            system=prompts.JUDGE_SYSTEM,
+            prompt=JUDGE_PAIR.format(question=question, answer_1=answer_1, answer_2=answer_2),
+            system=JUDGE_SYSTEM,
             max_tokens=self._config.max_tokens,
             temperature=0.0,
             json_schema=VERDICT_SCHEMA,

@@ -7,12 +7,13 @@ with what else runs; every benchmark and simulation report records these beside 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import platform
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shared.models.cpu import available_cores, thread_environment
+from shared.models.cpu import WAIT_ENV, available_cores
 
 LIBRARIES = (
     "llama-cpp-python",
@@ -96,3 +97,9 @@ def machine_facts(extra_threads: dict[str, str] | None = None) -> MachineFacts:
         llama_system_info=llama_system_info(),
         threads=thread_environment() | (extra_threads or {}),
     )
+
+
+def thread_environment() -> dict[str, str]:
+    """The thread-related environment of this process, as recorded with figures."""
+    keys = (*WAIT_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    return {k: os.environ[k] for k in keys if k in os.environ}

@@ -8,9 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 from shared.core.errors import DgragError
 from shared.models.crash import death_message
@@ -154,3 +156,18 @@ def _stop(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
             proc.kill()
             proc.wait()
             raise
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block SIGTERM acts as Ctrl-C (KeyboardInterrupt), so a long command stopped by ``kill``,
+    systemd or a batch scheduler still runs its cleanup: child processes stopped, partial results kept."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

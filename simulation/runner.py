@@ -23,7 +23,6 @@ from tqdm import tqdm
 
 from shared.config import CloudConfig, EdgeConfig
 from shared.core.errors import DgragError
-from shared.core.vocabulary import SIM_MODES
 from shared.transport.grpc_transport import auth_metadata
 from shared.transport.secret_file import write_secret
 from simulation.ablation_settings import Ablation, ablations_of
@@ -50,7 +49,8 @@ from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_f
 from simulation.run_info import run_info
 from simulation.servers import edge_launch, edge_trust, start_cloud, wait_synced
 
-MODES = SIM_MODES
+MODES = ("naive", "local", "dgrag", "central", "oracle")
+"""The systems a simulation compares (shared.core.vocabulary names them)."""
 SIM_USER = "sim-client"
 
 

@@ -15,9 +15,6 @@ DEFAULT_EDGE_ID = "edge-0"
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".docx", ".odt", ".html", ".htm", ".eml", ".csv", ".jsonl")
 """File suffixes the ingest reader accepts."""
 
-CONSTRUCTION_VERSION = 2
-"""Version of what indexing computes from the same documents and settings (chunking, extraction, partition,
-summary code); bump it when that code changes its output, so cached simulation indexes are rebuilt."""
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 """Default largest gRPC message (a retrieval reply or a full summary sync stays far below it)."""

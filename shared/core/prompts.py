@@ -70,29 +70,6 @@ Question: {question}
 Using only the context, choose the answer from: {options} (insufficient information if the context does not
 say), and give one short sentence of reason."""
 
-JUDGE_CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
-
-JUDGE_SYSTEM = "You compare two answers to the same question fairly. Reply with JSON only."
-
-JUDGE_PAIR = """Question: {question}
-
-Answer 1:
-\"\"\"
-{answer_1}
-\"\"\"
-
-Answer 2:
-\"\"\"
-{answer_2}
-\"\"\"
-
-Decide which answer is better on each point; the order of the answers means nothing.
-- comprehensiveness: which covers more of what the question asks, with the details that matter?
-- diversity: which brings more distinct facts, sources or angles?
-- empowerment: which better helps a reader understand the matter and judge it for themselves?
-- overall: which is the better answer, weighing the three points above?
-Reply with a JSON object whose keys are comprehensiveness, diversity, empowerment and overall, each with
-the value "1" or "2"."""
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)
@@ -104,6 +81,5 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
         "ANSWER_QUESTION": ANSWER_QUESTION,
         "ANSWER_CHOICE": ANSWER_CHOICE,
-        "JUDGE_PAIR": JUDGE_PAIR,
     }.items()
 }

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -70,15 +69,6 @@ def occurs_in(name: str, text: str) -> bool:
         return False
     pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in needle.split(" ")) + r"(?!\w)"
     return re.search(pattern, text, flags=re.IGNORECASE) is not None
-
-
-def find_occurrences(name: str, text: str) -> Iterator[int]:
-    """Start offsets of whole-word, case-insensitive occurrences of ``name`` in ``text``."""
-    needle = clean_text(name)
-    if not needle:
-        return iter(())
-    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in needle.split(" ")) + r"(?!\w)"
-    return (m.start() for m in re.finditer(pattern, text, flags=re.IGNORECASE))
 
 
 def first_json_value(text: str) -> str | None:

@@ -30,10 +30,6 @@ def edge_mode(text: str) -> EdgeMode:
     raise ValueError(f"unknown query mode {text!r}; use one of {', '.join(EDGE_MODES)}")
 
 
-SIM_MODES = ("naive", "local", "dgrag", "central", "oracle")
-EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
-"""The edge mode each simulation mode asks in."""
-
 MAX_QUESTION_CHARS = 4000
 """The longest question the edges and the cloud accept."""
 

@@ -86,9 +86,3 @@ def prepare_cpu(threads: int = 0) -> CpuSettings:
         os.environ.update(wait_environment(policy))
     os.environ.setdefault("OMP_NUM_THREADS", str(count))
     return CpuSettings(threads=count, wait_policy=policy, cores=available_cores())
-
-
-def thread_environment() -> dict[str, str]:
-    """The thread-related environment of this process, as recorded with figures."""
-    keys = (*WAIT_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-    return {k: os.environ[k] for k in keys if k in os.environ}

@@ -37,7 +37,6 @@ def choice_schema(options: Sequence[str], reason: bool = True) -> JsonSchema:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-YES_NO_SCHEMA: JsonSchema = choice_schema(("yes", "no"))
 _DECLINES = re.compile(
     r"insufficient information|not enough information|no information|not (?:mentioned|provided|stated|specified|"
     r"given|available|included|clear)|does not (?:say|mention|provide|contain|specify|state)|doesn't (?:say|mention|"

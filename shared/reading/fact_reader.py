@@ -17,9 +17,6 @@ from shared.core.question_terms import question_terms
 from shared.core.text import occurs_in, sentences
 from shared.reading.span_reader import Found, Passage, stems
 
-CANDIDATE_SENTENCES = 6
-"""Best-matching sentences searched for a span, best first."""
-
 
 class FactKind(StrEnum):
     VERSION = "version"

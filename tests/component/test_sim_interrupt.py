@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.transport.lifecycle import sigterm_as_interrupt
 from simulation import processes
+from simulation.processes import sigterm_as_interrupt
 
 
 def _alive(pid: int) -> bool:

@@ -9,7 +9,6 @@ import pytest
 
 from shared.core.text import (
     clean_text,
-    find_occurrences,
     first_json_value,
     normalise_name,
     occurs_in,
@@ -109,20 +108,6 @@ def test_sentence_spans_keep_closing_quote() -> None:
 )
 def test_occurs_in(name: str, text: str, expected: bool) -> None:
     assert occurs_in(name, text) is expected
-
-
-def test_find_occurrences_whole_word_case_insensitive() -> None:
-    assert list(find_occurrences("ab", "ab cab ab_ AB")) == [0, 11]
-    assert list(find_occurrences("new york", "New  York and new\nyork; newyork")) == [0, 14]
-    assert list(find_occurrences("", "abc")) == []
-    assert list(find_occurrences("zzz", "abc")) == []
-
-
-def test_find_occurrences_agrees_with_occurs_in() -> None:
-    text = "Acme met ACME at acme-land, not acmeland."
-    offsets = list(find_occurrences("acme", text))
-    assert offsets == [0, 9, 17]
-    assert occurs_in("acme", text) is bool(offsets)
 
 
 @pytest.mark.parametrize(
