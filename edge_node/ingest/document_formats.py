@@ -37,7 +37,12 @@ def human_bytes(n: int) -> str:
 def read_document(data: bytes, suffix: str, name: str, max_chars: int) -> tuple[str, str]:
     """(title, text) of a document of type ``suffix`` (the title "" where the format has none); its text may not
     exceed ``max_chars`` (a small file may unpack to far more)."""
-    title, text = _read_by_type(data, suffix, name, max_chars)
+    try:
+        title, text = _read_by_type(data, suffix, name, max_chars)
+    except (RecursionError, MemoryError) as exc:  # a nesting or size no reader bounds by itself
+        raise InputDocumentError(
+            name, f"is nested too deep or unpacks too large to read ({type(exc).__name__})"
+        ) from exc
     if len(text) > max_chars:
         raise InputDocumentError(name, f"expands to over {max_chars:,} characters of text; split it")
     return title, text
@@ -47,26 +52,35 @@ def _read_by_type(data: bytes, suffix: str, name: str, max_chars: int) -> tuple[
     if suffix == ".pdf":
         return "", read_pdf(data, name, max_chars)
     if suffix == ".docx":
-        return read_docx(data, name)
+        return read_docx(data, name, max_chars)
     if suffix == ".odt":
-        return read_odt(data, name)
+        return read_odt(data, name, max_chars)
     if suffix in (".html", ".htm"):
         _refuse_binary(data, name)
         return read_html(data, name)
     if suffix == ".eml":
         _refuse_binary(data, name)
-        return read_eml(data, name, lambda payload, filename: _attachment(payload, filename, name, max_chars))
+        left = [max_chars]  # the mail's attachments share its one budget of text
+
+        def attachment(payload: bytes, filename: str) -> str | None:
+            text = _attachment(payload, filename, left[0])
+            left[0] -= len(text or "")
+            return text
+
+        return read_eml(data, name, attachment)
     if suffix == ".csv":
-        return read_csv(decode_text(data, name), name)
+        return read_csv(decode_text(data, name), name, max_chars)
     return "", decode_text(data, name)
 
 
-def _attachment(data: bytes, filename: str, mail: str, max_chars: int) -> str | None:
-    """An attachment's text, None where no reader takes its type, or a line saying why it was not read (the mail
-    itself is kept)."""
+def _attachment(data: bytes, filename: str, max_chars: int) -> str | None:
+    """An attachment's text (at most ``max_chars``), None where no reader takes its type, or a line saying why it
+    was not read (the mail itself is kept)."""
     suffix = PurePath(filename).suffix.lower()
     if suffix not in ATTACHMENT_SUFFIXES:
         return None
+    if max_chars <= 0:
+        return "(not read: the mail's attachments already hold as much text as a file may)"
     try:
         return read_document(data, suffix, filename, max_chars)[1]
     except InputDocumentError as exc:

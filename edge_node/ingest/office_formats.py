@@ -21,6 +21,7 @@ MAX_UNZIPPED_BYTES = 128 * 1024 * 1024
 MAX_RATIO = 200
 """A member over 1 MiB unpacked may be at most this many times its packed size."""
 _RATIO_FROM_BYTES = 1024 * 1024
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _ODF = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
     "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
@@ -51,28 +52,68 @@ def checked_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
     return archive
 
 
-def read_docx(data: bytes, name: str) -> tuple[str, str]:
-    """(title, text) of a Word document."""
+def read_docx(data: bytes, name: str, max_chars: int) -> tuple[str, str]:
+    """(title, text) of a Word document, at most ``max_chars`` of text. Its XML is walked once: each paragraph and
+    each table cell is read as it is stored (python-docx's cell view repeats a merged cell once per column it
+    spans, so a small file could unpack to gigabytes)."""
     checked_zip(data, name, "Word (.docx)").close()
     try:
         import docx
-        from docx.table import Table
     except ImportError as exc:
         raise InputDocumentError(name, "reading .docx needs python-docx; run: pip install python-docx") from exc
     try:
         document = docx.Document(io.BytesIO(data))
-        lines: list[str] = []
-        for block in document.iter_inner_content():
-            lines.extend(_table_lines(block) if isinstance(block, Table) else [_paragraph_line(block)])
+        styles = _style_names(document.styles.element)
+        lines = _docx_lines(document.element.body, styles, _Budget(name, max_chars))
         title = document.core_properties.title or ""
     except (KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile, SyntaxError) as exc:
         raise InputDocumentError(name, f"cannot be read as a Word document: {type(exc).__name__}: {exc}") from exc
     return title or _first_heading(lines), "\n".join(line for line in lines if line)
 
 
-def _paragraph_line(paragraph: Any) -> str:
-    text = " ".join(paragraph.text.split())
-    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+class _Budget:
+    """Characters a reader may still produce; past them the document is refused."""
+
+    def __init__(self, name: str, max_chars: int) -> None:
+        self.name = name
+        self.left = max_chars
+
+    def take(self, text: str) -> str:
+        self.left -= len(text) + 1
+        if self.left < 0:
+            raise InputDocumentError(self.name, "expands to more characters of text than a file may hold; split it")
+        return text
+
+
+def _style_names(styles: Any) -> dict[str, str]:
+    """styleId -> style name, read once (python-docx looks a paragraph's style up by scanning every style)."""
+    out: dict[str, str] = {}
+    for style in styles.iterchildren(_W + "style"):
+        named = style.find(_W + "name")
+        out[style.get(_W + "styleId", "")] = named.get(_W + "val", "") if named is not None else ""
+    return out
+
+
+def _docx_lines(body: Any, styles: dict[str, str], budget: _Budget) -> list[str]:
+    lines: list[str] = []
+    for block in body.iterchildren(_W + "p", _W + "tbl"):
+        if block.tag == _W + "p":
+            lines.append(budget.take(_paragraph_line(block, styles)))
+            continue
+        for row in block.iter(_W + "tr"):
+            cells = [" ".join(_w_text(cell).split()) for cell in row.iterchildren(_W + "tc")]
+            lines.append(budget.take(" | ".join(cells)))
+    return lines
+
+
+def _w_text(element: Any) -> str:
+    return "".join(t.text or "" if t.tag == _W + "t" else " " for t in element.iter(_W + "t", _W + "tab", _W + "br"))
+
+
+def _paragraph_line(paragraph: Any, styles: dict[str, str]) -> str:
+    text = " ".join(_w_text(paragraph).split())
+    styled = paragraph.find(f"{_W}pPr/{_W}pStyle")
+    style = styles.get(styled.get(_W + "val", ""), "") if styled is not None else ""
     if not text:
         return ""
     if style == "Title":
@@ -85,12 +126,8 @@ def _paragraph_line(paragraph: Any) -> str:
     return text
 
 
-def _table_lines(table: Any) -> list[str]:
-    return [" | ".join(" ".join(c.text.split()) for c in row.cells) for row in table.rows]
-
-
-def read_odt(data: bytes, name: str) -> tuple[str, str]:
-    """(title, text) of an OpenDocument text."""
+def read_odt(data: bytes, name: str, max_chars: int) -> tuple[str, str]:
+    """(title, text) of an OpenDocument text, at most ``max_chars`` of text."""
     from defusedxml import ElementTree
     from defusedxml.common import DefusedXmlException
 
@@ -105,18 +142,22 @@ def read_odt(data: bytes, name: str) -> tuple[str, str]:
     body = content.find("office:body/office:text", _ODF)
     if body is None:
         raise InputDocumentError(name, "is not an OpenDocument text (no text body)")
-    lines = list(_odt_lines(body))
+    budget = _Budget(name, max_chars)
+    lines = [budget.take(line) for line in _odt_lines(body)]
     title_node = meta.find(".//dc:title", _ODF) if meta is not None else None
     title = " ".join((title_node.text or "").split()) if title_node is not None else ""
     return title or _first_heading(lines), "\n".join(line for line in lines if line)
 
 
-def _odt_lines(element: Any) -> Iterator[str]:
-    for child in element:
+def _odt_lines(body: Any) -> Iterator[str]:
+    """The body's lines in order, walked without recursion (sections may nest deep)."""
+    stack = list(reversed(list(body)))
+    while stack:
+        child = stack.pop()
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "h":
             level = child.get(f"{{{_ODF['text']}}}outline-level") or "1"
-            yield f"{'#' * (int(level) if level.isdigit() else 1)} {_odt_text(child)}"
+            yield f"{'#' * (int(level) if level.isdigit() and int(level) < 10 else 1)} {_odt_text(child)}"
         elif tag == "p":
             yield _odt_text(child)
         elif tag == "list":
@@ -126,7 +167,7 @@ def _odt_lines(element: Any) -> Iterator[str]:
             for row in child.iter(f"{{{_ODF['table']}}}table-row"):
                 yield " | ".join(_odt_text(cell) for cell in row)
         elif tag == "section":
-            yield from _odt_lines(child)
+            stack.extend(reversed(list(child)))
 
 
 def _odt_text(element: Any) -> str:

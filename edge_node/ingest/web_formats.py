@@ -11,6 +11,7 @@ each attachment a reader takes (``attachment``), up to :data:`MAX_MIME_DEPTH` le
 
 from __future__ import annotations
 
+import codecs
 import csv
 import email
 import email.policy
@@ -18,12 +19,22 @@ import io
 import re
 from collections.abc import Callable
 from email.message import EmailMessage, Message, MIMEPart
+from html.parser import HTMLParser
 
 from shared.core.errors import InputDocumentError
 
 MAX_MIME_DEPTH = 8
 MAX_MIME_PARTS = 200
 MAX_CSV_ROWS = 100_000
+MAX_COLUMN_NAME = 200
+"""Characters of a column's name kept (every row repeats it)."""
+TEXT_ENCODINGS = frozenset(
+    "ascii utf-8 utf-16 utf-16-le utf-16-be latin-1 iso8859-2 iso8859-3 iso8859-4 iso8859-5 iso8859-6 iso8859-7 "
+    "iso8859-8 iso8859-9 iso8859-10 iso8859-13 iso8859-14 iso8859-15 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 "
+    "cp1256 cp1257 cp1258 koi8-r koi8-u shift_jis euc_jp iso2022_jp gb2312 gbk gb18030 big5 euc_kr".split()
+)
+"""The text encodings a page or a mail may declare (by Python's codec name); any other, such as punycode, whose
+decoder takes time growing with the square of the text, is read as UTF-8 instead."""
 DROPPED = "script, style, noscript, template, iframe, object, embed, svg, canvas, head"
 BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote", "pre"}
 BLOCKS |= {"ul", "ol", "dl", "dt", "dd", "figure", "figcaption", "table", "thead", "tbody", "caption", "br", "hr"}
@@ -31,9 +42,8 @@ HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_HTML_DEPTH = 1000
 """Block elements nested deeper than this are refused: the parser's time grows with the square of such nesting
 (100,000 nested divs took 10 s), and no page a person keeps nests more than a few hundred."""
-_NESTING = re.compile(
-    rb"<(/?)(?:div|section|article|aside|nav|main|header|footer|blockquote|ul|ol|dl|form|fieldset|details|figure)\b",
-    re.IGNORECASE,
+NESTING_TAGS = frozenset(
+    "div section article aside nav main header footer blockquote ul ol dl form fieldset details figure".split()
 )
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
 Attachment = Callable[[bytes, str], str | None]
@@ -46,8 +56,9 @@ def read_html(data: bytes, name: str) -> tuple[str, str]:
         from selectolax.lexbor import LexborHTMLParser
     except ImportError as exc:
         raise InputDocumentError(name, "reading web pages needs selectolax; run: pip install selectolax") from exc
-    _check_depth(data, name)
-    tree = LexborHTMLParser(_decoded(data))
+    text = _decoded(data)
+    _check_depth(text, name)
+    tree = LexborHTMLParser(text)
     title_node = tree.css_first("title")
     title = " ".join(title_node.text().split()) if title_node is not None else ""
     tree.strip_tags([t.strip() for t in DROPPED.split(",")])
@@ -58,18 +69,50 @@ def read_html(data: bytes, name: str) -> tuple[str, str]:
     return title, "\n".join(lines)
 
 
-def _check_depth(data: bytes, name: str) -> None:
-    depth = 0
-    for tag in _NESTING.finditer(data):
-        depth = max(depth - 1, 0) if tag.group(1) else depth + 1
-        if depth > MAX_HTML_DEPTH:
-            raise InputDocumentError(name, f"nests its elements over {MAX_HTML_DEPTH} deep; not read")
+def _check_depth(text: str, name: str) -> None:
+    """Refuse a page whose block elements nest deeper than :data:`MAX_HTML_DEPTH`, counted by the standard
+    library's tokenizer (comments and attribute values are not tags), in time linear in the page."""
+    counter = _DepthCounter()
+    try:
+        counter.feed(text)
+    except _TooDeep:
+        raise InputDocumentError(name, f"nests its elements over {MAX_HTML_DEPTH} deep; not read") from None
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class _DepthCounter(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in NESTING_TAGS:
+            self.depth += 1
+            if self.depth > MAX_HTML_DEPTH:
+                raise _TooDeep
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in NESTING_TAGS:
+            self.depth = max(self.depth - 1, 0)
+
+
+def text_encoding(label: str) -> str | None:
+    """Python's codec for the charset ``label`` when it is a text encoding of :data:`TEXT_ENCODINGS`, else None."""
+    try:
+        codec = codecs.lookup(label).name
+    except LookupError:
+        return None
+    return codec if codec in TEXT_ENCODINGS else None
 
 
 def _decoded(data: bytes) -> str:
     """A page's text in the charset its ``<meta>`` or BOM declares, else UTF-8, else Windows-1252."""
     declared = _CHARSET.search(data[:4096])
-    for encoding in ([declared.group(1).decode("ascii")] if declared else []) + ["utf-8-sig", "cp1252"]:
+    named = text_encoding(declared.group(1).decode("ascii")) if declared else None
+    for encoding in ([named] if named else []) + ["utf-8-sig", "cp1252"]:
         try:
             return data.decode(encoding)
         except (LookupError, UnicodeDecodeError):
@@ -116,6 +159,8 @@ def _html_lines(root: object) -> list[str]:
 
 def read_eml(data: bytes, name: str, attachment: Attachment) -> tuple[str, str]:
     """(subject, text) of a mail, its attachments read by ``attachment``."""
+    if data.lower().count(b"content-type:") > MAX_MIME_PARTS:
+        raise InputDocumentError(name, f"mail has over {MAX_MIME_PARTS} parts; not read")
     message = email.message_from_bytes(data, policy=email.policy.default)
     _check_nesting(message, name)
     assert isinstance(message, EmailMessage)
@@ -137,14 +182,17 @@ def read_eml(data: bytes, name: str, attachment: Attachment) -> tuple[str, str]:
 
 
 def _content(part: MIMEPart, name: str) -> str:
-    """A body part's text; a charset no codec knows is read as UTF-8, its bad bytes replaced."""
-    try:
-        return str(part.get_content())
-    except (LookupError, UnicodeError):
-        payload = part.get_payload(decode=True)
-        return payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
-    except ValueError as exc:
-        raise InputDocumentError(name, f"mail body cannot be decoded: {exc}") from exc
+    """A body part's text; a charset that is not a known text encoding is read as UTF-8, bad bytes replaced."""
+    charset = part.get_content_charset()
+    if charset is None or text_encoding(charset):
+        try:
+            return str(part.get_content())
+        except (LookupError, UnicodeError):
+            pass
+        except ValueError as exc:
+            raise InputDocumentError(name, f"mail body cannot be decoded: {exc}") from exc
+    payload = part.get_payload(decode=True)
+    return payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
 
 
 def _check_nesting(message: Message, name: str) -> None:
@@ -162,8 +210,9 @@ def _check_nesting(message: Message, name: str) -> None:
             stack.extend((p, depth + 1) for p in payload if isinstance(p, Message))
 
 
-def read_csv(text: str, name: str) -> tuple[str, str]:
-    """(title, text) of a table: its header line, then each row as ``column: value`` pairs."""
+def read_csv(text: str, name: str, max_chars: int) -> tuple[str, str]:
+    """(title, text) of a table: its header line, then each row as ``column: value`` pairs, at most ``max_chars``
+    (each row repeats the header's names, so a header of long names would multiply a small file)."""
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
     except csv.Error:
@@ -171,14 +220,18 @@ def read_csv(text: str, name: str) -> tuple[str, str]:
     rows = csv.reader(io.StringIO(text), dialect)
     lines: list[str] = []
     try:
-        header = [" ".join(h.split()) for h in next(rows, [])]
+        header = [" ".join(h.split())[:MAX_COLUMN_NAME] for h in next(rows, [])]
         lines.append(" | ".join(header))
+        left = max_chars - len(lines[0])
         for number, row in enumerate(rows, start=1):
             if number > MAX_CSV_ROWS:
                 raise InputDocumentError(name, f"has over {MAX_CSV_ROWS:,} rows; split it")
             cells = zip(header, row, strict=False)  # a row longer than the header keeps its named cells
             pairs = [f"{h or f'column {i + 1}'}: {' '.join(v.split())}" for i, (h, v) in enumerate(cells)]
             lines.append("; ".join(p for p in pairs if not p.endswith(": ")))
+            left -= len(lines[-1]) + 1
+            if left < 0:
+                raise InputDocumentError(name, f"expands to over {max_chars:,} characters of text; split it")
     except csv.Error as exc:
         raise InputDocumentError(name, f"cannot be read as CSV: {exc}") from exc
     return "", "\n".join(line for line in lines if line)

@@ -223,6 +223,63 @@ def _csv_cases(write: Callable[[str, bytes], None]) -> list[Case]:
     ]
 
 
+def _span_docx(span: int, rows: int) -> bytes:
+    """A table whose one cell spans ``span`` columns, continued (vMerge) over ``rows`` rows."""
+    cell = f'<w:tc><w:tcPr><w:gridSpan w:val="{span}"/><w:vMerge w:val="restart"/></w:tcPr><w:p><w:r><w:t>'
+    cell += "Boiler B-12 " * 200 + "</w:t></w:r></w:p></w:tc>"
+    more = f'<w:tr><w:tc><w:tcPr><w:gridSpan w:val="{span}"/><w:vMerge/></w:tcPr><w:p/></w:tc></w:tr>' * rows
+    table = f"<w:tbl><w:tr>{cell}</w:tr>{more}</w:tbl>"
+    source = zipfile.ZipFile(io.BytesIO(_docx()))
+    body = source.read("word/document.xml").decode()
+    return _with_member(_docx(), "word/document.xml", body.replace("<w:body>", "<w:body>" + table, 1).encode())
+
+
+def _styled_docx(styles: int, paragraphs: int) -> bytes:
+    """A document of many styles and many paragraphs using the last one (a style lookup per paragraph)."""
+    archive = _docx()
+    source = zipfile.ZipFile(io.BytesIO(archive))
+    xml = source.read("word/styles.xml").decode()
+    extra = "".join(
+        f'<w:style w:type="paragraph" w:styleId="S{i}"><w:name w:val="S {i}"/></w:style>' for i in range(styles)
+    )
+    xml = xml.replace("</w:styles>", extra + "</w:styles>")
+    body = source.read("word/document.xml").decode()
+    para = f'<w:p><w:pPr><w:pStyle w:val="S{styles - 1}"/></w:pPr><w:r><w:t>Line.</w:t></w:r></w:p>' * paragraphs
+    return _with_member(
+        _with_member(archive, "word/styles.xml", xml.encode()),
+        "word/document.xml",
+        body.replace("<w:body>", "<w:body>" + para, 1).encode(),
+    )
+
+
+def _amplification_cases(write: Callable[[str, bytes], None]) -> list[Case]:
+    """Small files that once unpacked to gigabytes or took minutes (a security review's findings)."""
+    write("span.docx", _span_docx(1_000_000, 1500))
+    write("styles.docx", _styled_docx(3000, 3000))
+    write("header.csv", b",".join(b"h" * 100_000 for _ in range(10)) + b"\n" + b"x,x,x,x,x,x,x,x,x,x\n" * 1000)
+    mail = _mail("Many attachments.")
+    report = _docx("Valve report. " * 64_000)  # 900,000 characters, packed to a few KiB
+    for i in range(12):
+        mail.add_attachment(report, "application", "octet-stream", filename=f"r{i}.docx")
+    write("attachments.eml", bytes(mail))
+    write("punycode.html", b'<meta charset="punycode"><p>' + b"a" * 300_000 + b"</p>")
+    write("punycode.eml", b"Subject: p\r\nContent-Type: text/plain; charset=punycode\r\n\r\n" + b"a" * 300_000)
+    write("comments.html", b"<div><!--</div-->" * 40_000 + b"x")
+    write("sections.odt", _odt("<text:section>" * 1500 + "<text:p>Deep text.</text:p>" + "</text:section>" * 1500))
+    write("nested.eml", _nested(3000))
+    return [
+        Case("span.docx", keeps="Boiler B-12"),
+        Case("styles.docx", keeps="Line."),
+        Case("header.csv", keeps="h" * 200 + ": x"),  # names cut to 200 characters: read, not multiplied
+        Case("attachments.eml", keeps="(not read: expands to more characters"),
+        Case("punycode.html", keeps="aaaa"),
+        Case("punycode.eml", keeps="aaaa"),
+        Case("comments.html", "nests its elements over"),
+        Case("sections.odt", keeps="Deep text."),
+        Case("nested.eml", "parts; not read"),  # 3,000 levels: refused before it is parsed
+    ]
+
+
 def bad_documents(folder: Path) -> list[Case]:
     """Write the catalogue into ``folder``; what reading each file must give."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -230,4 +287,5 @@ def bad_documents(folder: Path) -> list[Case]:
     def write(name: str, data: bytes) -> None:
         (folder / name).write_bytes(data)
 
-    return [c for make in (_docx_cases, _odt_cases, _html_cases, _eml_cases, _csv_cases) for c in make(write)]
+    makers = (_docx_cases, _odt_cases, _html_cases, _eml_cases, _csv_cases, _amplification_cases)
+    return [c for make in makers for c in make(write)]
