@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -66,7 +67,9 @@ class EdgeServicer(edge_pb2_grpc.EdgeServicer):  # type: ignore[misc]
                 f"Ingest may read only under the edge's ingest roots ({where}); refused: {', '.join(outside[:5])}",
             )
         limit = self._runtime.config.ingest.max_file_bytes
-        items: list[ReadResult] = list(read_paths(paths, limit, confine=self._roots))  # checked again once opened
+        # read off the event loop, so a slow document stalls neither the API nor the session; checked once opened
+        roots = self._roots
+        items: list[ReadResult] = await asyncio.to_thread(lambda: list(read_paths(paths, limit, confine=roots)))
         for d in request.documents:
             if not d.doc_id.strip() or not d.text.strip():
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "every inline document needs a doc_id and text")

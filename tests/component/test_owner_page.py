@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import httpx
@@ -199,5 +199,36 @@ def test_a_document_link_shows_only_this_devices_documents(tmp_path: Path) -> No
             mine = await client.get("/documents/view", params={"id": "hostile"})
             assert mine.status_code == 200 and "&lt;script&gt;" in mine.text and "<script>alert" not in mine.text
             assert (await client.get("/documents/view", params={"id": "zeph-1"})).status_code == 404
+
+    with_page(tmp_path, scenario)
+
+
+def test_a_rebound_host_a_lockout_and_oversized_bodies_are_refused(tmp_path: Path) -> None:
+    """A page on another site that rebinds its name to 127.0.0.1 is refused by the Host it sends; wrong tokens from
+    this machine do not lock the owner out; a chunked body or a login body over its limit gets 413."""
+
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            rebound = await client.get("/login", headers={"Host": "evil.example:8765"})
+            assert rebound.status_code == 421
+            csrf = _csrf((await client.get("/login")).text)
+            for _ in range(8):
+                await client.post("/login", data={"csrf": csrf, "token": "wrong"})
+            owner = await client.post("/login", data={"csrf": csrf, "token": page.token})
+            assert owner.status_code == 303, "the right token logs in however many wrong ones came first"
+            big_login = await client.post("/login", data={"csrf": csrf, "token": "x" * 10_000})
+            assert big_login.status_code == 413
+            session_csrf = _csrf((await client.get("/")).text)
+
+            async def chunks() -> AsyncIterator[bytes]:
+                for _ in range(200):
+                    yield b"x" * (1024 * 1024)
+
+            chunked = await client.post(
+                "/ask/stream",
+                content=chunks(),
+                headers={"X-CSRF-Token": session_csrf, "Content-Type": "application/json"},
+            )
+            assert chunked.status_code == 413
 
     with_page(tmp_path, scenario)

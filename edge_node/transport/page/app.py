@@ -6,6 +6,7 @@ store and cloud session and adds no second copy of them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -23,7 +24,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from edge_node.runtime.edge_runtime import EdgeRuntime
 from edge_node.transport.page import views
 from edge_node.transport.page.sessions import COOKIE, SESSION_S, PageSessions, Session
-from edge_node.transport.page.uploads import MAX_FILES, UPLOAD_FACTOR, UPLOAD_SUFFIXES, ingest_with, store_uploads
+from edge_node.transport.page.uploads import (
+    MAX_FILES,
+    UPLOAD_FACTOR,
+    UPLOAD_SUFFIXES,
+    forget_upload,
+    ingest_with,
+    store_uploads,
+)
 from shared.core.addresses import is_loopback
 from shared.core.errors import ConfigError, DgragError
 from shared.core.model_api import TextSink
@@ -34,6 +42,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 STATIC = Path(__file__).with_name("static")
 MAX_QUESTION_CHARS = 2000
+MAX_LOGIN_BODY = 4096
+"""The login form's largest body: a token and a CSRF value."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -109,14 +119,15 @@ class PageHandlers:
 
     async def login(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
-        if (wait := self.ctx.sessions.throttled(client)) > 0:
-            return _plain("too many failed logins; wait a minute", 429, {"Retry-After": str(int(wait) + 1)})
         if not _same_origin(request):
             return _plain("cross-site request refused", 403)
-        form = await request.form()
+        form = await request.form(max_files=0, max_fields=4)
         if str(form.get("csrf", "")) != self.ctx.sessions.login_csrf:
             return HTMLResponse(views.login_page(self.ctx.sessions.login_csrf, "Reload the page."), 403)
+        # the right token always logs in: a process sending wrong ones cannot lock the owner out
         session_id = self.ctx.sessions.login(client, str(form.get("token", "")))
+        if session_id is None and (wait := self.ctx.sessions.throttled(client)) > 0:
+            return _plain("too many failed logins; wait a minute", 429, {"Retry-After": str(int(wait) + 1)})
         if session_id is None:
             failed = views.login_page(self.ctx.sessions.login_csrf, "That is not this edge's API token.")
             return HTMLResponse(failed, 401)
@@ -180,6 +191,7 @@ class PageHandlers:
             await self.ctx.edge.run(self.ctx.runtime.delete([doc_id]))
         except DgragError as exc:
             return await self.documents(request, session, f"Not deleted: {exc}")
+        forget_upload(self.ctx.uploads, doc_id)
         return await self.documents(request, session, f"Deleted {doc_id}; the cloud's summaries follow.")
 
     async def link(self, request: Request, session: Session) -> Response:
@@ -263,43 +275,56 @@ class BodyTooLarge(Exception):
     pass
 
 
-def hardened(app: ASGIApp, max_body: int) -> ASGIApp:
-    """``app`` with the security headers on every response and request bodies over ``max_body`` bytes refused
-    (413) before they are read whole, however they are sent."""
+def hardened(app: ASGIApp, max_body: int, hosts: frozenset[str] | None) -> ASGIApp:
+    """``app`` with the security headers on every response. A request naming a host not in ``hosts`` is refused:
+    a web page that rebinds its own name to 127.0.0.1 cannot reach the page (None: any host, page_insecure). A
+    request body over ``max_body`` bytes (over :data:`MAX_LOGIN_BODY` for the login) gets 413 before it is read
+    whole, however it is sent."""
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length", b"0")
-        if declared.isdigit() and int(declared) > max_body:
+        headers = dict(scope.get("headers", []))
+        if hosts is not None and _host_name(headers.get(b"host", b"").decode("latin-1")) not in hosts:
+            await PlainTextResponse("unknown host", 421, SECURITY_HEADERS)(scope, receive, send)
+            return
+        limit = MAX_LOGIN_BODY if scope.get("path") == "/login" else max_body
+        declared = headers.get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > limit:
             await PlainTextResponse("the request is too large", 413, SECURITY_HEADERS)(scope, receive, send)
             return
         received = 0
-        started = False
+        state = {"started": False, "refused": False}
 
         async def counted() -> Message:
             nonlocal received
             message = await receive()
             received += len(message.get("body", b""))
-            if received > max_body:
+            if received > limit:
+                if not state["started"]:
+                    await PlainTextResponse("the request is too large", 413, SECURITY_HEADERS)(scope, receive, send)
+                    state["started"] = state["refused"] = True
                 raise BodyTooLarge
             return message
 
         async def sending(message: Message) -> None:
-            nonlocal started
+            if state["refused"]:
+                return  # the 413 went out; what the app sends after it is dropped
             if message["type"] == "http.response.start":
-                started = True
+                state["started"] = True
                 MutableHeaders(scope=message).update(SECURITY_HEADERS)
             await send(message)
 
-        try:
+        with contextlib.suppress(BodyTooLarge):
             await app(scope, counted, sending)
-        except BodyTooLarge:
-            if not started:
-                await PlainTextResponse("the request is too large", 413, SECURITY_HEADERS)(scope, receive, send)
 
     return wrapped
+
+
+def _host_name(host: str) -> str:
+    """The name of a Host header, without its port ("[::1]:8765" -> "[::1]")."""
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
 
 
 def serve_owner_page(
@@ -316,7 +341,9 @@ def serve_owner_page(
             "on 127.0.0.1 and reach the page through an SSH tunnel, or set server.page_insecure = true"
         )
     ctx = PageContext(runtime, EdgeLoop(asyncio.get_running_loop()), PageSessions(api_token), link_state, escalator)
-    app = hardened(owner_app(ctx), UPLOAD_FACTOR * runtime.config.ingest.max_file_bytes + 64 * 1024)
+    loopback = frozenset({"127.0.0.1", "localhost", "[::1]", served.page_host, f"[{served.page_host}]"})
+    hosts = None if served.page_insecure else loopback
+    app = hardened(owner_app(ctx), UPLOAD_FACTOR * runtime.config.ingest.max_file_bytes + 64 * 1024, hosts)
     try:
         server = HttpServer(app, served.page_host, served.page_port, "owner's page")
     except ConfigError as exc:

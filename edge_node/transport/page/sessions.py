@@ -44,9 +44,11 @@ class PageSessions:
         return self._failures.waiting(address_block(client))
 
     def login(self, client: str, token: str) -> str | None:
-        """A new session id when ``token`` is the edge's API token; a failure counts against ``client``."""
+        """A new session id when ``token`` is the edge's API token; a failure counts against ``client`` (once its
+        failures are throttled, :meth:`throttled` says for how long)."""
         if not hmac.compare_digest(token.strip().encode(), self._token.encode()):
-            self._failures.take(address_block(client))
+            if not self.throttled(client):
+                self._failures.take(address_block(client))
             return None
         now = time.time()
         self._sessions = {k: s for k, s in self._sessions.items() if s.expires > now}

@@ -47,7 +47,11 @@ async def store_uploads(files: Sequence[UploadFile], uploads: Path, max_bytes: i
             skipped.append(f"{relative} (over the {max_bytes // 1024:,} KiB limit, ingest.max_file_bytes)")
             continue
         path = uploads.joinpath(*relative.parts)
-        await asyncio.to_thread(_write, path, data, uploads)
+        try:
+            await asyncio.to_thread(_write, path, data, uploads)
+        except OSError as exc:  # e.g. a file where a folder of the same name is needed
+            skipped.append(f"{relative} (cannot be kept: {exc.strerror or exc})")
+            continue
         saved.append(path)
     if len(files) > MAX_FILES:
         skipped.append(f"{len(files) - MAX_FILES} more files (at most {MAX_FILES} an upload)")
@@ -88,3 +92,10 @@ def ingest_with(run: Callable[[list[ReadResult]], Awaitable[IngestReport]], max_
         return await run(list(items))
 
     return ingest
+
+
+def forget_upload(uploads: Path, doc_id: str) -> None:
+    """Remove the kept copy of an uploaded document that was deleted (ids of uploads are their paths there)."""
+    relative = safe_path(doc_id)
+    if relative is not None and relative.as_posix() == doc_id:
+        uploads.joinpath(*relative.parts).unlink(missing_ok=True)
