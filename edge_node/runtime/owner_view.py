@@ -4,6 +4,7 @@ the passages and whole texts of its own chunks (transport-free; run on the runti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 
@@ -19,10 +20,19 @@ class SummaryShown:
 
 
 @dataclass(frozen=True)
+class DocumentState:
+    """One document: indexed (it is stored), and whether a summary covers it (one of its names is a member of a
+    summarised subgraph)."""
+
+    doc_id: str
+    summarised: bool
+
+
+@dataclass(frozen=True)
 class OwnerView:
     """The edge's documents and what the cloud holds of them."""
 
-    documents: tuple[str, ...]
+    documents: tuple[DocumentState, ...]
     chunks: int
     summaries: tuple[SummaryShown, ...]
     summaries_pending: bool
@@ -37,12 +47,20 @@ def owner_view(kb: EdgeKnowledgeBase) -> OwnerView:
         SummaryShown(s.id, s.version, s.summary, s.top_entities) for s in store.subgraphs() if s.summary.strip()
     )
     return OwnerView(
-        documents=tuple(store.document_ids()),
+        documents=_document_states(store, summaries, store.subgraphs()),
         chunks=store.counts().chunks,
         summaries=summaries,
         summaries_pending=store.graph_dirty(),
         publications_pending=len(store.pending_publications()),
     )
+
+
+def _document_states(store: Any, shown: tuple[SummaryShown, ...], subgraphs: Any) -> tuple[DocumentState, ...]:
+    summarised_keys = {key for sub in subgraphs if sub.summary.strip() for key in sub.members}
+    key_of = {e.id: e.key for e in store.entities()}
+    doc_of = {chunk: doc for chunk, doc, _ in store.chunk_rows()}
+    covered = {doc_of[c] for e, c in store.entity_chunk_links() if c in doc_of and key_of.get(e) in summarised_keys}
+    return tuple(DocumentState(d, d in covered) for d in store.document_ids())
 
 
 def chunk_passages(kb: EdgeKnowledgeBase, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:

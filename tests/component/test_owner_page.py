@@ -196,6 +196,8 @@ def test_a_document_link_shows_only_this_devices_documents(tmp_path: Path) -> No
     async def scenario(page: Page) -> None:
         async with page.client() as client:
             await page.logged_in(client)
+            listing = (await client.get("/documents")).text
+            assert "acme-1</a> <span class=meta>indexed; in a summary sent to the cloud" in listing, listing[-1500:]
             mine = await client.get("/documents/view", params={"id": "hostile"})
             assert mine.status_code == 200 and "&lt;script&gt;" in mine.text and "<script>alert" not in mine.text
             assert (await client.get("/documents/view", params={"id": "zeph-1"})).status_code == 404

@@ -154,10 +154,13 @@ def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[s
     state = ("summaries are being refreshed" if view.summaries_pending else "summarised") + (
         "; " + f"{view.publications_pending} change(s) wait for the cloud" if view.publications_pending else ""
     )
+    sent = "sent to the cloud" if not view.publications_pending else "waiting to be sent to the cloud"
     docs = "".join(
-        f'<li><a href="/documents/view?id={quote(d, safe="")}">{e(d)}</a>'
+        f'<li><a href="/documents/view?id={quote(d.doc_id, safe="")}">{e(d.doc_id)}</a> '
+        f"<span class=meta>indexed; {e('in a summary ' + sent if d.summarised else 'in no summary yet')}</span>"
         f'<form method=post action="/documents/delete" class=inline><input type=hidden name=csrf value="{e(csrf)}">'
-        f'<input type=hidden name=doc_id value="{e(d)}"><button aria-label="Delete {e(d)}">Delete</button></form></li>'
+        f'<input type=hidden name=doc_id value="{e(d.doc_id)}">'
+        f'<button aria-label="Delete {e(d.doc_id)}">Delete</button></form></li>'
         for d in view.documents
     )
     summaries = "".join(
