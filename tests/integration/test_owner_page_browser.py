@@ -47,6 +47,7 @@ def test_the_owner_asks_uploads_deletes_and_sees_what_left_in_chromium(tmp_path:
 
 
 def _use_the_page(browser: Any, served: Served, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support import expected_conditions as ec
@@ -90,11 +91,21 @@ def _use_the_page(browser: Any, served: Served, tmp_path: Path) -> None:
     assert "Ingrid Berg" in answer.text and "kestrel.txt" in answer.text
 
     browser.get(served.base + "/documents")
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Delete kestrel.txt']").click()
+    # keyboard alone: Tab from the page's start reaches the document's Delete button; Enter presses it
+    delete = browser.find_element(By.CSS_SELECTOR, "button[aria-label='Delete kestrel.txt']")
+    browser.find_element(By.TAG_NAME, "body").click()
+    for _ in range(40):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        if browser.switch_to.active_element == delete:
+            break
+    assert browser.switch_to.active_element == delete, "the Delete button is reachable with Tab"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Deleted kestrel.txt"))
     assert "kestrel.txt" not in browser.find_element(By.CSS_SELECTOR, "ul.docs").text
 
-    browser.get(served.base + "/left")
+    left = browser.find_element(By.LINK_TEXT, "What left this device")
+    left.send_keys(Keys.ENTER)  # a link followed with the keyboard
+    wait.until(ec.url_contains("/left"))
     rows = browser.find_elements(By.CSS_SELECTOR, "tbody tr")
     assert rows and any("question, escalated" in r.text or "summaries" in r.text for r in rows)
     shot("left")
