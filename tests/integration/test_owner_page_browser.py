@@ -47,7 +47,6 @@ def test_the_owner_asks_uploads_deletes_and_sees_what_left_in_chromium(tmp_path:
 
 
 def _use_the_page(browser: Any, served: Served, tmp_path: Path) -> None:
-    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support import expected_conditions as ec
@@ -91,15 +90,7 @@ def _use_the_page(browser: Any, served: Served, tmp_path: Path) -> None:
     assert "Ingrid Berg" in answer.text and "kestrel.txt" in answer.text
 
     browser.get(served.base + "/documents")
-    # keyboard alone: Tab from the page's start reaches the document's Delete button; Enter presses it
-    delete = browser.find_element(By.CSS_SELECTOR, "button[aria-label='Delete kestrel.txt']")
-    browser.find_element(By.TAG_NAME, "body").click()
-    for _ in range(40):
-        ActionChains(browser).send_keys(Keys.TAB).perform()
-        if browser.switch_to.active_element == delete:
-            break
-    assert browser.switch_to.active_element == delete, "the Delete button is reachable with Tab"
-    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    _delete_by_keyboard(browser, "kestrel.txt")
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Deleted kestrel.txt"))
     assert "kestrel.txt" not in browser.find_element(By.CSS_SELECTOR, "ul.docs").text
 
@@ -113,3 +104,19 @@ def _use_the_page(browser: Any, served: Served, tmp_path: Path) -> None:
     assert "connected" in browser.find_element(By.TAG_NAME, "main").text
     shot("link")
     assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"], "no script error"
+
+
+def _delete_by_keyboard(browser: Any, doc_id: str) -> None:
+    """Keyboard alone: Tab from the page's start until the document's Delete button has the focus, then Enter."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    delete = browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Delete {doc_id}']")
+    browser.find_element(By.TAG_NAME, "body").click()
+    for _ in range(40):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        if browser.switch_to.active_element == delete:
+            break
+    assert browser.switch_to.active_element == delete, "the Delete button is reachable with Tab"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
