@@ -4,9 +4,9 @@ the passages and whole texts of its own chunks (transport-free; run on the runti
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
+from edge_node.store.protocol import EdgeStore
 
 
 @dataclass(frozen=True)
@@ -43,20 +43,18 @@ class OwnerView:
 
 def owner_view(kb: EdgeKnowledgeBase) -> OwnerView:
     store = kb.store
-    summaries = tuple(
-        SummaryShown(s.id, s.version, s.summary, s.top_entities) for s in store.subgraphs() if s.summary.strip()
-    )
+    summarised = [s for s in store.subgraphs() if s.summary.strip()]
     return OwnerView(
-        documents=_document_states(store, summaries, store.subgraphs()),
+        documents=_document_states(store, {key for sub in summarised for key in sub.members}),
         chunks=store.counts().chunks,
-        summaries=summaries,
+        summaries=tuple(SummaryShown(s.id, s.version, s.summary, s.top_entities) for s in summarised),
         summaries_pending=store.graph_dirty(),
         publications_pending=len(store.pending_publications()),
     )
 
 
-def _document_states(store: Any, shown: tuple[SummaryShown, ...], subgraphs: Any) -> tuple[DocumentState, ...]:
-    summarised_keys = {key for sub in subgraphs if sub.summary.strip() for key in sub.members}
+def _document_states(store: EdgeStore, summarised_keys: set[str]) -> tuple[DocumentState, ...]:
+    """Each document, and whether one of its names is among ``summarised_keys`` (members of a summary)."""
     key_of = {e.id: e.key for e in store.entities()}
     doc_of = {chunk: doc for chunk, doc, _ in store.chunk_rows()}
     covered = {doc_of[c] for e, c in store.entity_chunk_links() if c in doc_of and key_of.get(e) in summarised_keys}

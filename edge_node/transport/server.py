@@ -61,7 +61,8 @@ async def serve_edge(
         )
     client = cloud_link(runtime, config)
     session = CloudSession(runtime, client) if client else None
-    api_token = ensure_api_token(api_token_path(runtime.data_dir, config.server.token_file))
+    token_file = api_token_path(runtime.data_dir, config.server.token_file)
+    api_token = ensure_api_token(token_file)
     served = config.server
     metrics = EdgeMetrics(runtime.audit) if served.metrics_port else None
     servicer = EdgeServicer(runtime, client, session, metrics)
@@ -81,7 +82,7 @@ async def serve_edge(
 
     def open_page() -> Callable[[], None] | None:
         state = (lambda: (session.connected, session.last_error)) if session else (lambda: (False, ""))
-        page = serve_owner_page(runtime, api_token, client, state)
+        page = serve_owner_page(runtime, api_token, token_file, client, state)
         return page.shutdown if page is not None else None
 
     lifetime.openers.append(open_page)

@@ -10,14 +10,18 @@ def is_loopback(address: str) -> bool:
     """Whether ``address`` (host:port, [v6]:port or unix:path) stays on this machine."""
     if address.startswith(("unix:", "unix-abstract:")):
         return True
-    host = address.rsplit(":", 1)[0] if address.count(":") == 1 or address.startswith("[") else address
-    host = host.strip("[]")
+    host = host_of(address).strip("[]")
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def host_of(address: str) -> str:
+    """The host of ``address`` without its port: host:port, [v6]:port, or a bare host or v6 address as it is."""
+    return address.rsplit(":", 1)[0] if address.count(":") == 1 or address.startswith("[") else address
 
 
 def url_on_this_machine(url: str) -> bool:

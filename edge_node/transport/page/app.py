@@ -32,7 +32,7 @@ from edge_node.transport.page.uploads import (
     ingest_with,
     store_uploads,
 )
-from shared.core.addresses import is_loopback
+from shared.core.addresses import host_of, is_loopback
 from shared.core.errors import ConfigError, DgragError
 from shared.core.model_api import TextSink
 from shared.core.trace import AnswerTrace
@@ -233,7 +233,7 @@ async def _answer_html(ctx: PageContext, question: str, sink: TextSink | None) -
 
 
 async def _own_passages(ctx: PageContext, trace: AnswerTrace) -> dict[int, views.Passage]:
-    mine = [s.chunk_id for s in trace.sources if s.edge_id in (None, "", ctx.runtime.edge_id)]
+    mine = [s.chunk_id for s in trace.sources if views.is_own(s, ctx.runtime.edge_id)]
     found = await ctx.edge.run(ctx.runtime.passages(mine)) if mine else {}
     return {i: views.Passage(doc, text) for i, (doc, text) in found.items()}
 
@@ -286,7 +286,7 @@ def hardened(app: ASGIApp, max_body: int, hosts: frozenset[str] | None) -> ASGIA
             await app(scope, receive, send)
             return
         headers = dict(scope.get("headers", []))
-        if hosts is not None and _host_name(headers.get(b"host", b"").decode("latin-1")) not in hosts:
+        if hosts is not None and host_of(headers.get(b"host", b"").decode("latin-1")) not in hosts:
             await PlainTextResponse("unknown host", 421, SECURITY_HEADERS)(scope, receive, send)
             return
         limit = MAX_LOGIN_BODY if scope.get("path") == "/login" else max_body
@@ -322,13 +322,12 @@ def hardened(app: ASGIApp, max_body: int, hosts: frozenset[str] | None) -> ASGIA
     return wrapped
 
 
-def _host_name(host: str) -> str:
-    """The name of a Host header, without its port ("[::1]:8765" -> "[::1]")."""
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
-
-
 def serve_owner_page(
-    runtime: EdgeRuntime, api_token: str, escalator: Any, link_state: Callable[[], tuple[bool, str]]
+    runtime: EdgeRuntime,
+    api_token: str,
+    token_file: Path,
+    escalator: Any,
+    link_state: Callable[[], tuple[bool, str]],
 ) -> HttpServer | None:
     """Serve the page at server.page_host:page_port (called on the edge's event loop); None when it is off or
     cannot listen (the edge serves its API without it, and says so)."""
@@ -353,6 +352,6 @@ def serve_owner_page(
         "the owner's page: http://%s:%d/ (log in with the token in %s)",
         served.page_host,
         server.port,
-        runtime.data_dir / "api.token",
+        token_file,
     )
     return server

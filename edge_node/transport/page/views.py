@@ -13,7 +13,7 @@ from urllib.parse import quote
 from edge_node.policy.audit import AuditEntry
 from edge_node.runtime.owner_view import OwnerView
 from shared.core.sureness import sureness_of
-from shared.core.trace import AnswerTrace, Decision
+from shared.core.trace import AnswerTrace, Decision, Source
 
 WHAT_LEFT = {
     "summary_sync": "summaries of this device's documents (all of them, after a new connection)",
@@ -82,7 +82,7 @@ def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -
     confidence = trace.confidence
     word = sureness_of(confidence).value
     if trace.decision == Decision.CLOUD and trace.cloud is not None:
-        cited = sorted({"this device" if s.edge_id in (None, "", edge_id) else str(s.edge_id) for s in trace.sources})
+        cited = sorted({"this device" if is_own(s, edge_id) else str(s.edge_id) for s in trace.sources})
         who = "the cloud's model" + (f", citing {e(', '.join(cited))}" if cited else "")
     elif trace.decision == Decision.LOCAL:
         who = "this device's own model"
@@ -102,13 +102,17 @@ def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -
     return "".join(parts)
 
 
+def is_own(source: Source, edge_id: str) -> bool:
+    """Whether ``source`` is one of this device's chunks (an answer's own sources carry no edge id)."""
+    return source.edge_id in (None, "", edge_id)
+
+
 def _sources(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -> str:
     if not trace.sources:
         return "<p>None.</p>"
     items = []
     for s in trace.sources:
-        mine = s.edge_id in (None, "", edge_id)
-        passage = own.get(s.chunk_id) if mine else None
+        passage = own.get(s.chunk_id) if is_own(s, edge_id) else None
         if passage is not None:
             link = f'<a href="/documents/view?id={quote(s.doc_id, safe="")}">{e(s.doc_id)}</a>'
             items.append(f"<li>{link} (this device)<blockquote>{e(passage.text)}</blockquote></li>")
