@@ -11,6 +11,7 @@ import zlib
 from pathlib import PurePath
 
 from edge_node.ingest.office_formats import read_docx, read_odt
+from edge_node.ingest.text_budget import TextBudget, over_budget
 from edge_node.ingest.web_formats import read_csv, read_eml, read_html
 from shared.core.errors import InputDocumentError
 
@@ -44,7 +45,7 @@ def read_document(data: bytes, suffix: str, name: str, max_chars: int) -> tuple[
             name, f"is nested too deep or unpacks too large to read ({type(exc).__name__})"
         ) from exc
     if len(text) > max_chars:
-        raise InputDocumentError(name, f"expands to over {max_chars:,} characters of text; split it")
+        raise over_budget(name, max_chars)
     return title, text
 
 
@@ -116,7 +117,7 @@ def read_pdf(data: bytes, name: str, max_chars: int) -> str:
         if len(reader.pages) > MAX_PDF_PAGES:
             raise InputDocumentError(name, f"has {len(reader.pages)} pages, over {MAX_PDF_PAGES}; split it")
         pages: list[str] = []
-        chars = 0
+        budget = TextBudget(name, max_chars)
         for number, page in enumerate(reader.pages, start=1):
             contents = page.get_contents()
             size = len(contents.get_data()) if contents is not None else 0
@@ -126,10 +127,7 @@ def read_pdf(data: bytes, name: str, max_chars: int) -> str:
                     f"page {number} unpacks to {human_bytes(size)} of content (a decompression bomb?); "
                     f"at most {human_bytes(MAX_PDF_PAGE_CONTENT_BYTES)} per page",
                 )
-            pages.append(page.extract_text() or "")
-            chars += len(pages[-1])
-            if chars > max_chars:
-                raise InputDocumentError(name, f"expands to over {max_chars} characters of text; split it")
+            pages.append(budget.take(page.extract_text() or ""))
     except InputDocumentError:
         raise
     except (

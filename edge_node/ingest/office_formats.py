@@ -14,6 +14,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
+from edge_node.ingest.text_budget import TextBudget
 from shared.core.errors import InputDocumentError
 
 MAX_ENTRIES = 2000
@@ -64,25 +65,11 @@ def read_docx(data: bytes, name: str, max_chars: int) -> tuple[str, str]:
     try:
         document = docx.Document(io.BytesIO(data))
         styles = _style_names(document.styles.element)
-        lines = _docx_lines(document.element.body, styles, _Budget(name, max_chars))
+        lines = _docx_lines(document.element.body, styles, TextBudget(name, max_chars))
         title = document.core_properties.title or ""
     except (KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile, SyntaxError) as exc:
         raise InputDocumentError(name, f"cannot be read as a Word document: {type(exc).__name__}: {exc}") from exc
     return title or _first_heading(lines), "\n".join(line for line in lines if line)
-
-
-class _Budget:
-    """Characters a reader may still produce; past them the document is refused."""
-
-    def __init__(self, name: str, max_chars: int) -> None:
-        self.name = name
-        self.left = max_chars
-
-    def take(self, text: str) -> str:
-        self.left -= len(text) + 1
-        if self.left < 0:
-            raise InputDocumentError(self.name, "expands to more characters of text than a file may hold; split it")
-        return text
 
 
 def _style_names(styles: Any) -> dict[str, str]:
@@ -94,7 +81,7 @@ def _style_names(styles: Any) -> dict[str, str]:
     return out
 
 
-def _docx_lines(body: Any, styles: dict[str, str], budget: _Budget) -> list[str]:
+def _docx_lines(body: Any, styles: dict[str, str], budget: TextBudget) -> list[str]:
     lines: list[str] = []
     for block in body.iterchildren(_W + "p", _W + "tbl"):
         if block.tag == _W + "p":
@@ -142,7 +129,7 @@ def read_odt(data: bytes, name: str, max_chars: int) -> tuple[str, str]:
     body = content.find("office:body/office:text", _ODF)
     if body is None:
         raise InputDocumentError(name, "is not an OpenDocument text (no text body)")
-    budget = _Budget(name, max_chars)
+    budget = TextBudget(name, max_chars)
     lines = [budget.take(line) for line in _odt_lines(body)]
     title_node = meta.find(".//dc:title", _ODF) if meta is not None else None
     title = " ".join((title_node.text or "").split()) if title_node is not None else ""

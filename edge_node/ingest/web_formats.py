@@ -21,6 +21,7 @@ from collections.abc import Callable
 from email.message import EmailMessage, Message, MIMEPart
 from html.parser import HTMLParser
 
+from edge_node.ingest.text_budget import TextBudget
 from shared.core.errors import InputDocumentError
 
 MAX_MIME_DEPTH = 8
@@ -220,18 +221,15 @@ def read_csv(text: str, name: str, max_chars: int) -> tuple[str, str]:
     rows = csv.reader(io.StringIO(text), dialect)
     lines: list[str] = []
     try:
+        budget = TextBudget(name, max_chars)
         header = [" ".join(h.split())[:MAX_COLUMN_NAME] for h in next(rows, [])]
-        lines.append(" | ".join(header))
-        left = max_chars - len(lines[0])
+        lines.append(budget.take(" | ".join(header)))
         for number, row in enumerate(rows, start=1):
             if number > MAX_CSV_ROWS:
                 raise InputDocumentError(name, f"has over {MAX_CSV_ROWS:,} rows; split it")
             cells = zip(header, row, strict=False)  # a row longer than the header keeps its named cells
             pairs = [f"{h or f'column {i + 1}'}: {' '.join(v.split())}" for i, (h, v) in enumerate(cells)]
-            lines.append("; ".join(p for p in pairs if not p.endswith(": ")))
-            left -= len(lines[-1]) + 1
-            if left < 0:
-                raise InputDocumentError(name, f"expands to over {max_chars:,} characters of text; split it")
+            lines.append(budget.take("; ".join(p for p in pairs if not p.endswith(": "))))
     except csv.Error as exc:
         raise InputDocumentError(name, f"cannot be read as CSV: {exc}") from exc
     return "", "\n".join(line for line in lines if line)
