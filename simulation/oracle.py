@@ -21,8 +21,9 @@ from shared.core.model_api import TextGenerator
 from shared.core.text import content_words, excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
+from shared.reading.answer import Answer
 from shared.reading.answer_format import declares_missing
-from shared.reading.compose import ComposedAnswer, Reading, compose, plan_reading
+from shared.reading.compose import Reading, compose, plan_reading
 from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage, numbered_context
 from simulation.asking import row_from_trace
@@ -68,9 +69,7 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
     reading = plan_reading(question.question, gold_passages(question, docs))
     answers = sample_answers(generator, reading, config) if reading.passages else []
     a = config.answer
-    composed: ComposedAnswer = compose(
-        reading, answers, first_usable(answers), a.readers, withhold_below=a.withhold_below
-    )
+    composed: Answer = compose(reading, answers, first_usable(answers), a.readers, withhold_below=a.withhold_below)
     return AnswerTrace(
         question=question.question,
         answer=composed.text,

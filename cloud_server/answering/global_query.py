@@ -211,13 +211,10 @@ class GlobalQueryService:
         shown = await asyncio.to_thread(
             read_context, question, merged, generator, cfg, readers, self._calibration, protected, self._yes_no
         )
-        out.answer, out.short, out.reader, out.withheld_words = (
-            shown.text,
-            shown.short,
-            shown.reader,
-            shown.withheld_words,
-        )
-        out.confidence, out.confidence_signals = shown.confidence.probability, shown.signals
+        answer = shown.answer
+        out.answer, out.short, out.reader = answer.text, answer.short, answer.reader
+        out.withheld_words = shown.withheld_words
+        out.confidence, out.confidence_signals = answer.confidence.probability, answer.signals()
 
     async def check_evidence(
         self,

@@ -27,9 +27,10 @@ from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
 from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
-from shared.reading.compose import ComposedAnswer, Reading, compose, unsupported
+from shared.reading.answer import Answer
+from shared.reading.compose import Reading, unsupported
 from shared.reading.extractive import SourcedText, extractive_answer
-from shared.reading.read import read
+from shared.reading.read import HowToRead, Sampled, answer_question
 from shared.reading.span_reader import Passage
 from shared.transport.tracing import phase, span
 
@@ -62,7 +63,7 @@ class LocalAnswer:
     """The best generated answer, also when an extract was shown instead."""
     model_speed: dict[str, float] = field(default_factory=dict)
     """Prompt tokens read and written by the answer call and the seconds each took (where the runtime tells)."""
-    composed: ComposedAnswer | None = None
+    composed: Answer | None = None
     """The answer as shown when it is trusted: the short answer, then a supporting sentence and its source."""
     reading: dict[str, str] = field(default_factory=dict)
 
@@ -157,16 +158,22 @@ class QueryService:
         timings["keywording"] = slm_s + retrieval.timings["keywording"]
         timings["retrieval"] = retrieval.timings["retrieval"]
         n = 1 if naive else self._config.answer.n_answers
+        a = self._config.answer
+        how = HowToRead(lambda _: a.sampling(n), a.readers, self._calibration, a.withhold_below)
+
+        def weigh(sampled: Sampled) -> tuple[GateResult | None, int]:
+            if naive:
+                return None, 0
+            with phase(timings, "gate"):
+                result = self._gate(sampled, retrieval.evidence.score)
+            return result, result.best_index
+
         with phase(timings, "generation", answers=n):
-            sampled = read(
-                question,
-                passages(retrieval),
-                retrieval.context,
-                self._generator,
-                lambda _: self._config.answer.sampling(n),
-            )
-        reading, answers, flags = sampled.reading, sampled.answers, sampled.degenerate
-        sampling = sampled.request.sampling()
+            answered = answer_question(question, passages(retrieval), retrieval.context, self._generator, how, weigh)
+        timings["generation"] -= timings.get("gate", 0.0)  # the gate runs inside the answer path, timed apart
+        sampled = answered.sampled
+        assert sampled is not None  # a weigher always gets samples
+        answers, flags = sampled.answers, sampled.degenerate
         speed = sampled.completion.speed.as_dict() if sampled.completion.speed else {}
         made = functools.partial(
             LocalAnswer,
@@ -176,18 +183,17 @@ class QueryService:
             retrieval=retrieval,
             timings=timings,
             degenerate=flags,
-            sampling=sampling,
+            sampling=sampled.request.sampling(),
             model_speed=speed,
         )
-        if naive:
+        if answered.weighed is None:
             return _naive(made, question, retrieval, answers, flags)
-        with phase(timings, "gate"):
-            result = self._gate(reading, retrieval, answers, flags)
-        best = answers[result.best_index]
-        a = self._config.answer
-        composed = compose(reading, answers, result.best_index, a.readers, True, self._calibration, a.withhold_below)
+        result, composed = answered.weighed, answered.answer
         made = functools.partial(
-            made, composed=composed, reading=_reading_trace(reading, composed), best_generated=best
+            made,
+            composed=composed,
+            reading=_reading_trace(answered.reading, composed),
+            best_generated=answers[result.best_index],
         )
         action = decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action
         text, decision, verified = shown_here(question, retrieval, composed, action)
@@ -195,19 +201,14 @@ class QueryService:
             answer=text, decision=decision, verified=verified, gate=result, note="" if verified else NO_CLOUD_NOTE
         )
 
-    def _gate(
-        self,
-        reading: Reading,
-        retrieval: Retrieval,
-        answers: list[str],
-        flags: list[str | None],
-    ) -> GateResult:
-        """The gate over the sampled answers: degenerate ones (``flags``) and ones their evidence does not support
-        count as refusals."""
+    def _gate(self, sampled: Sampled, evidence: float) -> GateResult:
+        """The gate over the sampled answers: degenerate ones and ones their evidence does not support count as
+        refusals."""
+        answers = sampled.answers
         vectors = self._embedder.embed(answers)
-        refused = [f is not None for f in flags]
-        ungrounded = [not r and unsupported(a, reading.passages) for a, r in zip(answers, refused, strict=True)]
-        return evaluate(answers, vectors, retrieval.evidence.score, self._config.gate, refused, ungrounded)
+        refused = [f is not None for f in sampled.degenerate]
+        ungrounded = [not r and unsupported(a, sampled.reading.passages) for a, r in zip(answers, refused, strict=True)]
+        return evaluate(answers, vectors, evidence, self._config.gate, refused, ungrounded)
 
 
 def _naive(
@@ -232,7 +233,7 @@ def passages(retrieval: Retrieval) -> list[Passage]:
     return [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
 
 
-def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]:
+def _reading_trace(reading: Reading, composed: Answer) -> dict[str, str]:
     return {
         "shape": reading.shape.shape.value,
         "reader": composed.reader,
@@ -245,7 +246,7 @@ def _reading_trace(reading: Reading, composed: ComposedAnswer) -> dict[str, str]
 
 
 def shown_here(
-    question: str, retrieval: Retrieval, composed: ComposedAnswer | None, action: Action
+    question: str, retrieval: Retrieval, composed: Answer | None, action: Action
 ) -> tuple[str, Decision, bool]:
     """What the edge shows when it does not show the cloud's answer, for ``action`` (escalation.decide's): the
     composed answer (ANSWER_HERE), else an extract of the evidence. With the decision and whether it is verified;

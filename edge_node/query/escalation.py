@@ -31,7 +31,7 @@ from enum import StrEnum
 
 from shared.config import GateConfig
 from shared.core.trace import GateTrace
-from shared.reading.compose import ComposedAnswer
+from shared.reading.answer import Answer
 
 
 class Action(StrEnum):
@@ -94,7 +94,7 @@ class Outcome:
         return self.replies[reply]
 
 
-def signals_of(gate: GateTrace, composed: ComposedAnswer | None) -> Signals:
+def signals_of(gate: GateTrace, composed: Answer | None) -> Signals:
     """The decision's inputs: the gate's scores and the composed answer's confidence and verdict."""
     confidence = composed.confidence.probability if composed is not None else 0.0
     verdict = composed is not None and composed.verdict

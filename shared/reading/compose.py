@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from shared.core.sureness import WITHHOLD_BELOW
 from shared.core.text import content_words, truncate_chars
+from shared.reading.answer import Answer
 from shared.reading.answer_format import MISSING, declares_missing
 from shared.reading.claim_verdict import ClaimVerdict
 from shared.reading.claims import ClaimFinding, describe, findings
-from shared.reading.confidence import CANT_TELL, PRIOR, Calibration, Confidence, Evidence, evidence_of
+from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, evidence_of
 from shared.reading.fact_reader import fact_kind, read_fact
 from shared.reading.question_shape import QuestionShape, Shape, shape_of
 from shared.reading.reader_profile import ReaderProfile
@@ -61,32 +62,6 @@ class Reading:
     """The model-free entity reader's candidates, best first (entity questions)."""
 
 
-@dataclass(frozen=True)
-class ComposedAnswer:
-    """The answer a person reads, and how it was made."""
-
-    text: str
-    short: str
-    reader: str
-    """vote (the samples' choice), extractive (the model-free reader), generated (a sample), declined."""
-    support: Found | None = None
-    confidence: Confidence = CANT_TELL
-    """How sure the answer is (shared.reading.confidence); can't tell for a decline or a withheld verdict."""
-    evidence: Evidence | None = None
-    """What the confidence was computed from (None for a decline)."""
-    withheld: str = ""
-    """The verdict withheld for its low confidence (the text then says can't tell)."""
-
-    @property
-    def verdict(self) -> bool:
-        """The answer gives a verdict (not a decline, nor the claims' lines of a withheld one)."""
-        return self.evidence is not None and not self.withheld
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return () if self.support is None else (self.support.passage.source,)
-
-
 def needs_model(reading: Reading) -> bool:
     """Whether the model's samples can change the answer to ``reading``: not for a question a fact reader
     answers."""
@@ -124,7 +99,7 @@ def compose(
     quote: bool = True,
     calibration: Calibration = PRIOR,
     withhold_below: float = WITHHOLD_BELOW,
-) -> ComposedAnswer:
+) -> Answer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
     by the reader ``readers`` names for it (see shared.reading.reader_profile), with its confidence under
     ``calibration``. ``quote`` False (the reader may not receive the evidence's text, e.g. another edge's): no
@@ -144,7 +119,7 @@ def compose(
 
 def compose_verdict(
     reading: Reading, verdict: ClaimVerdict, quote: bool = True, withhold_below: float = WITHHOLD_BELOW
-) -> ComposedAnswer:
+) -> Answer:
     """The shown answer to a yes/no question read claim by claim (shared.reading.claim_verdict): its verdict with
     the first claim's best sentence, its confidence the verdict's own probability; below ``withhold_below``, can't
     tell, with each claim's best sentence and whether the model finds the claim there."""
@@ -157,8 +132,10 @@ def compose_verdict(
     shown = _shown(verdict.short, support, "claims")
     if not quote:
         cite = f" [{support.passage.number}: {support.passage.source}]" if support else ""
-        shown = ComposedAnswer(f"{verdict.short}.{cite}", verdict.short, "claims", support)
-    return dataclasses.replace(shown, confidence=Confidence.of(verdict.probability), evidence=evidence)
+        shown = Answer(f"{verdict.short}.{cite}", verdict.short, "claims", support)
+    return dataclasses.replace(
+        shown, confidence=Confidence.of(verdict.probability), evidence=evidence, claims=tuple(findings_seen)
+    )
 
 
 def _unsettled(
@@ -167,22 +144,22 @@ def _unsettled(
     evidence: Evidence,
     withheld: str,
     found_claims: Sequence[ClaimFinding] | None = None,
-) -> ComposedAnswer:
+) -> Answer:
     """No verdict: what bears on each claim of the question, with its source (the evidence of the withheld
     verdict is kept for the trace)."""
     seen = findings(reading.question, reading.passages) if found_claims is None else found_claims
     found = describe(seen, quote)
     shown = f" What the sources say {found}." if found else ""
-    return ComposedAnswer(f"{UNSETTLED}.{shown}", "", "unsettled", evidence=evidence, withheld=withheld)
+    return Answer(f"{UNSETTLED}.{shown}", "", "unsettled", evidence=evidence, withheld=withheld, claims=tuple(seen))
 
 
-def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> ComposedAnswer:
+def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> Answer:
     if not quote:
         shown = _read(reading, answers, best, dataclasses.replace(readers, open="model"), True)
         if shown.reader == "declined":
             return shown
         cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
-        return ComposedAnswer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
+        return Answer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
     if (special := _special(reading, readers)) is not None:
         return special
     shape = reading.shape.shape
@@ -203,7 +180,7 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
     return _open(reading, answers, best, extractive)
 
 
-def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
+def _special(reading: Reading, readers: ReaderProfile) -> Answer | None:
     """The model-free readers of particular questions, which answer before the shape's reader where they can: a
     version, licence or command (shared.reading.fact_reader), the order of two dated events
     (shared.reading.temporal), a speaker's own line or who said a line (shared.reading.utterance)."""
@@ -212,7 +189,7 @@ def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
     if shape.shape != Shape.YES_NO and (kind := fact_kind(question)) is not None:
         # a version, a licence or a command is the span that states it, or nothing: never a name or a paraphrase
         fact = read_fact(kind, question, passages)
-        return _shown(fact.short, fact, "fact") if fact else ComposedAnswer(MISSING, MISSING, "declined")
+        return _shown(fact.short, fact, "fact") if fact else Answer(MISSING, MISSING, "declined")
     if shape.shape == Shape.YES_NO and readers.dates:
         found, reader = read_times(question, passages), "dates"
     elif shape.shape == Shape.ENTITY and shape.wants_person and readers.speakers:
@@ -222,7 +199,7 @@ def _special(reading: Reading, readers: ReaderProfile) -> ComposedAnswer | None:
     return _shown(found.short, found, reader) if found is not None else None
 
 
-def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
+def _voted(reading: Reading, answers: Sequence[str]) -> Answer:
     """The option most samples chose (ties: the one an earlier sample chose); no prior for any option."""
     votes: Counter[str] = Counter()
     first: dict[str, int] = {}
@@ -235,18 +212,18 @@ def _voted(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
         votes[chosen] += 1
         first.setdefault(chosen, i)
     if not votes or declined * 2 > len(answers):
-        return ComposedAnswer(MISSING, MISSING, "declined")
+        return Answer(MISSING, MISSING, "declined")
     winner = max(votes, key=lambda o: (votes[o], -first[o]))
     support = _support(reading, winner)
     return _shown(winner[:1].upper() + winner[1:], support, "vote")
 
 
-def _phrase(reading: Reading, answers: Sequence[str]) -> ComposedAnswer:
+def _phrase(reading: Reading, answers: Sequence[str]) -> Answer:
     """An open question's short phrase, agreed by the samples that the evidence supports."""
     grounded = [a for a in answers if not declares_missing(a) and not unsupported(a, reading.passages)]
     phrase = agreed_phrase(reading.question, grounded)
     if not phrase:
-        return ComposedAnswer(MISSING, MISSING, "declined")
+        return Answer(MISSING, MISSING, "declined")
     found = best_sentences(f"{reading.question} {phrase}", reading.passages, limit=1)
     return _shown(phrase, found[0] if found else None, "generated")
 
@@ -269,7 +246,7 @@ def _support(reading: Reading, short: str) -> Found | None:
     return found[0] if found else None
 
 
-def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool) -> ComposedAnswer:
+def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool) -> Answer:
     generated = answers[best] if 0 <= best < len(answers) else ""
     usable = generated and not declares_missing(generated) and not unsupported(generated, reading.passages)
     if usable and not extractive:
@@ -281,19 +258,19 @@ def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool)
         return _shown(_cap(found[0].sentence), found[0], "extractive", repeat_support=False)
     if usable:
         return _shown(_cap(generated), None, "generated")
-    return ComposedAnswer(MISSING, MISSING, "declined")
+    return Answer(MISSING, MISSING, "declined")
 
 
-def _shown(short: str, support: Found | None, reader: str, repeat_support: bool = True) -> ComposedAnswer:
+def _shown(short: str, support: Found | None, reader: str, repeat_support: bool = True) -> Answer:
     """``Short answer. "Supporting sentence" [n: source]`` (the sentence left out when it is the answer)."""
     head = short.strip().rstrip(".")
     if support is None:
-        return ComposedAnswer(f"{head}.", head, reader)
+        return Answer(f"{head}.", head, reader)
     cite = f"[{support.passage.number}: {support.passage.source}]"
     if not repeat_support or support.sentence.strip().rstrip(".") == head:
-        return ComposedAnswer(f"{head}. {cite}", head, reader, support)
+        return Answer(f"{head}. {cite}", head, reader, support)
     sentence = truncate_chars(" ".join(support.sentence.split()), SUPPORT_CHARS)
-    return ComposedAnswer(f'{head}. "{sentence}" {cite}', head, reader, support)
+    return Answer(f'{head}. "{sentence}" {cite}', head, reader, support)
 
 
 def _cap(text: str) -> str:

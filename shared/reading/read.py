@@ -1,21 +1,40 @@
-"""The one reading pipeline the edge and the cloud share, up to the composition of the shown answer:
+"""The one answer path the edge and the cloud share: :func:`answer_question` takes a question and its numbered
+passages and returns one typed :class:`~shared.reading.answer.Answer`.
 
-plan (the question's shape, its options, the numbered passages) -> request (a choice or a short sentence) ->
-generate (the model's samples) -> render (verdicts and choices as words) -> degeneracy (which samples must never
-be shown). What happens next differs by side and stays there: the edge's gate weighs the samples before
-composing; the cloud composes from the usable ones or falls back to an extract. Both compose with
-:func:`shared.reading.compose.compose`.
+plan (the question's shape, its options, the numbered passages) -> either a model-free reader (a version, licence
+or command) or a yes/no verdict read claim by claim (where a fit for the model is given and the model scores
+options) or the model's samples (a choice or a short sentence, rendered, the degenerate ones marked) -> the
+weigher (the edge's gate) picks the best sample -> :func:`shared.reading.compose.compose`, the one place the shown
+text is made and its confidence computed and applied. What a side does around it stays there: the edge decides
+whether to stay or escalate (edge_node.query.escalation), the cloud guards the text against copies
+(cloud_server.answering.answer_guard).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
-from shared.core.model_api import Completion, GenerationRequest, TextGenerator
+from shared.core.model_api import Completion, GenerationRequest, TextGenerator, scorer_of
+from shared.core.sureness import WITHHOLD_BELOW
+from shared.reading.answer import Answer
 from shared.reading.answer_format import Sampling, answer_request, degeneracy, render_answers
-from shared.reading.compose import Reading, plan_reading
+from shared.reading.claim_verdict import read_verdict
+from shared.reading.compose import (
+    DEFAULT_READERS,
+    Reading,
+    by_claims,
+    compose,
+    compose_verdict,
+    needs_model,
+    plan_reading,
+)
+from shared.reading.confidence import PRIOR, Calibration
+from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage
+
+W = TypeVar("W")
 
 
 @dataclass(frozen=True)
@@ -34,21 +53,72 @@ class Sampled:
         return [a for a, why in zip(self.answers, self.degenerate, strict=True) if why is None]
 
 
-def read(
+@dataclass(frozen=True)
+class HowToRead:
+    """How one side reads: its settings for the one answer path."""
+
+    sampling: Callable[[Reading], Sampling]
+    """How many samples, how long and how hot, for a planned reading."""
+    readers: ReaderProfile = DEFAULT_READERS
+    calibration: Calibration = PRIOR
+    """How an answer's evidence becomes its probability (the model's ``confidence`` fit)."""
+    withhold_below: float = WITHHOLD_BELOW
+    quote: bool = True
+    """False: the asker may not receive the evidence's text; the answer names its sources only."""
+    yes_no: Calibration | None = None
+    """The model's yes/no fit: given (and the model scores options), a yes/no question is read claim by claim."""
+    retry_context: str = ""
+    """A shorter context to ask once more from when every sample is degenerate ("" : none)."""
+
+
+@dataclass(frozen=True)
+class Answered(Generic[W]):
+    """The answer and what it was read from."""
+
+    answer: Answer
+    reading: Reading
+    sampled: Sampled | None = None
+    """The model's samples (None: a model-free reader or the claim reader answered)."""
+    weighed: W | None = None
+    """What the weigher said of the samples (the edge's gate), None without one."""
+
+
+def answer_question(
     question: str,
     passages: Sequence[Passage],
     context: str,
     generator: TextGenerator,
-    sampling: Callable[[Reading], Sampling],
-) -> Sampled:
-    """Plan the reading of ``question`` over ``passages`` (numbered as in ``context``), ask ``generator`` as
-    ``sampling`` says for that plan, and read its answers (blocking: it runs the model)."""
+    how: HowToRead,
+    weigh: Callable[[Sampled], tuple[W, int]] | None = None,
+) -> Answered[W]:
+    """The answer to ``question`` from ``passages`` (numbered as in ``context``; blocking: it runs the model).
+    ``weigh`` (the edge's gate) sees every sample, the degenerate ones too, and returns its verdict and the best
+    sample's index; then every sample is composed. Without a weigher, a question a model-free reader answers asks
+    no model, and only the usable samples are composed."""
     reading = plan_reading(question, passages)
-    return read_planned(reading, context, generator, sampling(reading))
+    if weigh is None and not needs_model(reading):
+        return Answered(_compose(reading, [], 0, how), reading)
+    scorer = scorer_of(generator)
+    if weigh is None and how.yes_no is not None and scorer is not None and by_claims(reading, how.readers):
+        verdict = read_verdict(question, passages, scorer, how.yes_no)
+        return Answered(compose_verdict(reading, verdict, how.quote, how.withhold_below), reading)
+    sampled = read_planned(reading, context, generator, how.sampling(reading))
+    if not sampled.usable and passages and how.retry_context and how.retry_context != context:
+        # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is
+        # asked once more from the shorter one
+        sampled = read_planned(reading, how.retry_context, generator, how.sampling(reading))
+    if weigh is None:
+        return Answered(_compose(reading, sampled.usable, 0, how), reading, sampled)
+    weighed, best = weigh(sampled)
+    return Answered(_compose(reading, sampled.answers, best, how), reading, sampled, weighed)
+
+
+def _compose(reading: Reading, answers: Sequence[str], best: int, how: HowToRead) -> Answer:
+    return compose(reading, answers, best, how.readers, how.quote, how.calibration, how.withhold_below)
 
 
 def read_planned(reading: Reading, context: str, generator: TextGenerator, how: Sampling) -> Sampled:
-    """:func:`read` for a reading already planned (by a caller that needs the plan with or without a model)."""
+    """The model's samples for a reading already planned (a benchmark reads them without composing)."""
     request = answer_request(reading.question, context, how, reading.options)
     completion = generator.generate(request)
     answers = render_answers(completion.texts, reading.options)

@@ -37,24 +37,25 @@ def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
     read = read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING, APP_QUOTING)
     request: GenerationRequest = model.requests[0]
     assert request.n == 4 and request.temperature == 0.7 and request.json_schema is not None
-    assert read.short == "No", "a tie goes to the verdict an earlier sample chose: no prior for yes"
+    assert read.answer.short == "No", "a tie goes to the verdict an earlier sample chose: no prior for yes"
 
 
 def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> None:
     model = _replies("Welding arms, in Berlin [1].")
     read = read_context("What does Acme Robotics do?", MERGED, model, CloudQueryConfig(), EDGE_A)
     assert model.requests[0].n == 1 and model.requests[0].temperature == 0.0
-    assert "Jane Doe" not in read.text and "edge-b:acme-1" in read.text
+    assert "Jane Doe" not in read.answer.text and "edge-b:acme-1" in read.answer.text
 
 
 def test_degenerate_samples_are_left_out_and_all_degenerate_gives_an_extract_or_nothing() -> None:
     loop = "yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes yes"
     model = _replies(loop, '{"answer": "no"}', loop, loop)
     read = read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING, APP_QUOTING)
-    assert read.short == "No"
+    assert read.answer.short == "No"
     only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
     for_edge = read_context("What does Acme Robotics do?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)
-    assert for_edge.text == NO_USABLE_ANSWER and for_edge.short == "", "another edge's text is never the fallback"
+    shown = for_edge.answer
+    assert shown.text == NO_USABLE_ANSWER and shown.short == "", "another edge's text is never the fallback"
 
 
 def test_a_verdict_below_even_odds_is_withheld_and_what_bears_on_the_claim_is_shown() -> None:
@@ -63,8 +64,9 @@ def test_a_verdict_below_even_odds_is_withheld_and_what_bears_on_the_claim_is_sh
     read = read_context(
         "Does Acme Robotics build welding arms?", MERGED, model, CloudQueryConfig(), APP_QUOTING, unsure
     )
-    assert model.requests and read.short == "" and read.reader == "unsettled"
-    assert read.text.startswith("Can't tell.") and "welding" in read.text and read.confidence.word == "can't tell"
+    assert model.requests and read.answer.short == "" and read.answer.reader == "unsettled"
+    shown = read.answer
+    assert shown.text.startswith("Can't tell.") and "welding" in shown.text and shown.confidence.word == "can't tell"
 
 
 def test_the_cloud_asks_for_the_choice_alone_without_a_reason() -> None:
@@ -83,7 +85,7 @@ def test_a_degenerate_answer_from_chunks_and_entity_lines_is_asked_again_from_th
     assert len(model.requests) == 2
     assert "- Acme Robotics (organization)" in model.requests[0].prompt
     assert "- Acme Robotics (organization)" not in model.requests[1].prompt and TEXT in model.requests[1].prompt
-    assert "Welding arms" in read.short
+    assert "Welding arms" in read.answer.short
     chunks_only = _replies("1. Acme\n2. Acme\n3. Acme\n4. Acme\n5. Acme\n6. Acme\n7. Acme")
     read_context("What does Acme Robotics do?", MERGED, chunks_only, CloudQueryConfig(), APP_QUOTING)
     assert len(chunks_only.requests) == 1, "a context of chunks alone is not asked again"
@@ -92,10 +94,11 @@ def test_a_degenerate_answer_from_chunks_and_entity_lines_is_asked_again_from_th
 def test_when_every_sample_is_degenerate_the_shapes_model_free_reader_still_answers() -> None:
     only_loops = _replies("🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉")
     read = read_context("Who leads Acme Robotics?", MERGED, only_loops, CloudQueryConfig(), APP_QUOTING)
-    assert read.short == "Jane Doe" and read.reader == "extractive"
-    assert "[1: edge-b:acme-1]" in read.text, "the name comes with the sentence and source that back it"
+    assert read.answer.short == "Jane Doe" and read.answer.reader == "extractive"
+    assert "[1: edge-b:acme-1]" in read.answer.text, "the name comes with the sentence and source that back it"
     no_quote = read_context("Who leads Acme Robotics?", MERGED, only_loops, CloudQueryConfig(), EDGE_A)
-    assert no_quote.short == "Jane Doe" and TEXT.split(". ")[1] not in no_quote.text, "no sentence for an edge"
+    quiet = no_quote.answer
+    assert quiet.short == "Jane Doe" and TEXT.split(". ")[1] not in quiet.text, "no sentence for an edge"
 
 
 def test_a_yes_no_question_is_read_claim_by_claim_where_the_model_has_a_yes_no_fit() -> None:
@@ -103,9 +106,9 @@ def test_a_yes_no_question_is_read_claim_by_claim_where_the_model_has_a_yes_no_f
     fit = Calibration(bias=0.0, weights={"weakest_logit": 1.0})
     config = CloudQueryConfig()
     read = read_context("Does Acme Robotics build welding arms?", MERGED, model, config, APP_QUOTING, yes_no=fit)
-    assert read.reader == "claims" and read.short == "Yes" and read.confidence.probability == 0.9
+    assert read.answer.reader == "claims" and read.answer.short == "Yes" and read.answer.confidence.probability == 0.9
     assert model.requests and all(r.max_tokens == 1 and r.n == 1 for r in model.requests), "scored, never sampled"
     voted = read_context(
         "Does Acme Robotics build welding arms?", MERGED, _replies('{"answer": "yes"}'), VOTING, APP_QUOTING
     )
-    assert voted.reader == "vote", "without a fit the samples vote"
+    assert voted.answer.reader == "vote", "without a fit the samples vote"
