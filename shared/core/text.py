@@ -99,7 +99,8 @@ def excerpt(text: str, terms: list[str], max_chars: int) -> str:
     terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context)."""
     if max_chars <= 0 or len(text) <= max_chars:
         return text
-    parts = sentences(text)
+    spans = sentence_spans(text)
+    parts = [text[s:e] for s, e in spans]
     wanted = [t for t in terms if t]
     ranked = sorted(range(len(parts)), key=lambda i: (-sum(occurs_in(t, parts[i]) for t in wanted), i))
     keep: list[int] = []
@@ -110,7 +111,10 @@ def excerpt(text: str, terms: list[str], max_chars: int) -> str:
             used += len(parts[i]) + 1
     if not keep:
         return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
-    return " ".join(parts[i].strip() for i in sorted(keep))
+    kept = sorted(keep)
+    # a line break between two kept sentences stays one (commands, list items and table rows stay lines)
+    joins = ["\n" if "\n" in text[spans[i][1] : spans[i + 1][0]] else " " for i in kept[:-1]]
+    return "".join(parts[i].strip() + sep for i, sep in zip(kept, [*joins, ""], strict=True))
 
 
 def words(text: str) -> list[str]:

@@ -51,10 +51,13 @@ class Evidence:
         )
 
     def features(self) -> dict[str, float]:
-        """The model's inputs by name (the keys of :class:`Calibration` weights)."""
+        """The model's inputs by name (the keys of :class:`Calibration` weights). The shape, the reader and the two
+        together: a pair's own weight lets a reader that is right on one shape and wrong on another say so, while
+        the regularised fit pulls a pair with few asks towards its shape and reader."""
         return {
             f"shape={self.shape}": 1.0,
             f"reader={self.reader}": 1.0,
+            f"cell={self.shape}/{self.reader}": 1.0,
             "named": float(self.named),
             "agreement": self.agreement,
             "parts": self.parts,

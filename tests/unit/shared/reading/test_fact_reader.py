@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared.core.text import excerpt
 from shared.reading.compose import compose, plan_reading
 from shared.reading.fact_reader import FactKind, fact_kind
 from shared.reading.span_reader import Passage
@@ -59,3 +60,37 @@ def test_the_span_that_states_it_is_the_answer(question: str, short: str) -> Non
 def test_a_fact_no_passage_states_for_what_the_question_names_is_declined() -> None:
     shown = compose(plan_reading("What version of Django is described?", [README, SERVER]), ["0.165.0"] * 4)
     assert shown.reader == "declined" and shown.short.startswith("Insufficient")
+
+
+DOCS = Passage(
+    1,
+    "Vulture finds unused code and runs on Python 3.10+.\n"
+    "Package vulture, version 2.16. License: The MIT License (MIT).\n"
+    "Install the `hf` CLI, then log in:\n"
+    "```bash\n# Log in first\nhf auth login\n```\n"
+    "## Usage\n"
+    "    $ vulture myscript.py  # or\n"
+    "    $ python3 -m vulture myscript.py\n"
+    "    $ vulture myscript.py --min-confidence 100\n",
+    "dev:vulture",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "short"),
+    [
+        ("What version of Vulture is described?", "2.16"),  # not "3.10", the Python version the text names
+        ("Under which licence is Vulture distributed?", "The MIT License (MIT)"),  # the field's whole value
+        ("Which command runs Vulture as a Python module on myscript.py?", "python3 -m vulture myscript.py"),
+        ("Which hf command logs you in?", "hf auth login"),  # a line of its own; the CLI the text writes in code
+    ],
+)
+def test_a_documentation_page_s_fact_is_its_span_alone(question: str, short: str) -> None:
+    shown = compose(plan_reading(question, [DOCS]), [])
+    assert (shown.short, shown.reader) == (short, "fact")
+
+
+def test_an_excerpt_keeps_the_lines_of_a_code_block_apart() -> None:
+    text = "Intro sentence about nothing.\n    $ pip install vulture\n    $ vulture myscript.py  # or\nMore prose here."
+    cut = excerpt(text, ["vulture"], 60)
+    assert "pip install vulture\n$ vulture myscript.py" in cut, cut
