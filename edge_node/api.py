@@ -227,7 +227,7 @@ class Edge:
         mode: str = "local",
         cloud: Escalator | None = None,
     ) -> EdgeAnswer:
-        """Answer ``question``: ``naive`` (chunk search), ``local`` (graph retrieval + gate, no cloud) or ``full``
+        """Answer ``question``: ``local`` (graph retrieval + gate, no cloud) or ``full``
         (escalate to the cloud when the gate says so: ``cloud`` or, by default, the config's cloud link)."""
         return self._loop.run(self._query(question, mode, cloud))
 

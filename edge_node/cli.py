@@ -83,7 +83,7 @@ def _register_answering(commands: Any) -> None:
         "--mode",
         choices=EDGE_MODES,
         default="local",
-        help="naive: chunk vectors, one answer; local: DGRAG's local path; full: escalate to the configured cloud",
+        help="local: this edge alone; full: escalate to the configured cloud when the gate does not trust it",
     )
     p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
     p.set_defaults(func=cmd_query)

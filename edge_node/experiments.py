@@ -18,6 +18,7 @@ from edge_node.policy.model_endpoints import check_model_endpoints
 from edge_node.policy.outbound import OutboundPolicy
 from edge_node.policy.privacy import Outbound
 from edge_node.query.gate import combined_score as gate_score
+from edge_node.query.retrieval import Retriever
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
 from edge_node.transport.cloud_link import CloudLink
 from edge_node.transport.cloud_session import CloudSession
@@ -33,6 +34,7 @@ __all__ = [
     "LeakGuard",
     "Outbound",
     "OutboundPolicy",
+    "Retriever",
     "SessionOutbox",
     "check_model_endpoints",
     "copy_edge",

@@ -31,15 +31,15 @@ from simulation.scoring import shape_of_ask, strictly_correct
 QUERY_TIMEOUT_S = 900.0
 LOCAL_PHASES = ("keywording", "retrieval", "generation", "gate")
 
-EDGE_MODE_OF: dict[str, EdgeMode] = {"naive": "naive", "local": "local", "dgrag": "full", "central": "local"}
+EDGE_MODE_OF: dict[str, EdgeMode] = {"local": "local", "dgrag": "full", "central": "local"}
 """The edge mode each simulation mode asks in."""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """Which queries to send for each asked question."""
+    """Which queries to send for each asked question (the naive baseline is the simulation's own:
+    simulation.naive)."""
 
-    naive: bool
     local: bool
     dgrag: bool
     central: bool
@@ -48,7 +48,7 @@ class Plan:
 
     def modes(self) -> list[str]:
         """The mode names of the rows each ask gives."""
-        named = [m for m, on in (("naive", self.naive), (self.dgrag_as, self.dgrag), ("local", self.local)) if on]
+        named = [m for m, on in ((self.dgrag_as, self.dgrag), ("local", self.local)) if on]
         return [*named, *(["central"] if self.central else [])]
 
 
@@ -85,12 +85,6 @@ class Asker:
     def ask(self, asked: Asked, plan: Plan) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         summaries = self._summaries(asked.question.question) if plan.dgrag else []
-        if plan.naive:
-            rows.append(
-                row_from_trace(
-                    asked, "naive", self._query(asked.edge, asked.question.question, EDGE_MODE_OF["naive"]), []
-                )
-            )
         if plan.local and not plan.dgrag:
             rows.append(
                 row_from_trace(

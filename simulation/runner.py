@@ -41,10 +41,11 @@ from simulation.indexing import (
     working_copy,
 )
 from simulation.liars import LIAR_KINDS, liar_command
+from simulation.naive import naive_rows
 from simulation.oracle import oracle_rows
 from simulation.processes import stop_all
 from simulation.ray_backend import RayOptions
-from simulation.report import ORACLE_MODE
+from simulation.report import NAIVE_MODE, ORACLE_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 from simulation.run_info import run_info
 from simulation.servers import edge_launch, edge_trust, start_cloud, wait_synced
@@ -136,7 +137,7 @@ def run(opts: SimOptions) -> dict[str, Any]:
             wait_synced(servers["cloud"].address, edges, admin)
             restarted = _restarted(opts, servers, work, env, backend.bind_host, admin) if opts.restart_cloud else None
             on = set(opts.modes)
-            plan = Plan(naive="naive" in on, local="local" in on, dgrag="dgrag" in on, central="central" in on)
+            plan = Plan(local="local" in on, dgrag="dgrag" in on, central="central" in on)
             rows, resumed = _ask_all(opts, asked, plan, servers, edges, tokens[SIM_USER], api_tokens, setup)
             info = run_info(opts, servers, api_tokens, built, central, cloud_config, edge_config, edges)
             info["resumed_asks"] = resumed
@@ -149,7 +150,10 @@ def run(opts: SimOptions) -> dict[str, Any]:
             more, resumed = _ablation_rows(opts, backend, ablation, env, built, asked, setup, resuming)
             rows += more
             info["resumed_asks"] += resumed
-    if ORACLE_MODE in opts.modes:  # in this process, once the model processes of the network have stopped
+    # in this process, once the model processes of the network have stopped
+    if NAIVE_MODE in opts.modes:
+        rows += naive_rows(asked, built, edge_config)
+    if ORACLE_MODE in opts.modes:
         rows += oracle_rows(asked, opts.bench, edge_config)
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
@@ -184,7 +188,7 @@ def _ablation_rows(
     try:
         _start_servers(opts, backend, work, env, servers, built, None, tokens, resuming, ablation)
         wait_synced(servers["cloud"].address, edges, auth_metadata(SIM_USER, tokens[SIM_USER]))
-        plan = Plan(naive=False, local=False, dgrag=True, central=False, dgrag_as=ablation.mode)
+        plan = Plan(local=False, dgrag=True, central=False, dgrag_as=ablation.mode)
         return _ask_all(opts, asked, plan, servers, edges, tokens[SIM_USER], api_tokens, setup)
     finally:
         stop_all(servers.values())

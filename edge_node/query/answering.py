@@ -1,7 +1,6 @@
 """The local query path: retrieve, answer n times in one call, gate.
 
-Transport-free. Query modes: ``naive`` (chunk vectors, one answer, no gate: the NaiveRAG baseline) and
-``local`` (DGRAG's local path). What the gate weighs and how many answers are sampled are the edge's config.
+Transport-free. What the gate weighs and how many answers are sampled are the edge's config.
 Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
 with their sources), marked unverified, never an untrusted generation; a degenerate generation
 (shared.reading.degeneracy) counts as a refusal for the gate and is never shown.
@@ -10,7 +9,6 @@ with their sources), marked unverified, never an untrusted generation; a degener
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -24,7 +22,7 @@ from shared.core.errors import DgragError
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
 from shared.core.trace import AnswerTrace, Decision
-from shared.core.vocabulary import MAX_QUESTION_CHARS, LocalMode
+from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.reading.answer import Answer
@@ -38,7 +36,6 @@ NO_CLOUD_NOTE = (
     "The gate did not trust the local answers and no cloud is configured; shown instead are the context sentences "
     "that best support the question, with their sources."
 )
-DEGENERATE_NOTE = "The generated answer was degenerate ({why}); shown instead are the best-supported context sentences."
 
 
 @dataclass
@@ -143,62 +140,52 @@ class QueryService:
             self._recent.popitem(last=False)
         return found
 
-    def query(self, question: str, mode: LocalMode = "local") -> LocalAnswer:
+    def query(self, question: str) -> LocalAnswer:
         """Answer ``question`` here: the answer as shown when the gate trusts it, else an extract of the evidence.
         The runtime may decide otherwise with the cloud's help (edge_node.query.escalation)."""
         _check_question(question)
         timings: dict[str, float] = {}
-        naive = mode == "naive"
         t = time.perf_counter()
-        slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords and not naive else []
+        slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords else []
         slm_s = time.perf_counter() - t
         with span("retrieval"):
-            use_graph = not naive and self._config.retrieval.use_graph
-            retrieval = self._retriever.retrieve(question, use_graph=use_graph, slm_keywords=slm_words)
+            retrieval = self._retriever.retrieve(
+                question, use_graph=self._config.retrieval.use_graph, slm_keywords=slm_words
+            )
         timings["keywording"] = slm_s + retrieval.timings["keywording"]
         timings["retrieval"] = retrieval.timings["retrieval"]
-        n = 1 if naive else self._config.answer.n_answers
         a = self._config.answer
-        how = HowToRead(lambda _: a.sampling(n), a.readers, self._calibration, a.withhold_below)
+        how = HowToRead(lambda _: a.sampling(a.n_answers), a.readers, self._calibration, a.withhold_below)
 
-        def weigh(sampled: Sampled) -> tuple[GateResult | None, int]:
-            if naive:
-                return None, 0
+        def weigh(sampled: Sampled) -> tuple[GateResult, int]:
             with phase(timings, "gate"):
                 result = self._gate(sampled, retrieval.evidence.score)
             return result, result.best_index
 
-        with phase(timings, "generation", answers=n):
+        with phase(timings, "generation", answers=a.n_answers):
             answered = answer_question(question, passages(retrieval), retrieval.context, self._generator, how, weigh)
-        timings["generation"] -= timings.get("gate", 0.0)  # the gate runs inside the answer path, timed apart
-        sampled = answered.sampled
-        assert sampled is not None  # a weigher always gets samples
-        answers, flags = sampled.answers, sampled.degenerate
-        speed = sampled.completion.speed.as_dict() if sampled.completion.speed else {}
-        made = functools.partial(
-            LocalAnswer,
-            question=question,
-            mode=mode,
-            answers=answers,
-            retrieval=retrieval,
-            timings=timings,
-            degenerate=flags,
-            sampling=sampled.request.sampling(),
-            model_speed=speed,
-        )
-        if answered.weighed is None:
-            return _naive(made, question, retrieval, answers, flags)
-        result, composed = answered.weighed, answered.answer
-        made = functools.partial(
-            made,
-            composed=composed,
-            reading=_reading_trace(answered.reading, composed),
-            best_generated=answers[result.best_index],
-        )
+        timings["generation"] -= timings["gate"]  # the gate runs inside the answer path, timed apart
+        sampled, result, composed = answered.sampled, answered.weighed, answered.answer
+        assert sampled is not None and result is not None  # a weigher always gets samples
         action = decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action
         text, decision, verified = shown_here(question, retrieval, composed, action)
-        return made(
-            answer=text, decision=decision, verified=verified, gate=result, note="" if verified else NO_CLOUD_NOTE
+        return LocalAnswer(
+            question=question,
+            answer=text,
+            decision=decision,
+            verified=verified,
+            mode="local",
+            answers=sampled.answers,
+            gate=result,
+            retrieval=retrieval,
+            timings=timings,
+            note="" if verified else NO_CLOUD_NOTE,
+            degenerate=sampled.degenerate,
+            sampling=sampled.request.sampling(),
+            best_generated=sampled.answers[result.best_index],
+            model_speed=sampled.completion.speed.as_dict() if sampled.completion.speed else {},
+            composed=composed,
+            reading=_reading_trace(answered.reading, composed),
         )
 
     def _gate(self, sampled: Sampled, evidence: float) -> GateResult:
@@ -209,23 +196,6 @@ class QueryService:
         refused = [f is not None for f in sampled.degenerate]
         ungrounded = [not r and unsupported(a, sampled.reading.passages) for a, r in zip(answers, refused, strict=True)]
         return evaluate(answers, vectors, evidence, self._config.gate, refused, ungrounded)
-
-
-def _naive(
-    made: functools.partial[LocalAnswer],
-    question: str,
-    retrieval: Retrieval,
-    answers: list[str],
-    flags: list[str | None],
-) -> LocalAnswer:
-    """NaiveRAG: its one answer as generated, unless it is degenerate (then the extract)."""
-    if flags[0] is not None:
-        note = DEGENERATE_NOTE.format(why=flags[0])
-        extract = extract_answer(question, retrieval)
-        return made(
-            answer=extract, decision=Decision.LOCAL, verified=False, gate=None, note=note, best_generated=answers[0]
-        )
-    return made(answer=answers[0], decision=Decision.LOCAL, verified=True, gate=None, best_generated=answers[0])
 
 
 def passages(retrieval: Retrieval) -> list[Passage]:

@@ -33,7 +33,7 @@ OnWorker = Callable[..., Awaitable[Any]]
 
 
 class FullQuery:
-    """One edge's full query path (modes naive and local stop after the local answer)."""
+    """One edge's full query path (mode local stops after the local answer)."""
 
     def __init__(
         self, config: EdgeConfig, query: QueryService, outbound: OutboundPolicy, audit: AuditLog, run: OnWorker
@@ -54,8 +54,7 @@ class FullQuery:
     ) -> EdgeAnswer:
         """The answer to show; ``on_text`` receives the cloud model's draft as it comes when the question is
         escalated (an answer of the evidence check's single round trip comes whole)."""
-        local_mode = "naive" if mode == "naive" else "local"
-        local: LocalAnswer = await self._run(self._query.query, question, local_mode)
+        local: LocalAnswer = await self._run(self._query.query, question)
         out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
         if mode != "full" or escalator is None or local.gate is None:
             return out  # the local path's own decision: its answer, or an extract (escalation.decide with no cloud)

@@ -2,13 +2,13 @@
 
 Edge query modes (what ``dgrag edge query --mode`` and the edge API take):
 
-- ``naive``: chunk vector search and one answer, no gate (the NaiveRAG baseline);
 - ``local``: DGRAG's local path: graph retrieval, n sampled answers and the gate, no cloud (LocalRAG);
 - ``full``: the local path, then the cloud when the gate escalates (DGRAG).
 
-Simulation modes name the systems compared: ``naive`` and ``local`` as above, ``dgrag`` (the edge's ``full``
-mode), ``central`` (every document in one store, asked in ``local`` mode: the upper bound of retrieval) and
-``oracle`` (each question read from its gold evidence documents by the edge's readers: what reading alone loses).
+Simulation modes name the systems compared: ``naive`` (the NaiveRAG baseline: chunk vectors and one answer, run by
+the simulation itself on the edges' indexes), ``local`` as above, ``dgrag`` (the edge's ``full`` mode),
+``central`` (every document in one store, asked in ``local`` mode: the upper bound of retrieval) and ``oracle``
+(each question read from its gold evidence documents by the edge's readers: what reading alone loses).
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-EdgeMode = Literal["naive", "local", "full"]
-EDGE_MODES: tuple[EdgeMode, ...] = ("naive", "local", "full")
-LocalMode = Literal["naive", "local"]
-"""The modes the local path itself answers (``full`` is ``local`` plus the cloud)."""
+EdgeMode = Literal["local", "full"]
+EDGE_MODES: tuple[EdgeMode, ...] = ("local", "full")
 
 
 def edge_mode(text: str) -> EdgeMode:

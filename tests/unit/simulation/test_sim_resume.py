@@ -25,9 +25,9 @@ def _write_partial(out: Path, rows: list[dict[str, Any]], tail: str = "") -> Non
 
 
 def test_plan_names_the_modes_each_ask_gives() -> None:
-    assert Plan(True, True, True, True).modes() == ["naive", "dgrag", "local", "central"]
-    assert Plan(False, True, False, False).modes() == ["local"]
-    assert Plan(False, False, True, False, dgrag_as="dgrag-cd").modes() == ["dgrag-cd"]
+    assert Plan(True, True, True).modes() == ["dgrag", "local", "central"]
+    assert Plan(True, False, False).modes() == ["local"]
+    assert Plan(False, True, False, dgrag_as="dgrag-cd").modes() == ["dgrag-cd"]
 
 
 def test_a_fresh_run_records_its_setup_and_keeps_nothing(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ def test_the_central_store_answers_each_question_once_and_keeps_its_answer() -> 
     asker = Asker({}, EdgeEndpoint("127.0.0.1:9", "api-token"), "127.0.0.1:9", "u", "t")
     stub = _CentralStub()
     asker._central = stub  # type: ignore[assignment]
-    plan = Plan(naive=False, local=False, dgrag=False, central=True)
+    plan = Plan(local=False, dgrag=False, central=True)
     try:
         within = asker.ask(Asked(Q, "a", "within"), plan)
         out = asker.ask(Asked(Q, "b", "out"), plan)
@@ -174,8 +174,8 @@ def test_one_full_query_gives_the_dgrag_and_local_rows_named_as_the_plan_says() 
     asker._edges["a"] = stub  # type: ignore[assignment]
     asker._summaries = lambda question: []  # type: ignore[method-assign]
     try:
-        both = asker.ask(Asked(Q, "a", "within"), Plan(naive=False, local=True, dgrag=True, central=False))
-        ablated = asker.ask(Asked(Q, "a", "within"), Plan(False, False, True, False, dgrag_as="dgrag-pr"))
+        both = asker.ask(Asked(Q, "a", "within"), Plan(local=True, dgrag=True, central=False))
+        ablated = asker.ask(Asked(Q, "a", "within"), Plan(False, True, False, dgrag_as="dgrag-pr"))
     finally:
         asker.close()
     assert stub.asked == ["full", "full"], "the local row is the full query's local part, not a second ask"

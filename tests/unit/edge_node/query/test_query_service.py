@@ -67,9 +67,7 @@ def test_question_about_unknown_things_escalates_with_a_note(service: QueryServi
     assert len(trace["degenerate"]) == len(result.answers)
 
 
-def test_naive_mode_and_one_sampled_answer(service: QueryService, tmp_path: Path, hash_embedder: HashEmbedder) -> None:
-    naive = service.query("Who leads Acme Robotics?", mode="naive")
-    assert naive.gate is None and len(naive.answers) == 1
+def test_one_sampled_answer_has_no_agreement_to_weigh(tmp_path: Path, hash_embedder: HashEmbedder) -> None:
     ingest, _ = make_service(tmp_path / "one")
     ingest.ingest(DOCS)
     config = ingest._config
@@ -79,6 +77,9 @@ def test_naive_mode_and_one_sampled_answer(service: QueryService, tmp_path: Path
     )
     ingest._kb.close()
     assert len(single.answers) == 1 and single.gate is not None and single.gate.cosine is None
+
+
+def test_an_empty_question_is_refused(service: QueryService) -> None:
     with pytest.raises(DgragError, match="empty"):
         service.query("  ")
 
