@@ -43,8 +43,8 @@ text says which). This file is generated from the code (`python scripts/gen_conf
 current).
 
 A stronger model needs no code change: `[slm] backend = "openai"` with `base_url` and `model` (any
-OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp's server), or `backend = "llama_cpp"` with `model_path`,
-or `backend = "transformers"` with a model directory; the cloud's `[llm]` is the same.
+OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp's server), or `backend = "llama_cpp"` with `model_path`
+(a GGUF file); the cloud's `[llm]` is the same.
 """
 
 

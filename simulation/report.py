@@ -310,11 +310,19 @@ def end_to_end(timings: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
+FIRST_SHOWN = "first_shown"
+"""Seconds until the asker sees words: the cloud draft's first piece where the cloud streamed one (free text), else
+the whole answer (a verdict, a choice, a local answer)."""
+
+
 def _phase_stats(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
     samples: dict[str, list[float]] = {}
     for r in rows:
-        for phase, seconds in end_to_end(r.get("timings") or {}).items():
+        timings = end_to_end(r.get("timings") or {})
+        for phase, seconds in timings.items():
             samples.setdefault(str(phase), []).append(float(seconds))
+        if "total" in timings:  # what a person waits for before words appear: the draft's start, else the answer
+            samples.setdefault(FIRST_SHOWN, []).append(float(timings.get("first_draft", timings["total"])))
     order = [p for p in PHASES if p in samples] + sorted(p for p in samples if p not in PHASES)
     return {
         p: {"p50": percentile(samples[p], 50), "p95": percentile(samples[p], 95), "n": len(samples[p])} for p in order

@@ -245,7 +245,8 @@ def _latency(modes: Mapping[str, Mapping[str, Any]]) -> str:
             f"### Per phase, mode {detail}\n\n"
             + table(["phase", *head[1:]], rows)
             + "\n\n'escalation' contains 'cloud.total', which contains the other cloud phases; percentiles of "
-            "phases do not add up to the percentile of the total."
+            "phases do not add up to the percentile of the total. 'first_shown' is when the asker sees words: the "
+            "first piece of the cloud's draft where it streams one (free text), else the whole answer."
         )
     return "\n\n".join(out)
 

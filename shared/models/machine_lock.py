@@ -4,7 +4,7 @@ On a small CPU machine two model processes computing at once share the cores bad
 on all cores with a barrier per operation, and a barrier waits for threads the other process has
 descheduled. Measured on 2 cores (benchmarks/slm_speed.py --concurrent): two processes decoding at once
 get 0.4x of one alone in total. dgrag puts several model processes on one machine (edges, the cloud and
-the simulation's servers; compose on one host), so the in-process runtimes (llama.cpp, transformers,
+the simulation's servers; compose on one host), so the in-process runtimes (llama.cpp and
 sentence-transformers) take this lock around each call: the machine then runs one computation at full
 speed, the others wait their turn (flock, no spinning). A remote model (openai backend) takes no lock.
 

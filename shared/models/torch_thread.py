@@ -27,7 +27,7 @@ T = TypeVar("T")
 
 
 class TorchThread:
-    """One OS thread that runs every PyTorch call of its owner (an embedder or a transformers generator)."""
+    """One OS thread that runs every PyTorch call of its owner (the embedder)."""
 
     def __init__(self, name: str) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"torch-{name}")

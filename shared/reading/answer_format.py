@@ -5,7 +5,7 @@ Closed questions are answered by choice: the model is asked for JSON ``{"answer"
 "because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar),
 with the options a yes/no verdict, the two options the question names, or the entity names found in the
 evidence; ``insufficient information`` is always an option, so the model itself can decline and the gate's
-confidence detection reads it. The keys are named so that the verdict comes first even where a runtime orders
+refusal detection reads it. The keys are named so that the verdict comes first even where a runtime orders
 properties by name, and the reason is bounded, so a cut-off completion still carries its verdict. Open
 questions get one short free-text sentence. Both the edge and the cloud use this, so an answer's shape does not
 depend on where it was made.

@@ -1,7 +1,7 @@
 """The model backends against real models: the bundled SmolLM2-135M GGUF and all-MiniLM-L6-v2.
 
 Covers llama.cpp in process, the OpenAI-compatible client against llama-cpp-python's own server on
-loopback, transformers loading the same GGUF, and the sentence-transformers embedder. No mocks.
+loopback, and the sentence-transformers embedder. No mocks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import pytest
 from shared.config import EmbedderConfig, JsonMode, ModelConfig
 from shared.core.errors import ModelError
 from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator, TextGenerator
-from shared.core.text import first_json_value
 from shared.models.factory import build_embedder, build_generator
 from shared.models.locate import bundled_slm_path
 
@@ -241,52 +240,6 @@ def test_openai_unreachable_server_raises_model_error_quickly() -> None:
     finally:
         generator.close()
     assert time.monotonic() - start < 15
-
-
-# --- transformers over the same GGUF ---------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def hf_model() -> Iterator[TextGenerator]:
-    # One torch thread: at 135M parameters a second thread gains little, and on a 2-core machine with
-    # another busy process, two OpenMP threads slowed every matmul about twentyfold (~1 s per token).
-    generator = build_generator(ModelConfig(backend="transformers", n_threads=1))
-    try:
-        yield generator
-    finally:
-        generator.close()
-
-
-def test_transformers_greedy_returns_text(hf_model: TextGenerator) -> None:
-    completion = hf_model.generate(GenerationRequest(prompt="What is the capital of France?", max_tokens=32))
-    assert len(completion.texts) == 1
-    assert completion.texts[0].strip()
-    assert completion.prompt_tokens > 0
-    assert completion.completion_tokens > 0
-
-
-def test_transformers_samples_n_in_one_call(hf_model: TextGenerator) -> None:
-    completion = hf_model.generate(
-        GenerationRequest(prompt="Name one fruit.", n=2, temperature=0.9, max_tokens=32, seed=7)
-    )
-    assert len(completion.texts) == 2
-    assert all(isinstance(text, str) for text in completion.texts)
-    assert completion.completion_tokens > 0
-
-
-def test_transformers_json_schema_returns_the_extracted_json(hf_model: TextGenerator) -> None:
-    # No grammar here: the schema goes into the prompt and the backend keeps the first JSON value of the reply.
-    # The 135M model cannot be relied on for JSON: asked JSON_PROMPT (even with a JSON-only system message) it
-    # answers in prose, which the backend passes through, so valid JSON is not asserted. Asked this short
-    # prompt, greedy decoding restates the schema as a JSON object inside the reply; whenever the reply holds a
-    # JSON value, the backend must return exactly that value (no surrounding prose), so it parses.
-    completion = hf_model.generate(GenerationRequest(prompt="Is the sky blue?", json_schema=SCHEMA, max_tokens=48))
-    assert len(completion.texts) == 1
-    text = completion.texts[0]
-    assert isinstance(text, str)
-    assert text.strip()
-    if first_json_value(text) is not None:
-        json.loads(text)
 
 
 # --- sentence-transformers embedder ---------------------------------------------------------------

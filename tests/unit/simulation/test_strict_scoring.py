@@ -21,6 +21,9 @@ from simulation.scoring import rescored, shape_baseline, shape_of_ask, strictly_
         ("Amazon", "Amazon", True),
         ("It was Sam Bankman-Fried.", "Sam Bankman-Fried", True),
         ("Amazon, Apple", "Amazon", False),  # a list of candidates
+        ("100,000", "100000", True),  # one number, its digits grouped
+        ("100,000 or 250,000", "100000", False),  # two numbers
+        ("12, 100000", "100000", False),
         ("Amazon or Google", "Amazon", False),
         ("Google Search", "Amazon", False),
         ("Chae and Wolfgang", "Chae and Wolfgang", True),  # the gold itself is a list
