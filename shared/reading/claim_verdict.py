@@ -43,6 +43,7 @@ _ATTRIBUTION = re.compile(
 )
 _LEAD = re.compile(r"^(?:does|did|do|is|was|are|were|has|have|had|can|could|will|would)\s+", re.IGNORECASE)
 _DATE = re.compile(r"published\s+(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|without|neither|nor|cannot)\b|n['’]t\b", re.IGNORECASE)
 UNREAD = 0.5
 """The support of a claim no sentence bears on: unknown, not "no"."""
 EPSILON = 0.02
@@ -63,6 +64,9 @@ class ClaimScore:
     """The claim's key words."""
     sourced: bool = True
     """The source the claim names is among the passages (or it names none of theirs)."""
+    negated: bool = False
+    """The claim's best sentence says "no", "not", "without"... where the claim does not, or the other way round: a
+    small model reads such a sentence as support ("has no dependencies" for "does it have dependencies?")."""
 
     @property
     def held_share(self) -> float:
@@ -85,9 +89,16 @@ class VerdictEvidence:
     """The share of claims whose named source is among the passages."""
     held: float
     """The least share of a claim's key words its sentences hold."""
+    negated: float = 0.0
+    """The share of claims whose best sentence and the claim differ in negation (:attr:`ClaimScore.negated`)."""
 
     def features(self) -> dict[str, float]:
-        return {"weakest_logit": _logit(self.weakest), "sourced": self.sourced, "held": self.held}
+        return {
+            "weakest_logit": _logit(self.weakest),
+            "sourced": self.sourced,
+            "held": self.held,
+            "negated": self.negated,
+        }
 
 
 @dataclass(frozen=True)
@@ -162,7 +173,8 @@ def score_claims(question: str, passages: Sequence[Passage], scorer: OptionScore
         terms = stems(claim)
         held = len(terms & set().union(*(stems(f.sentence) for f in sentences)))
         sourced = not publishers or bool(named_passages(claim, passages))
-        out.append(ClaimScore(claim, sentences, support, held, len(terms), sourced))
+        negated = bool(sentences) and _negates(sentences[0].sentence) != _negates(claim)
+        out.append(ClaimScore(claim, sentences, support, held, len(terms), sourced, negated))
     return tuple(out)
 
 
@@ -171,6 +183,7 @@ def evidence_of(scores: Sequence[ClaimScore]) -> VerdictEvidence:
         weakest=min((s.support for s in scores), default=0.0),
         sourced=sum(s.sourced for s in scores) / len(scores) if scores else 0.0,
         held=min((s.held_share for s in scores), default=0.0),
+        negated=sum(s.negated for s in scores) / len(scores) if scores else 0.0,
     )
 
 
@@ -179,6 +192,10 @@ def read_verdict(question: str, passages: Sequence[Passage], scorer: OptionScore
     scores = score_claims(question, passages, scorer)
     evidence = evidence_of(scores)
     return ClaimVerdict(scores, evidence, fit.probability(evidence))
+
+
+def _negates(text: str) -> bool:
+    return _NEGATION.search(text) is not None
 
 
 def _label(passage: Passage) -> str:

@@ -117,3 +117,14 @@ def test_a_sentence_that_begins_with_its_articles_title_and_source_line_keeps_on
     found = claim_sentences("the Justice Department is focused on Google's deals with Apple", [flat])
     assert found and found[0].sentence.startswith("The Justice Department") and "Source:" not in found[0].sentence
     assert publisher(flat) == "The Verge", "a source line read into the text still names the source"
+
+
+def test_a_claim_whose_best_sentence_says_no_is_marked_negated_for_the_fit() -> None:
+    page = Passage(1, "tqdm does not require any dependencies. It works on Linux, Windows and Mac.", "dev:tqdm")
+    yes = ScriptedGenerator(lambda _: "Yes")
+    negated = score_claims("Does tqdm require any dependencies?", [page], yes)
+    plain = score_claims("Does tqdm work on Linux, Windows and Mac?", [page], yes)
+    assert [s.negated for s in negated] == [True] and evidence_of(negated).negated == 1.0
+    assert [s.negated for s in plain] == [False], "a sentence that says it plainly is not negated"
+    fit = Calibration(0.0, {"weakest_logit": 1.0, "negated": -4.0})
+    assert read_verdict("Does tqdm require any dependencies?", [page], yes, fit).short == "No"
