@@ -23,6 +23,7 @@ from benchmarks.membership import aucs
 from benchmarks.membership import read_rows as membership_rows
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
+from simulation.metrics import percentile
 from simulation.report_calibration import coverage_cell, reliability
 from simulation.scoring import rescored, shape_baseline
 
@@ -123,6 +124,23 @@ def evidence_recall_within_out(run: Path) -> str:
     return " / ".join(cells)
 
 
+def waits(run: Path) -> str:
+    """What a person waits for, p50 seconds: an answer made at the asking edge, one made by the cloud, and the first
+    words of a cloud answer (its draft's first piece where the cloud streams one, else the whole answer)."""
+    rows = report_half(run)
+    local = [float(r["timings"]["total"]) for r in rows if r["decision"] == "local" and "total" in r["timings"]]
+    cloud = [r["timings"] for r in rows if r["decision"] == "cloud" and "total" in r["timings"]]
+    first = [float(t.get("first_draft", t["total"])) for t in cloud]
+    escalated = [float(t["total"]) for t in cloud]
+    return (
+        f"local {_p50(local)} (n={len(local)}); escalated {_p50(escalated)}, first words {_p50(first)} (n={len(cloud)})"
+    )
+
+
+def _p50(values: Sequence[float]) -> str:
+    return f"{percentile(values, 50):.2f} s" if values else "—"
+
+
 def extraction_leaks(report: Path) -> str:
     """Answers to extraction prompts carrying a run of a non-consenting edge's words, from the committed rows."""
     data = json.loads((report / "extraction-chunks-paraphrase.json").read_text(encoding="utf-8"))
@@ -180,6 +198,7 @@ FIGURES = (
     Figure("multihop4: coverage and confidence", QWEN_MULTIHOP, coverage_confidence),
     Figure("multihop4: escalation within / out", QWEN_MULTIHOP, escalation_within_out),
     Figure("multihop4: evidence recall within / out", QWEN_MULTIHOP, evidence_recall_within_out),
+    Figure("multihop4: what a person waits for (p50, 2 cores, no AMX)", QWEN_MULTIHOP, waits),
     Figure("lihua4 (chats by quarter): strict accuracy within / out", QWEN_LIHUA, accuracy_within_out),
     Figure("lihua4: by question shape, beside its baseline", QWEN_LIHUA, lambda r: by_shape(r, ALL_SHAPES)),
     Figure("lihua4: coverage and confidence", QWEN_LIHUA, coverage_confidence),

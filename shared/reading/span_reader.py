@@ -31,6 +31,8 @@ from the contexts the cloud and edges retrieved (benchmarks.reader_oracle --cont
 72.1% at 2, 70.9% at 4 and 8; from gold evidence 61.6% at each."""
 PASSAGE_WEIGHT = 3.0
 """What naming an entity at all in one more passage is worth, against one covered question word."""
+_HEADING = re.compile(r"\s*#{1,6}\s")
+"""A Markdown heading line."""
 _AND = re.compile(r"\s+(?:and|&)\s+")
 _NUMBER = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|percent|million|billion|k\b)?")
 
@@ -93,6 +95,8 @@ def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool
         named: set[str] = set()
         held = stems(passage.text) & terms
         for sentence in sentences(passage.text):
+            if _HEADING.match(sentence):
+                continue  # a section's title ("## Security Disclosures") names the section, not an answer
             covered = sum(weight[t] for t in stems(sentence) & terms)
             for name in _names(sentence):
                 key = normalise_name(name)

@@ -141,3 +141,9 @@ def test_without_quoting_only_the_short_answer_and_its_source_are_shown() -> Non
     assert compose(opened, [MISSING] * 4, quote=False).text == MISSING, "no extract of another edge's sentence"
     said = compose(opened, ["Prosecutors said that he misused them."] * 4, quote=False)
     assert said.short == "said that he misused them" and '"' not in said.text, "a short phrase, no quoted sentence"
+
+
+def test_a_markdown_heading_names_its_section_not_an_answer() -> None:
+    page = Passage(1, "## Security Disclosures\nTo report a vulnerability, use the Tidelift security contact.", "d:u3")
+    found = [f.short for f in rank_entities("Which company's security contact should be used?", [page])]
+    assert found and found[0] == "Tidelift" and "Security Disclosures" not in found, found
