@@ -28,7 +28,7 @@ from typing import Any
 from benchmarks.fit_confidence import fit as logistic_fit
 from shared.config import CloudConfig, load_config
 from shared.core.errors import DgragError
-from shared.core.sureness import WITHHOLD_BELOW
+from shared.core.sureness import CLOUD_WITHHOLD_BELOW
 from shared.models.calibration_files import model_key
 from shared.reading.claim_verdict import ClaimScore, VerdictEvidence, evidence_of, score_claims
 from shared.reading.confidence import Calibration
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cloud-config", type=Path, default=None, help="the cloud config whose [llm] is fitted")
     parser.add_argument("--rows", type=Path, default=None, help="write each ask's claims and scores here (JSONL)")
     parser.add_argument(
-        "--withhold", type=float, default=WITHHOLD_BELOW, help="also show the verdicts at this confidence"
+        "--withhold", type=float, default=CLOUD_WITHHOLD_BELOW, help="also show the verdicts at this confidence"
     )
     parser.add_argument("--write", action="store_true", help="store the fit in the model's data file")
     args = parser.parse_args(argv)

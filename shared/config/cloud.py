@@ -8,6 +8,7 @@ from shared.config.models import CloudModelConfig, EmbedderConfig
 from shared.config.tracing import TracingConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
+from shared.core.sureness import CLOUD_WITHHOLD_BELOW
 from shared.core.verbatim import MIN_RUN_WORDS
 from shared.reading.reader_profile import ReaderProfile
 
@@ -47,11 +48,11 @@ class CloudQueryConfig:
     readers: ReaderProfile = field(default_factory=ReaderProfile)
     """Which reader answers each question shape for the cloud's model, as the edges' answer.readers (measure it
     for the model you set in [llm] with benchmarks.reader_oracle)."""
-    withhold_below: float = 0.6
+    withhold_below: float = CLOUD_WITHHOLD_BELOW
     """A yes/no or two-option verdict whose own confidence is below this is withheld: the answer says "can't tell"
     and shows what bears on each claim of the question (0: every verdict is shown, as a calibration fit needs).
-    0.6: on multihop4's fit half, verdicts from 0.6 were 76.3% right against 56.5% for always "yes", on 64.1% of
-    the asks (shared.core.sureness.WITHHOLD_BELOW)."""
+    0.5 (every verdict of the claim reader shown): chosen on the fit halves of multihop4 and pkgfit3 (shared.core.
+    sureness.CLOUD_WITHHOLD_BELOW)."""
     calibration: str = ""
     """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
     ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,

@@ -132,8 +132,8 @@ class AnswerConfig:
     withhold_below: float = 0.6
     """A yes/no or two-option verdict whose own confidence is below this is withheld: the answer says "can't tell"
     and shows what bears on each claim of the question (0: every verdict is shown, as a calibration fit needs).
-    0.6: on multihop4's fit half, verdicts from 0.6 were 76.3% right against 56.5% for always "yes", on 64.1% of
-    the asks (shared.core.sureness.WITHHOLD_BELOW)."""
+    0.6: the edge's own yes/no votes were right 47.8% of the time on the fit halves; withheld, the question goes
+    to the cloud, which reads it claim by claim (shared.core.sureness.WITHHOLD_BELOW)."""
     calibration: str = ""
     """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
     ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,
