@@ -94,15 +94,30 @@ def truncate_chars(text: str, limit: int) -> str:
     return cut + "…"
 
 
+_SPELLINGS = ((re.compile(r"(?i)(licen)c(e[sd]?)$"), r"\1s\2"), (re.compile(r"(?i)(licen)s(e[sd]?)$"), r"\1c\2"))
+"""British and American spellings of a word documentation writes both ways ("licence", "license")."""
+
+
+def spellings(term: str) -> tuple[str, ...]:
+    """``term`` and its other spelling, where it has one documentation writes too."""
+    other = {pattern.sub(repl, term) for pattern, repl in _SPELLINGS} - {term}
+    return (term, *sorted(other))
+
+
 def excerpt(text: str, terms: list[str], max_chars: int) -> str:
     """``text`` itself when it fits in ``max_chars``; otherwise its sentences that mention the most question
-    terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context)."""
+    terms, kept in text order, within ``max_chars`` (so more sources fit in a small model's context). A term counts
+    the less the more sentences hold it, and in either spelling (:func:`spellings`)."""
     if max_chars <= 0 or len(text) <= max_chars:
         return text
     spans = sentence_spans(text)
     parts = [text[s:e] for s, e in spans]
-    wanted = [t for t in terms if t]
-    ranked = sorted(range(len(parts)), key=lambda i: (-sum(occurs_in(t, parts[i]) for t in wanted), i))
+    wanted = [spellings(t) for t in terms if t]
+    holds = [[any(occurs_in(f, part) for f in forms) for forms in wanted] for part in parts]
+    # a term most sentences hold (the page's own name) tells them apart less than one a few hold ("License")
+    rarity = [1.0 / max(sum(h[j] for h in holds), 1) for j in range(len(wanted))]
+    held = [sum(r for r, h in zip(rarity, hold, strict=True) if h) for hold in holds]
+    ranked = sorted(range(len(parts)), key=lambda i: (-held[i], i))
     keep: list[int] = []
     used = 0
     for i in ranked:

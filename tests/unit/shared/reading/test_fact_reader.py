@@ -94,3 +94,11 @@ def test_an_excerpt_keeps_the_lines_of_a_code_block_apart() -> None:
     text = "Intro sentence about nothing.\n    $ pip install vulture\n    $ vulture myscript.py  # or\nMore prose here."
     cut = excerpt(text, ["vulture"], 60)
     assert "pip install vulture\n$ vulture myscript.py" in cut, cut
+
+
+def test_an_excerpt_keeps_the_sentence_of_a_rare_term_in_either_spelling() -> None:
+    text = "Package numpy, version 2.4.6.\nLicense: BSD-3-Clause.\n" + " ".join(
+        f"NumPy is distributed with tool {i}." for i in range(40)
+    )
+    cut = excerpt(text, ["licence", "NumPy", "distributed"], 300)
+    assert "License: BSD-3-Clause" in cut, cut
