@@ -97,8 +97,8 @@ def test_an_excerpt_keeps_the_lines_of_a_code_block_apart() -> None:
 
 
 def test_an_excerpt_keeps_the_sentence_of_a_rare_term_in_either_spelling() -> None:
-    text = "Package numpy, version 2.4.6.\nLicense: BSD-3-Clause.\n" + " ".join(
-        f"NumPy is distributed with tool {i}." for i in range(40)
+    text = "Package numpy, version 2.4.6.\nLicense: BSD-3-Clause AND 0BSD AND MIT.\n" + " ".join(
+        f"NumPy is distributed with tool number {i:02d} for array work." for i in range(40)
     )
     cut = excerpt(text, ["licence", "NumPy", "distributed"], 300)
-    assert "License: BSD-3-Clause" in cut, cut
+    assert "License: BSD-3-Clause AND 0BSD AND MIT" in cut, cut
