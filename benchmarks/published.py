@@ -59,10 +59,10 @@ def coverage_confidence(run: Path) -> str:
     rows = [r for r in report_half(run) if r["kind"] in ("within", "out")]
     cell, table = coverage_cell(rows), reliability(rows)
     sure = table["by_word"]["sure"]
+    said = f"sure {_pct(table['sure_share'])} of asks, right {_pct(sure['accuracy'])}" if sure["n"] else "none sure"
     return (
         f"coverage {_pct(cell['coverage'] or 0.0)}, right when answered {_pct(cell['answered_accuracy'] or 0.0)}; "
-        f"sure {_pct(table['sure_share'] or 0.0)} of asks, right {_pct(sure['accuracy'] or 0.0)}; "
-        f"ECE {table['ece'] or 0.0:.3f} (n={len(rows)} asks)"
+        f"{said}; ECE {table['ece'] or 0.0:.3f} (n={len(rows)} asks)"
     )
 
 
