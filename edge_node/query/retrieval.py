@@ -178,7 +178,7 @@ class Retriever:
         }
         graph_scores = _graph_scores(graph, seeds, found.relation_hits) if use_graph and seeds else {}
         scored = self._rank_chunks(found, graph_scores, use_graph)
-        if fact_kind(question) in ABOUT_THE_DOCUMENT:
+        if use_graph and fact_kind(question) in ABOUT_THE_DOCUMENT:
             scored = self._head_first(scored, found.question_vector)
         chunks, used = self._pack(scored, keywords)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -128,7 +129,7 @@ def excerpt(text: str, terms: list[str], max_chars: int) -> str:
         return truncate_chars(parts[ranked[0]] if parts else text, max_chars)
     kept = sorted(keep)
     # a line break between two kept sentences stays one (commands, list items and table rows stay lines)
-    joins = ["\n" if "\n" in text[spans[i][1] : spans[i + 1][0]] else " " for i in kept[:-1]]
+    joins = ["\n" if "\n" in text[spans[a][1] : spans[b][0]] else " " for a, b in itertools.pairwise(kept)]
     return "".join(parts[i].strip() + sep for i, sep in zip(kept, [*joins, ""], strict=True))
 
 

@@ -57,8 +57,10 @@ _BARE = re.compile(r"[a-z][\w.-]*(?:\s+(?:--?[\w.=-]+|[a-z0-9][\w./:=@-]*)){1,6}
 """A line that is only a lower-case tool name and a few arguments ("accelerate config", "hf auth login")."""
 _PROSE = re.compile(r"[.!?,;]\s+[A-Za-z]|\b(?:the|and|your|you|this|that|is|are)\b", re.IGNORECASE)
 _LETTERS = re.compile(r"[A-Za-z]{2}")
-_FENCE = re.compile(r"```\w*|::|~~~\w*|")
-_LICENCE_FIELD = re.compile(r"\blicen[cs]e:\s*([^\n]{2,80}?)\.?\s*$", re.IGNORECASE)
+_FENCE = re.compile(r"```\w*|::|~~~\w*")
+_LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
+_CLAUSE_END = re.compile(r"[,;]|\s[-–—]\s|\s\(?see\s", re.IGNORECASE)
+_LICENCE_FIELD = re.compile(r"\blicen[cs]e\W{0,3}:\W*([^\n]{2,80}?)\.?\s*$", re.IGNORECASE)
 _ACTIONS = frozenset("run runs install installs start starts launch test upgrade serve invoke use add adds".split())
 """Words of a question that say what a command does, never its tool."""
 _VERSION_WORDS = frozenset({"version", "versions", "release", "released", "v", "ver"})
@@ -120,8 +122,11 @@ def _span(kind: FactKind, sentence: str, question: str, tools: frozenset[str] = 
 def _licence(sentence: str) -> str:
     """The licence a sentence states: a "License:" field's whole value where it names one ("The MIT License (MIT)",
     "BSD-3-Clause AND MIT"), else the first licence named."""
-    if (field := _LICENCE_FIELD.search(sentence)) and _LICENCE.search(field.group(1)):
-        return field.group(1).strip()
+    if field := _LICENCE_FIELD.search(sentence):
+        # the value without a link's target, markup or what follows it ("MIT, see the LICENSE file")
+        value = _CLAUSE_END.split(_LINK_TARGET.sub("", field.group(1)), maxsplit=1)[0].strip(" .*_`[]")
+        if _LICENCE.search(value):
+            return value
     licence = _LICENCE.search(sentence)
     return licence.group(0).strip() if licence else ""
 
@@ -188,6 +193,8 @@ def _commands_in(text: str, tools: frozenset[str]) -> list[str]:
 
 def _is_command(text: str, tools: frozenset[str]) -> bool:
     words = text.split()
-    if len(words) < 2 or not words or not words[0][:1].islower() or words[0] not in tools:
+    if not words or not words[0][:1].islower() or words[0] not in tools:
         return False  # a command starts with its tool's name, written as typed
+    if len(words) == 1 and words[0] not in _TOOLS:
+        return False  # one word is a command only when it is a well-known tool ("pytest"), not a CLI's name
     return len(words) <= COMMAND_WORDS and not _PROSE.search(text)

@@ -122,6 +122,8 @@ def test_a_question_about_the_page_itself_reads_the_head_of_the_best_page(
     service = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
     asked = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?")
     told = service.retrieve("Which Widget feature renders charts of kind 77 quickly?")
+    plain = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?", False)
     ingest._kb.close()
+    assert "version 3.4.5" not in plain.chunks[0].text, "chunk-vector retrieval alone (NaiveRAG) reads no page head"
     assert "version 3.4.5" in asked.chunks[0].text, [c.text[:40] for c in asked.chunks]
     assert "version 3.4.5" not in told.chunks[0].text, "only a question about the page itself moves its head first"

@@ -102,3 +102,31 @@ def test_an_excerpt_keeps_the_sentence_of_a_rare_term_in_either_spelling() -> No
     )
     cut = excerpt(text, ["licence", "NumPy", "distributed"], 300)
     assert "License: BSD-3-Clause AND 0BSD AND MIT" in cut, cut
+
+
+@pytest.mark.parametrize(
+    ("line", "licence"),
+    [
+        ("**License:** MIT", "MIT"),
+        ("License: [MIT](LICENSE)", "MIT"),
+        ("License: MIT, see the LICENSE file for more.", "MIT"),
+        ("Licence: GPL-3.0-or-later (see COPYING)", "GPL-3.0-or-later"),
+    ],
+)
+def test_a_licence_field_is_read_without_its_markup_link_or_trailing_prose(line: str, licence: str) -> None:
+    page = Passage(1, f"Package gizmo, version 1.0.\n{line}", "d:gizmo")
+    shown = compose(plan_reading("Under which licence is gizmo distributed?", [page]), [])
+    assert shown.short == licence, shown.short
+
+
+def test_a_well_known_tool_alone_is_a_command() -> None:
+    page = Passage(1, "The test suite of gizmo uses its fixtures. Run `pytest` from the checkout.", "d:gizmo")
+    shown = compose(plan_reading("Which command runs the gizmo test suite?", [page]), [])
+    assert shown.short == "pytest", shown.short
+
+
+def test_an_excerpt_keeps_a_line_break_across_a_dropped_sentence() -> None:
+    filler = " ".join(f"Unrelated sentence number {i} about nothing." for i in range(30))
+    text = f"Install accelerate first. {filler}\naccelerate config --yes\nDone."
+    cut = excerpt(text, ["accelerate", "config"], 80)
+    assert "\naccelerate config --yes" in cut, cut
