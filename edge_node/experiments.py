@@ -17,6 +17,7 @@ from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.model_endpoints import check_model_endpoints
 from edge_node.policy.outbound import OutboundPolicy
 from edge_node.policy.privacy import Outbound
+from edge_node.query.answering import extract_answer
 from edge_node.query.gate import combined_score as gate_score
 from edge_node.query.retrieval import Retriever
 from edge_node.store.knowledge_base import DB_FILE, LOCK_FILE, EdgeKnowledgeBase
@@ -38,6 +39,7 @@ __all__ = [
     "SessionOutbox",
     "check_model_endpoints",
     "copy_edge",
+    "extract_answer",
     "gate_score",
     "read_audit",
     "seed_model_answers",

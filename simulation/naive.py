@@ -17,14 +17,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from edge_node.experiments import EdgeKnowledgeBase, Retriever
+from edge_node.experiments import EdgeKnowledgeBase, Retriever, extract_answer
 from shared.config import EdgeConfig
 from shared.core.model_api import TextGenerator
 from shared.core.trace import AnswerTrace, Decision
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import WordPieceTokenizer
 from shared.reading.compose import plan_reading
-from shared.reading.extractive import SourcedText, extractive_answer
 from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
@@ -67,7 +66,7 @@ def naive_answer(question: str, retriever: Retriever, generator: TextGenerator, 
     answer, why = sampled.answers[0], sampled.degenerate[0]
     shown, note = answer, ""
     if why is not None:
-        shown = extractive_answer(question, [SourcedText(c.text, c.doc_id) for c in retrieval.chunks])
+        shown = extract_answer(question, retrieval)
         note = DEGENERATE_NOTE.format(why=why)
     speed = sampled.completion.speed.as_dict() if sampled.completion.speed else {}
     return AnswerTrace(

@@ -90,13 +90,14 @@ def read_fact(kind: FactKind, question: str, passages: Sequence[Passage]) -> Fou
             continue
         lines = sentences(passage.text)
         tools = command_tools(question, passage.text) if kind == FactKind.COMMAND else frozenset()
+        page = 0.5 * len(stems(passage.text) & terms) / max(len(terms), 1)  # the passage's own match, once
         for i, sentence in enumerate(lines):
             at += 1
             span, bonus = _span(kind, sentence, question, tools)
             if span:
                 before = stems(" ".join(_prose_before(lines, i))) if kind == FactKind.COMMAND else set()
                 here = len(stems(f"{sentence} {span}") & terms) + 0.5 * len(before & terms)
-                overlap = here + bonus + 0.5 * len(stems(passage.text) & terms) / max(len(terms), 1)
+                overlap = here + bonus + page
                 scored.append((overlap, -at, Found(span, sentence, passage, overlap, at)))
     if not scored:
         return None

@@ -30,6 +30,13 @@ def scripted_slm(request: GenerationRequest) -> str:
     return "This knowledge is about " + ", ".join(n.strip() for n in names[:4]) + " and how they relate."
 
 
+def answering_slm(request: GenerationRequest) -> str:
+    """:func:`scripted_slm`, and an answer to a question about Acme Robotics where its context names Jane Doe."""
+    if "Question:" in request.prompt and "Context:" in request.prompt:
+        return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
+    return scripted_slm(request)
+
+
 def make_service(
     data_dir: Path, edge_id: str = "edge-a", store: str | None = MEMORY, **partition: int
 ) -> tuple[IngestService, ScriptedGenerator]:

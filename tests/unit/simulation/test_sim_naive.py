@@ -5,29 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from edge_node.experiments import Retriever
-from edge_node.ingest.readers import RawDocument
-from shared.core.model_api import GenerationRequest
 from shared.core.trace import Decision
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from simulation.naive import naive_answer
-from tests.support.fakes_edge import make_service, scripted_slm
-
-DOCS = [
-    RawDocument("acme", "Acme", "Acme Corp hired Jane Doe in Berlin. Jane Doe leads Acme Robotics there.", "a.txt"),
-    RawDocument("globex", "Globex", "Globex Inc sued Initech over Project Titan. Initech denied the claims.", "g.txt"),
-]
-
-
-def _answer(request: GenerationRequest) -> str:
-    if "Question:" in request.prompt and "Context:" in request.prompt:
-        return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
-    return scripted_slm(request)
+from tests.support.fakes_edge import DOCS, answering_slm, make_service, scripted_slm
 
 
 def test_naive_rag_answers_once_from_chunk_vectors_as_generated(tmp_path: Path, hash_embedder: HashEmbedder) -> None:
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
-    model = ScriptedGenerator(_answer)
+    model = ScriptedGenerator(answering_slm)
     retriever = Retriever(ingest._kb, hash_embedder, RegexTokenizer(), model, ingest._config.retrieval)
     trace = naive_answer("Who leads Acme Robotics?", retriever, model, ingest._config)
     ingest._kb.close()

@@ -8,25 +8,20 @@ from pathlib import Path
 import pytest
 
 from edge_node.ingest.readers import RawDocument
+from edge_node.ingest.service import IngestService
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
-from shared.config import GateConfig
+from shared.config import EdgeConfig, GateConfig
 from shared.core.errors import DgragError
-from shared.core.model_api import GenerationRequest
 from shared.reading.extractive import is_extractive
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
-from tests.support.fakes_edge import make_service, scripted_slm
-
-DOCS = [
-    RawDocument("acme", "Acme", "Acme Corp hired Jane Doe in Berlin. Jane Doe leads Acme Robotics there.", "a.txt"),
-    RawDocument("globex", "Globex", "Globex Inc sued Initech over Project Titan. Initech denied the claims.", "g.txt"),
-    RawDocument("umbrella", "Umbrella", "Umbrella Health opened a clinic in Lisbon with Maria Silva.", "u.txt"),
-]
+from tests.support.fakes_edge import DOCS, answering_slm, make_service
 
 
-def _answer(request: GenerationRequest) -> str:
-    if "Question:" in request.prompt and "Context:" in request.prompt:
-        return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
-    return scripted_slm(request)
+def _answering(ingest: IngestService, embedder: HashEmbedder, config: EdgeConfig | None = None) -> QueryService:
+    """A query service over ``ingest``'s store, answering with :func:`answering_slm`."""
+    return QueryService(
+        ingest._kb, ScriptedGenerator(answering_slm), embedder, RegexTokenizer(), config or ingest._config
+    )
 
 
 @pytest.fixture
@@ -34,7 +29,7 @@ def service(tmp_path: Path, hash_embedder: HashEmbedder):  # type: ignore[no-unt
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
     kb = ingest._kb
-    yield QueryService(kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
+    yield _answering(ingest, hash_embedder)
     kb.close()
 
 
@@ -72,9 +67,7 @@ def test_one_sampled_answer_has_no_agreement_to_weigh(tmp_path: Path, hash_embed
     ingest.ingest(DOCS)
     config = ingest._config
     one = dataclasses.replace(config, answer=dataclasses.replace(config.answer, n_answers=1))
-    single = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), one).query(
-        "Who leads Acme Robotics?"
-    )
+    single = _answering(ingest, hash_embedder, one).query("Who leads Acme Robotics?")
     ingest._kb.close()
     assert len(single.answers) == 1 and single.gate is not None and single.gate.cosine is None
 
@@ -98,7 +91,7 @@ def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(
 ) -> None:
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS[:1])
-    service = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
+    service = _answering(ingest, hash_embedder)
     question = "Who opened a clinic in Lisbon with Maria Silva?"
     first = service.retrieve(question)
     again = service.retrieve(question)
@@ -119,7 +112,7 @@ def test_a_question_about_the_page_itself_reads_the_head_of_the_best_page(
     page = RawDocument("widget", "Widget", f"Package widget, version 3.4.5. License: MIT.\n{filler}\n{body}", "w.md")
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest([page, *DOCS])
-    service = QueryService(ingest._kb, ScriptedGenerator(_answer), hash_embedder, RegexTokenizer(), ingest._config)
+    service = _answering(ingest, hash_embedder)
     asked = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?")
     told = service.retrieve("Which Widget feature renders charts of kind 77 quickly?")
     plain = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?", False)
