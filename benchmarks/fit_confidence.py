@@ -35,7 +35,7 @@ from shared.core.errors import DgragError
 from shared.models.calibration_files import BUNDLED_KEY
 from shared.reading.confidence import Calibration, Evidence, HasFeatures
 from shared.reading.model_data import write_section
-from shared.reading.question_shape import shape_of
+from shared.reading.plan import shape_of
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.metrics import declines

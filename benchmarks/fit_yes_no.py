@@ -1,4 +1,4 @@
-"""Fit a model's yes/no verdict (shared.reading.claim_verdict) on the fit half of simulation runs.
+"""Fit a model's yes/no verdict (shared.reading.claims) on the fit half of simulation runs.
 
     python -m benchmarks.fit_yes_no RUN_DIR [RUN_DIR ...] [--rows FILE] [--write]
     python -m benchmarks.fit_yes_no --from-rows FILE [--write]
@@ -30,10 +30,10 @@ from shared.config import CloudConfig, load_config
 from shared.core.errors import DgragError
 from shared.core.sureness import CLOUD_WITHHOLD_BELOW
 from shared.models.calibration_files import model_key
-from shared.reading.claim_verdict import ClaimScore, VerdictEvidence, evidence_of, score_claims
+from shared.reading.claims import ClaimScore, VerdictEvidence, score_claims, verdict_evidence
 from shared.reading.confidence import Calibration
 from shared.reading.model_data import write_section
-from shared.reading.question_shape import Shape, shape_of
+from shared.reading.plan import Shape, shape_of
 from shared.reading.span_reader import Passage
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
@@ -194,7 +194,7 @@ def _read_runs(
                 for i, row in enumerate(asks, 1):
                     scores = score_claims(str(row["question"]), chunks.passages(row["sources"]), scorer)
                     yes = str(row["gold"]).strip().casefold() == "yes"
-                    samples.append((evidence_of(scores), yes))
+                    samples.append((verdict_evidence(scores), yes))
                     votes.append(str(row.get("short") or ""))
                     kept.append(_record(row, scores))
                     print(f"\r{run.name}: {i}/{len(asks)} asks read", end="", file=sys.stderr, flush=True)
@@ -215,7 +215,7 @@ def _record(row: dict[str, Any], scores: Sequence[ClaimScore]) -> dict[str, Any]
         "gold": row["gold"],
         "vote": row.get("short"),
         "evidence_recall": row.get("evidence_recall"),
-        "features": {k: round(v, 6) for k, v in dataclasses.asdict(evidence_of(scores)).items()},
+        "features": {k: round(v, 6) for k, v in dataclasses.asdict(verdict_evidence(scores)).items()},
         "claims": [
             {"claim": s.claim, "support": round(s.support, 4), "held": s.held, "terms": s.terms, "sourced": s.sourced}
             for s in scores

@@ -29,8 +29,8 @@ from typing import Any
 
 from shared.config import EdgeConfig, load_config
 from shared.models.factory import build_generator
-from shared.reading.compose import Reading, compose, plan_reading
-from shared.reading.question_shape import shape_of
+from shared.reading.compose import compose
+from shared.reading.plan import Reading, plan_reading, shape_of
 from shared.reading.reader_profile import SHAPES, ReaderProfile
 from shared.reading.span_reader import Passage
 from simulation.bundle import Question, load_questions

@@ -40,7 +40,7 @@ from shared.core.trace import AnswerTrace
 from shared.models.cpu import prepare_cpu
 from shared.models.packaged import is_fetched
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
-from shared.reading.question_shape import Shape, shape_of
+from shared.reading.plan import Shape, shape_of
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.secret_file import write_secret
 from simulation.credentials import api_token_file, write_api_tokens

@@ -21,7 +21,7 @@ from shared.core.knowledge import ProbeScores
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import EdgeMode
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
-from shared.reading.extractive import is_extractive
+from shared.reading.span_reader import is_extractive
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bundle import Asked

@@ -2,7 +2,7 @@
 
 Each question asked at an edge is answered from that edge's built index as plain RAG answers: the chunks nearest
 the question's vector (no graph, no names, no gate), packed into the edge's context budget, and one answer of the
-edge's SLM, shown as generated; a degenerate one (shared.reading.degeneracy) is replaced by an extract of the
+edge's SLM, shown as generated; a degenerate one (shared.reading.answer_format) is replaced by an extract of the
 context. It runs in the simulation's own process once the network has stopped (one model process at a time), on
 the same indexes, models and settings as the edges, so it differs from them only by how it answers.
 """
@@ -23,7 +23,7 @@ from shared.core.model_api import TextGenerator
 from shared.core.trace import AnswerTrace, Decision
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import WordPieceTokenizer
-from shared.reading.compose import plan_reading
+from shared.reading.plan import plan_reading
 from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace

@@ -23,7 +23,8 @@ from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
 from shared.reading.answer import Answer
 from shared.reading.answer_format import declares_missing
-from shared.reading.compose import Reading, compose, plan_reading
+from shared.reading.compose import compose
+from shared.reading.plan import Reading, plan_reading
 from shared.reading.read import read_planned
 from shared.reading.span_reader import Passage, numbered_context
 from simulation.asking import row_from_trace

@@ -171,7 +171,7 @@ def mode_report(rows: Sequence[Row], mode: str) -> dict[str, Any]:
 
 
 def degeneracy_stats(rows: Sequence[Row]) -> dict[str, float | int | None]:
-    """Generated texts rejected as degenerate (shared.reading.degeneracy), and answers shown as extracts instead."""
+    """Generated texts rejected as degenerate (shared.reading.answer_format), and answers shown as extracts instead."""
     generations = sum(int(r.get("generations") or 0) for r in rows)
     degenerate = sum(int(r.get("degenerate_generations") or 0) for r in rows)
     return {

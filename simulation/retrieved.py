@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.config.pipeline import RetrievalConfig
-from shared.core.question_terms import question_terms
+from shared.core.candidates import question_terms
 from shared.core.text import excerpt
 from shared.reading.span_reader import Passage
 from simulation.answer_rows import read_rows

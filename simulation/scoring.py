@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.reading.question_shape import shape_of
+from shared.reading.plan import shape_of
 from simulation.metrics import FUNCTION_WORDS, YES_NO, declines, first_word, is_unanswerable_gold, normalise_answer
 
 CLOSED_WORDS = 3

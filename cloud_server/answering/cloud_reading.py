@@ -20,11 +20,10 @@ from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.answer import Answer
 from shared.reading.answer_format import Sampling
-from shared.reading.compose import Reading
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration
-from shared.reading.extractive import SourcedText, extractive_answer
+from shared.reading.plan import Reading
 from shared.reading.read import Answered, HowToRead, answer_question
-from shared.reading.span_reader import Passage
+from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 
 FALLBACK = "fallback"
 SEED = 7

@@ -11,8 +11,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shared.core.candidates import question_terms
 from shared.core.knowledge import ContextChunk, EdgeKnowledge
-from shared.core.question_terms import question_terms
 from shared.core.text import excerpt
 from shared.models.tokenizer import Tokenizer
 

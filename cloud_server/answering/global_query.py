@@ -27,6 +27,7 @@ from cloud_server.routing.summary_index import SummaryIndex
 from cloud_server.sessions.edge_registry import EdgeRegistry, EdgeUnavailableError
 from cloud_server.sessions.knowledge_intake import bounded_lexical
 from shared.config import CloudQueryConfig
+from shared.core.candidates import question_terms
 from shared.core.errors import ResourceExhaustedError
 from shared.core.knowledge import (
     CloudAnswer,
@@ -39,7 +40,6 @@ from shared.core.knowledge import (
 )
 from shared.core.model_api import Embedder, FloatMatrix, Tapped, TextGenerator, TextSink
 from shared.core.query_vectors import MAX_TEXTS, QueryVectors, to_send
-from shared.core.question_terms import question_terms
 from shared.models.tokenizer import Tokenizer
 from shared.reading.confidence import PRIOR, Calibration
 from shared.transport.tracing import phase

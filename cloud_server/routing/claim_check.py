@@ -38,10 +38,10 @@ import numpy as np
 
 from cloud_server.routing.echo import without_echo
 from cloud_server.routing.trust_file import load_trust, save_trust
+from shared.core.candidates import question_terms, term_share
 from shared.core.chunk_commitment import proven_root
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores
 from shared.core.model_api import Embedder, FloatMatrix
-from shared.core.question_terms import question_terms, term_share
 from shared.core.text import occurs_in
 
 log = logging.getLogger("dgrag.cloud")

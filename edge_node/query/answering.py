@@ -3,7 +3,7 @@
 Transport-free. What the gate weighs and how many answers are sampled are the edge's config.
 Without a cloud, an escalated question gets an extractive answer (the context sentences that best support it,
 with their sources), marked unverified, never an untrusted generation; a degenerate generation
-(shared.reading.degeneracy) counts as a refusal for the gate and is never shown.
+(shared.reading.answer_format) counts as a refusal for the gate and is never shown.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.reading.answer import Answer
-from shared.reading.compose import Reading, unsupported
-from shared.reading.extractive import SourcedText, extractive_answer
+from shared.reading.compose import unsupported
+from shared.reading.plan import Reading
 from shared.reading.read import HowToRead, Sampled, answer_question
-from shared.reading.span_reader import Passage
+from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 from shared.transport.tracing import phase, span
 
 NO_CLOUD_NOTE = (

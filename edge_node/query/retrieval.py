@@ -19,10 +19,10 @@ from edge_node.store.graph import KnowledgeGraph
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import RetrievalConfig
 from shared.core import prompts
+from shared.core.candidates import question_terms, term_share
 from shared.core.lexical import LexicalIndex
 from shared.core.model_api import Embedder, GenerationRequest, TextGenerator
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
-from shared.core.question_terms import question_terms, term_share
 from shared.core.text import excerpt, normalise_name, occurs_in
 from shared.core.trace import Source
 from shared.models.tokenizer import Tokenizer

@@ -41,7 +41,7 @@ def fitted(key: str) -> Calibration | None:
 
 
 def yes_no_for(config: ModelConfig) -> Calibration | None:
-    """The yes/no fit of ``config``'s model (shared.reading.claim_verdict), or None where none was fitted: that
+    """The yes/no fit of ``config``'s model (shared.reading.claims), or None where none was fitted: that
     model's yes/no questions are voted."""
     return _yes_no(model_key(config))
 

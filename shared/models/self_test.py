@@ -4,7 +4,7 @@ It loads the models as an edge and the cloud do (shared.models.factory) and driv
 in one worker thread it embeds and generates in turn, several times (an edge's ingest and its answers); it samples
 four answers together after a prompt of more than 512 tokens (the gate's sampled answers); it streams an answer
 (the cloud's draft, `dgrag edge ask`); it answers with a JSON schema (extraction); it scores the options of a yes/no
-claim from one forward pass (shared.reading.claim_verdict). It measures which OS threads
+claim from one forward pass (shared.reading.claims). It measures which OS threads
 did the work of each call and fails when PyTorch and llama.cpp ran on one thread (shared.models.torch_thread).
 
 Before each step it prints ``{"step": ...}``, so the parent names the step a crash stopped; at the end it prints

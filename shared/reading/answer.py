@@ -1,13 +1,31 @@
-"""The one typed answer a person reads, on an edge and on the cloud alike (made by shared.reading.compose, through
-the one entry point shared.reading.read.answer_question)."""
+"""The one typed answer a person reads, on an edge and on the cloud alike (made through the one entry point
+shared.reading.read.answer_question), and how its text is written: the short answer, then one supporting sentence
+of the evidence and its source."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.reading.claims import ClaimFinding
+from shared.core.text import truncate_chars
 from shared.reading.confidence import CANT_TELL, Confidence, Evidence
 from shared.reading.span_reader import Found
+
+SUPPORT_CHARS = 240
+"""The longest supporting sentence shown (cut with an ellipsis)."""
+
+
+@dataclass(frozen=True)
+class ClaimFinding:
+    """One claim of a question and the sentence that bears most on it (None: no passage shares its words)."""
+
+    claim: str
+    found: Found | None
+    held: int
+    """The claim's key words the sentence holds."""
+    terms: int
+    """The claim's key words."""
+    support: float | None = None
+    """The model's probability that the claim's sentences support it (None: not asked)."""
 
 
 @dataclass(frozen=True)
@@ -46,3 +64,22 @@ class Answer:
     def signals(self) -> dict[str, float]:
         """The evidence's numbers behind the confidence (empty without a verdict)."""
         return self.evidence.signals() if self.evidence is not None else {}
+
+
+def with_support(short: str, support: Found | None, reader: str, repeat_support: bool = True) -> Answer:
+    """``Short answer. "Supporting sentence" [n: source]`` (the sentence left out when it is the answer, or when
+    ``repeat_support`` is False)."""
+    head = short.strip().rstrip(".")
+    if support is None:
+        return Answer(f"{head}.", head, reader)
+    cite = f"[{support.passage.number}: {support.passage.source}]"
+    if not repeat_support or support.sentence.strip().rstrip(".") == head:
+        return Answer(f"{head}. {cite}", head, reader, support)
+    sentence = truncate_chars(" ".join(support.sentence.split()), SUPPORT_CHARS)
+    return Answer(f'{head}. "{sentence}" {cite}', head, reader, support)
+
+
+def cited(short: str, support: Found | None, reader: str) -> Answer:
+    """``Short answer. [n: source]``: the answer for an asker who may not receive the evidence's text."""
+    cite = f" [{support.passage.number}: {support.passage.source}]" if support else ""
+    return Answer(f"{short}.{cite}", short, reader, support)

@@ -1,26 +1,33 @@
-"""Answer requests by the question's shape (shared.reading.question_shape), and the model's output as text a person
-reads.
+"""The model's side of an answer: what it is asked, by the question's shape (shared.reading.plan), and its
+output as text a person reads, with the samples no one may be shown marked.
 
 Closed questions are answered by choice: the model is asked for JSON ``{"answer": <one of the options>,
-"because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar),
-with the options a yes/no verdict, the two options the question names, or the entity names found in the
-evidence; ``insufficient information`` is always an option, so the model itself can decline and the gate's
-refusal detection reads it. The keys are named so that the verdict comes first even where a runtime orders
-properties by name, and the reason is bounded, so a cut-off completion still carries its verdict. Open
-questions get one short free-text sentence. Both the edge and the cloud use this, so an answer's shape does not
-depend on where it was made.
+"because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar). The
+options are a yes/no verdict, the two options the question names, or the entity names found in the evidence.
+``insufficient information`` is always an option, so the model itself can decline and the gate's refusal detection
+reads it. The keys are named so that the verdict comes first even where a runtime orders properties by name. The
+reason is bounded, so a cut-off completion still carries its verdict. Open questions get one short free-text
+sentence. The edge and the cloud both use this, so an answer's shape does not depend on where it was made.
+
+A sample is *degenerate* when a person must never be shown it. A 135M model under sampling sometimes loops ("the
+company the company ..."), explodes into a list ("Theft / A. Theft of assets / ..."), echoes its own
+instructions, or writes about something the context never mentions. Each check is cheap and explainable. A
+degenerate sample counts as a refusal for the gate; an answer no one can trust is replaced by an extract of the
+documents' own sentences (shared.reading.span_reader).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shared.core import prompts
 from shared.core.model_api import GenerationRequest, JsonSchema
-from shared.reading.degeneracy import degenerate_reason
+from shared.core.text import content_words, words
 
 DECLINE = "insufficient information"
 VERDICTS = ("yes", "no", DECLINE)
@@ -143,10 +150,122 @@ ANSWER_INSTRUCTIONS = (
 
 
 def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str | None]:
-    """Why each answer must not be shown (shared.reading.degeneracy), None for the ones that read as answers."""
+    """Why each answer must not be shown (shared.reading.answer_format), None for the ones that read as answers."""
     return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
 
 
 def render_answers(texts: Sequence[str], options: Sequence[str] = ()) -> list[str]:
     """The model's raw completions as answers a person reads (``options``: those of a choice request)."""
     return [render_verdict(t, options) if options else t.strip() for t in texts]
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\(?[0-9]{1,2}[.)]|\(?[A-Za-z][.)])\s+\S")
+
+LOOP_NGRAM = 3
+"""A word 3-gram repeated this many times (or more) is a loop."""
+LOOP_REPEATS = 3
+MIN_DISTINCT_SHARE = 0.45
+"""Below this share of distinct 3-grams (in an answer of 12+ words) the text is going round in circles."""
+LIST_ITEMS = 4
+"""This many list-item lines make a list explosion (a short answer is one or two sentences)."""
+ECHO_NGRAM = 6
+"""An answer sharing a run of this many words with the instructions echoes the prompt."""
+MIN_GROUNDED_SHARE = 0.25
+"""An answer whose content words are found in the question or context less often than this is unrelated."""
+MIN_CONTENT_WORDS = 5
+"""Answers with fewer content words are too short to call unrelated."""
+
+
+def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def loop_reason(text: str) -> str | None:
+    """Why ``text`` repeats itself, or None."""
+    tokens = words(text)
+    grams = _ngrams(tokens, LOOP_NGRAM)
+    if grams:
+        gram, count = Counter(grams).most_common(1)[0]
+        if (count >= LOOP_REPEATS and len(set(gram)) > 1) or count >= LOOP_REPEATS + 2:
+            return f"repetition loop: {' '.join(gram)!r} {count} times"
+        if len(tokens) >= 12 and len(set(grams)) / len(grams) < MIN_DISTINCT_SHARE:
+            return f"repetition loop: {len(set(grams))} distinct of {len(grams)} word triples"
+    run = 1
+    for previous, token in itertools.pairwise(tokens):
+        run = run + 1 if token == previous else 1
+        if run >= 4:
+            return f"repetition loop: {token!r} {run} times in a row"
+    return None
+
+
+PUNCTUATION = frozenset(".,;:'\"()-?")
+SYMBOL_RUN = 4
+"""A symbol or emoji repeated this many times in a row (spaces between allowed) is a loop."""
+SYMBOL_SHARE = 0.3
+"""Text of 8+ symbols or emoji making up more than this share of its non-space characters is no answer."""
+
+
+def symbol_reason(text: str) -> str | None:
+    """Why ``text`` loops on symbols or emoji (🎉 🎉 🎉 🎉, ★★★★, !!!!!), or None (words are :func:`loop_reason`'s)."""
+    symbols = [c for c in text if not c.isspace() and not c.isalnum() and c not in PUNCTUATION]
+    run, previous = 0, ""
+    for c in (c for c in text if not c.isspace()):
+        run = run + 1 if c == previous and c not in PUNCTUATION and not c.isalnum() else 1
+        previous = c
+        if run >= SYMBOL_RUN:
+            return f"symbol loop: {c!r} {run} times in a row"
+    visible = sum(1 for c in text if not c.isspace())
+    if len(symbols) >= 8 and len(symbols) > SYMBOL_SHARE * visible:
+        return f"symbol loop: {len(symbols)} of {visible} characters are symbols"
+    return None
+
+
+def list_reason(text: str) -> str | None:
+    """Why ``text`` is a list explosion, or None."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    items = [line for line in lines if _LIST_ITEM.match(line)]
+    if len(items) >= LIST_ITEMS:
+        return f"list explosion: {len(items)} list items"
+    return None
+
+
+def echo_reason(text: str, instructions: Iterable[str]) -> str | None:
+    """Why ``text`` echoes the prompt's instructions (not its context), or None."""
+    grams = set(_ngrams(words(text), ECHO_NGRAM))
+    if not grams:
+        return None
+    for instruction in instructions:
+        shared = grams & set(_ngrams(words(instruction), ECHO_NGRAM))
+        if shared:
+            return f"prompt echo: {' '.join(next(iter(sorted(shared))))!r}"
+    return None
+
+
+def unrelated_reason(text: str, grounding: str) -> str | None:
+    """Why ``text`` is unrelated to ``grounding`` (the question and the context), or None."""
+    content = content_words(text)
+    if len(content) < MIN_CONTENT_WORDS or not grounding.strip():
+        return None
+    known = set(words(grounding))
+    stems = {w[:5] for w in known}
+    grounded = sum(1 for w in content if w in known or w[:5] in stems)
+    share = grounded / len(content)
+    if share < MIN_GROUNDED_SHARE:
+        return f"unrelated to the context: {grounded}/{len(content)} content words found there"
+    return None
+
+
+def degenerate_reason(text: str, question: str = "", context: str = "", instructions: Iterable[str] = ()) -> str | None:
+    """The first reason ``text`` must not be shown as an answer, or None when it reads as an answer."""
+    stripped = text.strip()
+    if not stripped:
+        return None  # an empty answer is a refusal, which the gate already counts
+    if question and words(stripped) == words(question):
+        return "prompt echo: the answer repeats the question"
+    return (
+        loop_reason(stripped)
+        or symbol_reason(stripped)
+        or list_reason(stripped)
+        or echo_reason(stripped, instructions)
+        or unrelated_reason(stripped, f"{question}\n{context}")
+    )

@@ -1,11 +1,11 @@
-"""Reading an answer out of numbered evidence: what the model is asked, and the answer a person is shown.
+"""The answer a person is shown, from the model's samples or a model-free reader, with its confidence.
 
-:func:`plan_reading` decides from the question's shape what the model chooses among (a yes/no verdict, the two
-options the question names, the entity names of the evidence) or that it writes one free sentence.
 :func:`compose` turns the model's sampled answers into the shown answer: it leads with the short answer (the
 samples' vote, or the model-free reader's pick where that reads better: see ``AnswerConfig``), then one
-supporting sentence of the evidence with its source. :func:`unsupported` is the model-free grounding check: a
-sample whose content words and numbers are mostly not in the evidence is not supported by it.
+supporting sentence of the evidence with its source (shared.reading.answer). It computes and applies the answer's
+confidence; a two-way verdict below ``withhold_below`` is withheld (shared.reading.claims).
+:func:`unsupported` is the model-free grounding check: a sample whose content words and numbers are mostly not in
+the evidence is not supported by it.
 """
 
 from __future__ import annotations
@@ -14,81 +14,31 @@ import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from shared.core.sureness import WITHHOLD_BELOW
-from shared.core.text import content_words, truncate_chars
-from shared.reading.answer import Answer
+from shared.core.text import content_words
+from shared.reading.answer import Answer, cited, with_support
 from shared.reading.answer_format import MISSING, declares_missing
-from shared.reading.claim_verdict import ClaimVerdict
-from shared.reading.claims import ClaimFinding, describe, findings
-from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, evidence_of
-from shared.reading.fact_reader import fact_kind, read_fact
-from shared.reading.question_shape import QuestionShape, Shape, shape_of
+from shared.reading.claims import unsettled
+from shared.reading.confidence import PRIOR, Calibration, evidence_of
+from shared.reading.fact_reader import read_fact
+from shared.reading.phrases import agreed_phrase, read_utterance, who_said
+from shared.reading.plan import Reading, Shape
 from shared.reading.reader_profile import ReaderProfile
-from shared.reading.short_phrase import agreed_phrase
-from shared.reading.span_reader import Found, Passage, best_sentences, find_date, find_number, rank_entities
+from shared.reading.span_reader import Found, Passage, best_sentences, find_date, find_number
 from shared.reading.temporal import read_times
-from shared.reading.utterance import read_utterance, who_said
 
-ENTITY_OPTIONS = 5
-"""Entity names of the evidence the model chooses among."""
 SHORT_WORDS = 30
 """A shown short answer (generated or extracted) is cut to this many words: a long extract must not win by
 containing everything."""
 DEFAULT_READERS = ReaderProfile()
-UNSETTLED = "Can't tell"
-"""The head of an answer whose two-way verdict is withheld: what bears on each claim follows."""
 TWO_WAY = (Shape.YES_NO, Shape.CHOICE)
 """Shapes whose verdict is one of two: one whose own confidence is below WITHHOLD_BELOW (by default) is not shown."""
-SUPPORT_CHARS = 240
 SUPPORT_SHARE = 0.5
 """A sample is supported when at least this share of its content words (and every number) is in the evidence."""
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _NUMBERS = re.compile(r"\d[\d,.:]*")
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How one question is read from its evidence."""
-
-    question: str
-    shape: QuestionShape
-    passages: tuple[Passage, ...]
-    options: tuple[str, ...]
-    """What the model chooses among (empty: it writes one free sentence)."""
-    entities: tuple[Found, ...] = ()
-    """The model-free entity reader's candidates, best first (entity questions)."""
-
-
-def needs_model(reading: Reading) -> bool:
-    """Whether the model's samples can change the answer to ``reading``: not for a question a fact reader
-    answers."""
-    return fact_kind(reading.question) is None
-
-
-def by_claims(reading: Reading, readers: ReaderProfile) -> bool:
-    """Whether ``reading`` is a yes/no question for the claim reader (shared.reading.claim_verdict): not one the
-    dated-events reader answers first."""
-    if reading.shape.shape != Shape.YES_NO:
-        return False
-    return not (readers.dates and read_times(reading.question, reading.passages) is not None)
-
-
-def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
-    """What to ask the model for ``question`` given ``passages``."""
-    shape = shape_of(question)
-    held = tuple(passages)
-    if shape.shape == Shape.YES_NO:
-        return Reading(question, shape, held, ("yes", "no"))
-    if shape.shape == Shape.CHOICE:
-        return Reading(question, shape, held, shape.options)
-    if shape.shape == Shape.ENTITY:
-        found = tuple(rank_entities(question, held, shape.wants_person))
-        names = tuple(dict.fromkeys(f.short for f in found[:ENTITY_OPTIONS]))
-        return Reading(question, shape, held, names, found)
-    return Reading(question, shape, held, ())
 
 
 def compose(
@@ -113,44 +63,8 @@ def compose(
     evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
     confidence = calibration.confidence(evidence)
     if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
-        return _unsettled(reading, quote, evidence, shown.short)
+        return unsettled(reading, quote, evidence, shown.short)
     return dataclasses.replace(shown, confidence=confidence, evidence=evidence)
-
-
-def compose_verdict(
-    reading: Reading, verdict: ClaimVerdict, quote: bool = True, withhold_below: float = WITHHOLD_BELOW
-) -> Answer:
-    """The shown answer to a yes/no question read claim by claim (shared.reading.claim_verdict): its verdict with
-    the first claim's best sentence, its confidence the verdict's own probability; below ``withhold_below``, can't
-    tell, with each claim's best sentence and whether the model finds the claim there."""
-    texts = [p.text for p in reading.passages]
-    evidence = evidence_of(reading.question, reading.shape.shape.value, "claims", verdict.short, texts, [])
-    findings_seen = [s.finding() for s in verdict.claims]
-    if verdict.probability < withhold_below:
-        return _unsettled(reading, quote, evidence, verdict.short, findings_seen)
-    support = findings_seen[0].found if findings_seen else None
-    shown = _shown(verdict.short, support, "claims")
-    if not quote:
-        cite = f" [{support.passage.number}: {support.passage.source}]" if support else ""
-        shown = Answer(f"{verdict.short}.{cite}", verdict.short, "claims", support)
-    return dataclasses.replace(
-        shown, confidence=Confidence.of(verdict.probability), evidence=evidence, claims=tuple(findings_seen)
-    )
-
-
-def _unsettled(
-    reading: Reading,
-    quote: bool,
-    evidence: Evidence,
-    withheld: str,
-    found_claims: Sequence[ClaimFinding] | None = None,
-) -> Answer:
-    """No verdict: what bears on each claim of the question, with its source (the evidence of the withheld
-    verdict is kept for the trace)."""
-    seen = findings(reading.question, reading.passages) if found_claims is None else found_claims
-    found = describe(seen, quote)
-    shown = f" What the sources say {found}." if found else ""
-    return Answer(f"{UNSETTLED}.{shown}", "", "unsettled", evidence=evidence, withheld=withheld, claims=tuple(seen))
 
 
 def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderProfile, quote: bool) -> Answer:
@@ -158,8 +72,7 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
         shown = _read(reading, answers, best, dataclasses.replace(readers, open="model"), True)
         if shown.reader == "declined":
             return shown
-        cite = f" [{shown.support.passage.number}: {shown.support.passage.source}]" if shown.support else ""
-        return Answer(f"{shown.short}.{cite}", shown.short, shown.reader, shown.support)
+        return cited(shown.short, shown.support, shown.reader)
     if (special := _special(reading, readers)) is not None:
         return special
     shape = reading.shape.shape
@@ -169,12 +82,12 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
     if shape == Shape.ENTITY and reading.entities:
         if extractive:
             top = reading.entities[0]
-            return _shown(top.short, top, "extractive")
+            return with_support(top.short, top, "extractive")
         return _voted(reading, answers)
     if extractive and shape in (Shape.DATE, Shape.NUMBER):
         finder = find_date if shape == Shape.DATE else find_number
         if (found := finder(reading.question, reading.passages)) is not None:
-            return _shown(found.short, found, "extractive")
+            return with_support(found.short, found, "extractive")
     if shape == Shape.OPEN and not extractive:
         return _phrase(reading, answers)
     return _open(reading, answers, best, extractive)
@@ -183,20 +96,20 @@ def _read(reading: Reading, answers: Sequence[str], best: int, readers: ReaderPr
 def _special(reading: Reading, readers: ReaderProfile) -> Answer | None:
     """The model-free readers of particular questions, which answer before the shape's reader where they can: a
     version, licence or command (shared.reading.fact_reader), the order of two dated events
-    (shared.reading.temporal), a speaker's own line or who said a line (shared.reading.utterance)."""
+    (shared.reading.temporal), a speaker's own line or who said a line (shared.reading.phrases)."""
     shape, question, passages = reading.shape, reading.question, reading.passages
     found: Found | None = None
-    if shape.shape != Shape.YES_NO and (kind := fact_kind(question)) is not None:
+    if reading.fact is not None:
         # a version, a licence or a command is the span that states it, or nothing: never a name or a paraphrase
-        fact = read_fact(kind, question, passages)
-        return _shown(fact.short, fact, "fact") if fact else Answer(MISSING, MISSING, "declined")
+        fact = read_fact(reading.fact, question, passages)
+        return with_support(fact.short, fact, "fact") if fact else Answer(MISSING, MISSING, "declined")
     if shape.shape == Shape.YES_NO and readers.dates:
         found, reader = read_times(question, passages), "dates"
     elif shape.shape == Shape.ENTITY and shape.wants_person and readers.speakers:
         found, reader = who_said(question, passages), "speaker"
     elif shape.shape == Shape.OPEN and readers.speakers:
         found, reader = read_utterance(question, passages), "speaker"
-    return _shown(found.short, found, reader) if found is not None else None
+    return with_support(found.short, found, reader) if found is not None else None
 
 
 def _voted(reading: Reading, answers: Sequence[str]) -> Answer:
@@ -215,7 +128,7 @@ def _voted(reading: Reading, answers: Sequence[str]) -> Answer:
         return Answer(MISSING, MISSING, "declined")
     winner = max(votes, key=lambda o: (votes[o], -first[o]))
     support = _support(reading, winner)
-    return _shown(winner[:1].upper() + winner[1:], support, "vote")
+    return with_support(winner[:1].upper() + winner[1:], support, "vote")
 
 
 def _phrase(reading: Reading, answers: Sequence[str]) -> Answer:
@@ -225,7 +138,7 @@ def _phrase(reading: Reading, answers: Sequence[str]) -> Answer:
     if not phrase:
         return Answer(MISSING, MISSING, "declined")
     found = best_sentences(f"{reading.question} {phrase}", reading.passages, limit=1)
-    return _shown(phrase, found[0] if found else None, "generated")
+    return with_support(phrase, found[0] if found else None, "generated")
 
 
 def _chosen(answer: str, options: Sequence[str]) -> str | None:
@@ -252,25 +165,13 @@ def _open(reading: Reading, answers: Sequence[str], best: int, extractive: bool)
     if usable and not extractive:
         short = _cap(generated)
         found = best_sentences(f"{reading.question} {short}", reading.passages, limit=1)
-        return _shown(short, found[0] if found else None, "generated", repeat_support=True)
+        return with_support(short, found[0] if found else None, "generated", repeat_support=True)
     found = best_sentences(reading.question, reading.passages, limit=1)
     if found:
-        return _shown(_cap(found[0].sentence), found[0], "extractive", repeat_support=False)
+        return with_support(_cap(found[0].sentence), found[0], "extractive", repeat_support=False)
     if usable:
-        return _shown(_cap(generated), None, "generated")
+        return with_support(_cap(generated), None, "generated")
     return Answer(MISSING, MISSING, "declined")
-
-
-def _shown(short: str, support: Found | None, reader: str, repeat_support: bool = True) -> Answer:
-    """``Short answer. "Supporting sentence" [n: source]`` (the sentence left out when it is the answer)."""
-    head = short.strip().rstrip(".")
-    if support is None:
-        return Answer(f"{head}.", head, reader)
-    cite = f"[{support.passage.number}: {support.passage.source}]"
-    if not repeat_support or support.sentence.strip().rstrip(".") == head:
-        return Answer(f"{head}. {cite}", head, reader, support)
-    sentence = truncate_chars(" ".join(support.sentence.split()), SUPPORT_CHARS)
-    return Answer(f'{head}. "{sentence}" {cite}', head, reader, support)
 
 
 def _cap(text: str) -> str:

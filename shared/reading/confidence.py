@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from shared.core.candidates import question_terms
 from shared.core.errors import ConfigError
-from shared.core.question_terms import question_terms
 from shared.core.sureness import SIGNALS, Sureness, sureness_of, unit_interval
 from shared.core.text import occurs_in
 

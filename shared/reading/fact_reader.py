@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from enum import StrEnum
 
-from shared.core.question_terms import question_terms
+from shared.core.candidates import question_terms
 from shared.core.text import occurs_in, sentences
 from shared.reading.span_reader import Found, Passage, stems
 

@@ -3,7 +3,7 @@
 A file holds three optional sections. ``readers`` is the reader profile (shared.reading.reader_profile) that
 ``benchmarks.reader_oracle --profile`` measured: which reader answers each question shape. ``confidence`` is the
 calibration (shared.reading.confidence) that ``benchmarks.fit_confidence --write`` fitted: how an answer's evidence
-becomes its probability of being right. ``yes_no`` is the fit (shared.reading.claim_verdict) that
+becomes its probability of being right. ``yes_no`` is the fit (shared.reading.claims) that
 ``benchmarks.fit_yes_no --write`` made: how the model's support for each claim of a yes/no question becomes the
 probability that its answer is yes. A model without a file, or without a section, gets the defaults.
 """

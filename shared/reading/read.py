@@ -5,7 +5,8 @@ plan (the question's shape, its options, the numbered passages) -> either a mode
 or command) or a yes/no verdict read claim by claim (where a fit for the model is given and the model scores
 options) or the model's samples (a choice or a short sentence, rendered, the degenerate ones marked) -> the
 weigher (the edge's gate) picks the best sample -> :func:`shared.reading.compose.compose`, the one place the shown
-text is made and its confidence computed and applied. What a side does around it stays there: the edge decides
+text is made and its confidence computed and applied (a verdict read claim by claim is written by
+:func:`shared.reading.claims.verdict_answer`). What a side does around it stays there: the edge decides
 whether to stay or escalate (edge_node.query.escalation), the cloud guards the text against copies
 (cloud_server.answering.answer_guard).
 """
@@ -20,17 +21,10 @@ from shared.core.model_api import Completion, GenerationRequest, TextGenerator, 
 from shared.core.sureness import WITHHOLD_BELOW
 from shared.reading.answer import Answer
 from shared.reading.answer_format import Sampling, answer_request, degeneracy, render_answers
-from shared.reading.claim_verdict import read_verdict
-from shared.reading.compose import (
-    DEFAULT_READERS,
-    Reading,
-    by_claims,
-    compose,
-    compose_verdict,
-    needs_model,
-    plan_reading,
-)
+from shared.reading.claims import read_verdict, verdict_answer
+from shared.reading.compose import DEFAULT_READERS, compose
 from shared.reading.confidence import PRIOR, Calibration
+from shared.reading.plan import Reading, plan_reading
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage
 
@@ -96,12 +90,12 @@ def answer_question(
     sample's index; then every sample is composed. Without a weigher, a question a model-free reader answers asks
     no model, and only the usable samples are composed."""
     reading = plan_reading(question, passages)
-    if weigh is None and not needs_model(reading):
+    if weigh is None and not reading.needs_model:
         return Answered(_compose(reading, [], 0, how), reading)
     scorer = scorer_of(generator)
-    if weigh is None and how.yes_no is not None and scorer is not None and by_claims(reading, how.readers):
+    if weigh is None and how.yes_no is not None and scorer is not None and reading.by_claims(how.readers.dates):
         verdict = read_verdict(question, passages, scorer, how.yes_no)
-        return Answered(compose_verdict(reading, verdict, how.quote, how.withhold_below), reading)
+        return Answered(verdict_answer(reading, verdict, how.quote, how.withhold_below), reading)
     sampled = read_planned(reading, context, generator, how.sampling(reading))
     if not sampled.usable and passages and how.retry_context and how.retry_context != context:
         # a small model loses its way in a long context of chunks and entity lines (numbered lists, loops): it is

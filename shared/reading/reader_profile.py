@@ -16,7 +16,7 @@ from typing import Literal
 
 from shared.core.errors import ConfigError
 from shared.reading.model_data import model_file, read_section
-from shared.reading.question_shape import Shape
+from shared.reading.plan import Shape
 
 Reader = Literal["model", "extractive"]
 SHAPES = tuple(s.value for s in Shape)
@@ -43,7 +43,7 @@ class ReaderProfile:
     the passages that tell of each (shared.reading.temporal) where both are found; otherwise by the yes_no reader."""
     speakers: bool = True
     """Open questions about what a named person said, thinks or suggests are answered from that person's own
-    lines ("Name: ..."), cut to what they add to the question (shared.reading.utterance), before the open reader."""
+    lines ("Name: ..."), cut to what they add to the question (shared.reading.phrases), before the open reader."""
 
     def reader(self, shape: Shape) -> Reader:
         value: Reader = getattr(self, shape.value)

@@ -1,11 +1,19 @@
-"""Model-free readers: the named entity, the date or the sentence of the evidence that answers a question.
+"""Model-free readers: the named entity, the date or the sentences of the evidence that answer a question.
 
 Passages are the numbered evidence an answer cites. Entities are scored by how many passages name them, how
 many of the question's content words their sentences share, and how many of those words the passages naming them
-hold together (a multi-part question's answer is backed on each part), a rarer word (in fewer of the passages)
-counting for more; names the question itself uses are never the answer; a short name folds into the longer one it
-ends or starts ("Bankman-Fried" into "Sam Bankman-Fried"); a who-question gets a person's name where the passages
+hold together (a multi-part question's answer is backed on each part). A rarer word (in fewer of the passages)
+counts for more. Names the question itself uses are never the answer. A short name folds into the longer one it
+ends or starts ("Bankman-Fried" into "Sam Bankman-Fried"). A who-question gets a person's name where the passages
 name one. Sentences are scored by the question's content words they cover.
+
+A date is the most specific date or time phrase a sentence names, as a person would say it back: "7 PM on
+Saturday", "next Tuesday", "2023-10-06", "20260122_15:00". A day joined to a time counts as one phrase, and a
+phrase the question itself names is not the answer.
+
+An *extract* quotes the sentences that best support the question, each with its source. It is shown when no
+trustworthy generated answer exists (the gate escalated and the cloud did not answer, or every sample was
+degenerate). It says plainly that it is an extract.
 """
 
 from __future__ import annotations
@@ -17,7 +25,6 @@ from dataclasses import dataclass
 
 from shared.core.candidates import find_candidates
 from shared.core.text import content_words, normalise_name, occurs_in, sentences
-from shared.reading.date_phrase import date_phrase, first_date
 
 IDF_WEIGHT = 1.0
 """How much more a question word held by few passages counts than one held by all (0 = all alike). 1.0: on the
@@ -173,7 +180,7 @@ def _fold_short_names(
 
 
 def find_date(question: str, passages: Sequence[Passage]) -> Found | None:
-    """The date or time phrase of the sentence that best matches the question (shared.reading.date_phrase: "7 PM on
+    """The date or time phrase of the sentence that best matches the question (shared.reading.span_reader: "7 PM on
     Saturday", not one the question names), else the first date of that sentence's passage (a chat's time line,
     an article's publication date)."""
     for found in best_sentences(question, passages, limit=3):
@@ -200,3 +207,79 @@ Bankman-Fried"); a longer one is another thing named after it (a product of a co
 
 def _fuller_name(long: str, short: str) -> bool:
     return len(long.split()) - len(short.split()) <= FULLER_NAME_EXTRA_WORDS
+
+
+_DAY = r"(?:(?:next|this|last)\s+)?(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)(?:\s+next\s+week)?"
+_CLOCK = r"\d{1,2}(?::\d{2})?\s?(?:AM|PM|am|pm|a\.m\.|p\.m\.)"
+_STAMP = r"\d{8}(?:_\d{1,2}:\d{2})?"
+_ISO = r"\d{4}-\d{2}-\d{2}(?:T[\d:+]+)?"
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|"
+    r"Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?"
+)
+_PHRASES = (
+    re.compile(rf"\b{_DAY},?\s+(?:at|from|around)\s+{_CLOCK}"),
+    re.compile(rf"\b{_CLOCK}\s+(?:on|this|next)\s+{_DAY}\b"),
+    re.compile(rf"\b(?:{_STAMP}|{_ISO}|{_MONTH})\b"),
+    re.compile(rf"\b{_CLOCK}"),
+    re.compile(rf"\b{_DAY}\b"),
+)
+"""Most specific first: a day with its time, a calendar date, a time, a day."""
+_ANY_DATE = re.compile(rf"\b(?:{_STAMP}|{_ISO}|{_MONTH}|{_CLOCK})")
+
+
+def date_phrase(text: str, question: str = "") -> str | None:
+    """The most specific date or time phrase of ``text`` that ``question`` does not name (first in the text among
+    equally specific ones), or None."""
+    for pattern in _PHRASES:
+        for m in pattern.finditer(text):
+            phrase = m.group(0).strip()
+            if not _named(phrase, question):
+                return phrase
+    return None
+
+
+def _named(phrase: str, question: str) -> bool:
+    """``question`` names ``phrase``, or the day of a time stamp ("20260805" of "20260805_16:00")."""
+    day = phrase.split("_", 1)[0]
+    return bool(question) and (occurs_in(phrase, question) or (day != phrase and occurs_in(day, question)))
+
+
+def first_date(text: str) -> str | None:
+    """The first calendar date, time stamp or clock time of ``text`` (a chat's time line, an article's date)."""
+    m = _ANY_DATE.search(text)
+    return m.group(0) if m else None
+
+
+EXTRACT_PREFIX = "Extract from the documents (not a generated answer): "
+MAX_SENTENCES = 2
+MAX_SENTENCE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class SourcedText:
+    """A piece of context and where it came from."""
+
+    text: str
+    source: str
+    """Shown after each quoted sentence, e.g. ``doc-12`` or ``business:doc-12``."""
+
+
+def extractive_answer(question: str, passages: Sequence[SourcedText], max_sentences: int = MAX_SENTENCES) -> str:
+    """The best-supported sentences of ``passages`` for ``question``, each followed by its source;
+    says that nothing was found when no sentence shares a content word with the question."""
+    numbered = [Passage(i, p.text, p.source) for i, p in enumerate(passages)]
+    best = best_sentences(question, numbered, limit=max_sentences)
+    if not best:
+        return EXTRACT_PREFIX + "nothing in the retrieved documents matches the question."
+    in_order = sorted(best, key=lambda f: f.at)
+    return EXTRACT_PREFIX + " ".join(f"{_clip(f.sentence.strip())} [{f.passage.source}]" for f in in_order)
+
+
+def is_extractive(answer: str) -> bool:
+    """Whether ``answer`` was made by :func:`extractive_answer`."""
+    return answer.startswith(EXTRACT_PREFIX)
+
+
+def _clip(sentence: str) -> str:
+    return sentence if len(sentence) <= MAX_SENTENCE_CHARS else sentence[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from shared.core.text import content_words
+from shared.reading.phrases import spoken
 from shared.reading.span_reader import Found, Passage, stems, term_weights
-from shared.reading.utterance import spoken
 
 MIN_EVENT_SHARE = 0.3
 """An event is found when one sentence holds at least this weighted share of its content words. Fitted on the fit

@@ -12,7 +12,7 @@ from edge_node.ingest.service import IngestService
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import EdgeConfig, GateConfig
 from shared.core.errors import DgragError
-from shared.reading.extractive import is_extractive
+from shared.reading.span_reader import is_extractive
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.fakes_edge import DOCS, answering_slm, make_service
 

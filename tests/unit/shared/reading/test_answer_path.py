@@ -3,8 +3,10 @@ change, and what they share."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from shared.reading.answer_format import Sampling
-from shared.reading.compose import Reading
+from shared.reading.plan import Reading
 from shared.reading.read import HowToRead, Sampled, answer_question
 from shared.reading.span_reader import Passage
 from simulation.fakes import ScriptedGenerator
@@ -50,3 +52,13 @@ def test_one_typed_answer_names_its_sources_and_its_confidence_word() -> None:
     answer = answer_question("Who leads Acme Robotics?", PASSAGES, CONTEXT, model, _how()).answer
     assert answer.short == "Jane Doe" and answer.sources == ("a:acme-1",)
     assert answer.confidence.word.value in ("sure", "likely", "can't tell") and answer.signals()
+
+
+def test_a_yes_no_question_naming_a_licence_is_asked_of_the_model_not_declined() -> None:
+    """A yes/no question such as "Is acme licensed under MIT?" asks for a verdict, not for
+    the licence: no fact reader answers it alone."""
+    model = ScriptedGenerator(lambda _: '{"answer": "yes", "because": "License: MIT."}')
+    how = dataclasses.replace(_how(), withhold_below=0.0)  # every verdict shown: the reader is what is tested
+    answered = answer_question("Is acme licensed under MIT?", PASSAGES, CONTEXT, model, how)
+    assert answered.reading.fact is None and model.requests, "the model reads the verdict"
+    assert answered.answer.short == "Yes" and answered.answer.reader == "vote"

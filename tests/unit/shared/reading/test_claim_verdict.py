@@ -7,17 +7,20 @@ import math
 
 from shared.core.model_api import GenerationRequest
 from shared.models.llama_cpp_backend import option_shares
-from shared.reading.claim_verdict import (
+from shared.reading.claims import (
     claim_sentences,
     contrast_claims,
-    evidence_of,
+    is_header,
+    publisher,
     read_verdict,
     score_claims,
+    split_claims,
     strip_attribution,
+    verdict_answer,
+    verdict_evidence,
 )
-from shared.reading.claims import is_header, publisher, split_claims
-from shared.reading.compose import compose_verdict, plan_reading
 from shared.reading.confidence import Calibration
+from shared.reading.plan import plan_reading
 from shared.reading.span_reader import Passage
 from simulation.fakes import ScriptedGenerator
 
@@ -71,7 +74,7 @@ def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_
     assert [round(s.support, 2) for s in scores] == [0.9, 0.9]
     assert all(r.max_tokens == 1 and "Sentences:" in r.prompt for r in scorer.requests), "scored, never sampled"
     assert "(The Verge, 2023-11-01)" in scorer.requests[0].prompt, "each sentence with its source and date"
-    assert math.isclose(evidence_of(scores).weakest, 0.9, abs_tol=1e-6) and evidence_of(scores).sourced == 1.0
+    assert math.isclose(verdict_evidence(scores).weakest, 0.9, abs_tol=1e-6) and verdict_evidence(scores).sourced == 1.0
     assert "Question: Is it true that Google pays Apple" in scorer.requests[0].prompt, "what is claimed, not who"
     verdict = read_verdict(QUESTION, [VERGE, CRUNCH], scorer, TRUSTING)
     assert verdict.short == "Yes" and math.isclose(verdict.probability, 0.9, abs_tol=1e-3)
@@ -81,11 +84,11 @@ def test_support_comes_from_one_scored_pass_per_claim_and_the_fit_turns_it_into_
 
 def test_a_verdict_is_shown_with_its_own_confidence_or_withheld_with_each_claims_sentence() -> None:
     reading = plan_reading(QUESTION, [VERGE, CRUNCH])
-    sure = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google", "Epic")), TRUSTING))
+    sure = verdict_answer(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google", "Epic")), TRUSTING))
     assert sure.short == "Yes" and sure.reader == "claims" and sure.confidence.probability == 0.9
     assert "[1: tech:verge-1]" in sure.text
     even = Calibration(bias=0.0, weights={"weakest_logit": 0.1})  # near even odds whatever the support
-    withheld = compose_verdict(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), even))
+    withheld = verdict_answer(reading, read_verdict(QUESTION, [VERGE, CRUNCH], _scorer(("Google pays",)), even))
     assert withheld.short == "" and withheld.text.startswith("Can't tell.") and withheld.withheld
     assert "supports it (90% by the model)" in withheld.text and "does not support it" in withheld.text
     assert "Source:" not in withheld.text and "[2: tech:crunch-1]" in withheld.text
@@ -104,7 +107,7 @@ def test_a_claims_attribution_is_taken_off_and_a_claim_whose_source_is_missing_c
     assert strip_attribution("DiskCache thread-safe") == "DiskCache thread-safe"
     asked = "Does Wired report that Apple pays Google, while TechCrunch reports that Epic Games won?"
     scores = score_claims(asked, [VERGE, CRUNCH], _scorer(("Apple", "Epic")))
-    assert [s.sourced for s in scores] == [False, True] and evidence_of(scores).sourced == 0.5
+    assert [s.sourced for s in scores] == [False, True] and verdict_evidence(scores).sourced == 0.5
 
 
 def test_a_sentence_that_begins_with_its_articles_title_and_source_line_keeps_only_its_text() -> None:
@@ -124,7 +127,7 @@ def test_a_claim_whose_best_sentence_says_no_is_marked_negated_for_the_fit() -> 
     yes = ScriptedGenerator(lambda _: "Yes")
     negated = score_claims("Does tqdm require any dependencies?", [page], yes)
     plain = score_claims("Does tqdm work on Linux, Windows and Mac?", [page], yes)
-    assert [s.negated for s in negated] == [True] and evidence_of(negated).negated == 1.0
+    assert [s.negated for s in negated] == [True] and verdict_evidence(negated).negated == 1.0
     assert [s.negated for s in plain] == [False], "a sentence that says it plainly is not negated"
     fit = Calibration(0.0, {"weakest_logit": 1.0, "negated": -4.0})
     assert read_verdict("Does tqdm require any dependencies?", [page], yes, fit).short == "No"

@@ -1,11 +1,10 @@
-"""The date or time phrase a sentence names (shared.reading.date_phrase) and the date reader that uses it."""
+"""The date or time phrase a sentence names (shared.reading.span_reader) and the date reader that uses it."""
 
 from __future__ import annotations
 
 import pytest
 
-from shared.reading.date_phrase import date_phrase
-from shared.reading.span_reader import Passage, find_date
+from shared.reading.span_reader import Passage, date_phrase, find_date
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.reading.answer_format import ANSWER_INSTRUCTIONS, degeneracy
-from shared.reading.degeneracy import degenerate_reason
+from shared.reading.answer_format import ANSWER_INSTRUCTIONS, degeneracy, degenerate_reason
 
 CONTEXT = (
     "Sam Bankman-Fried was convicted of fraud. Judge Lewis Kaplan presided over the trial in New York. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.reading.extractive import EXTRACT_PREFIX, SourcedText, extractive_answer, is_extractive
+from shared.reading.span_reader import EXTRACT_PREFIX, SourcedText, extractive_answer, is_extractive
 
 
 def test_the_sentences_sharing_most_question_words_are_quoted_with_their_sources() -> None:

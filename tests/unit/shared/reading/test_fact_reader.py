@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from shared.core.text import excerpt
-from shared.reading.compose import compose, plan_reading
+from shared.reading.compose import compose
 from shared.reading.fact_reader import FactKind, fact_kind
+from shared.reading.plan import plan_reading
 from shared.reading.span_reader import Passage
 
 README = Passage(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.reading.question_shape import Shape, shape_of
+from shared.reading.plan import Shape, shape_of
 
 CASES = [
     ("Does the TechCrunch article report that Google paid Apple?", Shape.YES_NO),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 
 from shared.reading.answer_format import MISSING
-from shared.reading.compose import compose, plan_reading, unsupported
+from shared.reading.compose import compose, unsupported
 from shared.reading.confidence import Calibration
+from shared.reading.plan import plan_reading
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage, find_date, rank_entities
 

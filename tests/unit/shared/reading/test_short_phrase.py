@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.reading.short_phrase import agreed_phrase, answer_phrase
+from shared.reading.phrases import agreed_phrase, answer_phrase
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from shared.reading.compose import compose, plan_reading
+from shared.reading.compose import compose
+from shared.reading.plan import plan_reading
 from shared.reading.span_reader import Passage
 from shared.reading.temporal import passage_time, read_times, time_question
 

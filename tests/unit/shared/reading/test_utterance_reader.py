@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from shared.reading.compose import compose, plan_reading
-from shared.reading.short_phrase import answer_phrase
+from shared.reading.compose import compose
+from shared.reading.phrases import answer_phrase, asked_speaker, read_utterance, spoken
+from shared.reading.plan import plan_reading
 from shared.reading.span_reader import Passage
-from shared.reading.utterance import asked_speaker, read_utterance, spoken
 
 CHAT = Passage(
     1,
@@ -50,7 +50,7 @@ def test_a_restated_tail_is_cut_only_where_a_function_word_opens_it() -> None:
 
 
 def test_who_said_names_the_speaker_of_the_matching_line_never_one_the_question_names() -> None:
-    from shared.reading.utterance import who_said
+    from shared.reading.phrases import who_said
 
     found = who_said("Who suggests bringing blankets for seating?", [CHAT])
     assert found is not None and found.short == "MalfurionStormrage"

@@ -1,8 +1,11 @@
-"""What kind of answer a question asks for, model-free: the shape decides how the answer is read.
+"""The plan of reading a question, model-free: its shape, and what the model chooses among.
+
+The shape is the kind of answer a question asks for, and it decides how the answer is read.
 
 Closed shapes (a yes/no verdict, one of two named options, a date, a number, a named entity) are answered by
 choosing among candidates found in the evidence or by a constrained verdict, never by free text; open
-questions (what did X say, how, why) get a short generated or extracted answer. A question that starts with a
+questions (what did X say, how, why) get a short generated or extracted answer. A question asking for a version, a
+licence or a command is answered by its fact reader alone (shared.reading.fact_reader). A question that starts with a
 question word (who, which, what, when, ...) is never a yes/no question, whatever auxiliary follows later
 ("Which company, covered by ..., is known for ...?" asks for a company).
 """
@@ -10,8 +13,16 @@ question word (who, which, what, when, ...) is never a yes/no question, whatever
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+
+from shared.reading.fact_reader import FactKind, fact_kind
+from shared.reading.span_reader import Found, Passage, rank_entities
+from shared.reading.temporal import read_times
+
+ENTITY_OPTIONS = 5
+"""Entity names of the evidence the model chooses among."""
 
 
 class Shape(StrEnum):
@@ -72,3 +83,46 @@ def shape_of(question: str) -> QuestionShape:
     if _ENTITY.match(text):
         return QuestionShape(Shape.ENTITY, wants_person=bool(_PERSON.search(text)))
     return QuestionShape(Shape.OPEN)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one question is read from its evidence."""
+
+    question: str
+    shape: QuestionShape
+    passages: tuple[Passage, ...]
+    options: tuple[str, ...]
+    """What the model chooses among (empty: it writes one free sentence)."""
+    entities: tuple[Found, ...] = ()
+    """The model-free entity reader's candidates, best first (entity questions)."""
+    fact: FactKind | None = None
+    """The fact the question asks for (a version, a licence, a command), read by the fact reader alone."""
+
+    @property
+    def needs_model(self) -> bool:
+        """Whether the model's samples can change the answer: not for a question a fact reader answers."""
+        return self.fact is None
+
+    def by_claims(self, dates: bool) -> bool:
+        """Whether this is a yes/no question for the claim reader (shared.reading.claims): not one the dated-events
+        reader answers first (``dates``: that reader is on)."""
+        if self.shape.shape != Shape.YES_NO:
+            return False
+        return not (dates and read_times(self.question, self.passages) is not None)
+
+
+def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
+    """What to ask the model for ``question`` given ``passages``."""
+    shape = shape_of(question)
+    held = tuple(passages)
+    fact = None if shape.shape == Shape.YES_NO else fact_kind(question)
+    if shape.shape == Shape.YES_NO:
+        return Reading(question, shape, held, ("yes", "no"))
+    if shape.shape == Shape.CHOICE:
+        return Reading(question, shape, held, shape.options, fact=fact)
+    if shape.shape == Shape.ENTITY:
+        found = tuple(rank_entities(question, held, shape.wants_person))
+        names = tuple(dict.fromkeys(f.short for f in found[:ENTITY_OPTIONS]))
+        return Reading(question, shape, held, names, found, fact)
+    return Reading(question, shape, held, (), fact=fact)
