@@ -69,14 +69,14 @@ class FullQuery:
             kind = "evidence_check" if outcome.withheld == Action.CHECK else "global_query"
             self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
-            return self._extract(question, local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
+            return self._extract(local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
         if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
             check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
             if cloud is not None:  # another edge was stronger and the cloud answered in the same call
                 return self._from_cloud(cloud, local, out)
             outcome = outcome.after(check)
             if outcome.action == Action.EXTRACT:
-                return self._extract(question, local, out, out.note)
+                return self._extract(local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:
             return self._here(local, out)
         return await self._escalate(question, local, escalator, out, on_text)
@@ -91,8 +91,10 @@ class FullQuery:
         out.note = note
         return out
 
-    def _extract(self, question: str, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
-        out.answer, out.decision, out.verified = shown_here(question, local.retrieval, local.composed, Action.EXTRACT)
+    def _extract(self, local: LocalAnswer, out: EdgeAnswer, note: str) -> EdgeAnswer:
+        out.answer, out.decision, out.verified = shown_here(
+            local.question, local.retrieval, local.composed, Action.EXTRACT
+        )
         out.note = note
         return out
 
@@ -109,7 +111,7 @@ class FullQuery:
             with phase(out.timings, "escalation"):
                 cloud = await escalator.global_query(question, self.edge_id, vectors=vectors, on_text=on_text)
         except CloudUnavailableError as exc:
-            return self._extract(question, local, out, CLOUD_DOWN_NOTE.format(why=exc))
+            return self._extract(local, out, CLOUD_DOWN_NOTE.format(why=exc))
         return self._from_cloud(cloud, local, out)
 
     def _from_cloud(self, cloud: CloudAnswer, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:
