@@ -44,7 +44,8 @@ class Answer:
     """The evidence sentence shown beside the short answer."""
     confidence: Confidence = CANT_TELL
     """How sure the answer is (shared.reading.confidence): its probability and word; can't tell for a decline or a
-    withheld verdict. Computed and applied in shared.reading.compose alone."""
+    withheld verdict. Computed and applied in shared.reading.compose, or for a verdict read claim by claim in
+    shared.reading.claims.verdict_answer; nothing after them changes it."""
     evidence: Evidence | None = None
     """What the confidence was computed from (None for a decline)."""
     withheld: str = ""
