@@ -73,7 +73,7 @@ def with_support(short: str, support: Found | None, reader: str, repeat_support:
     head = short.strip().rstrip(".")
     if support is None:
         return Answer(f"{head}.", head, reader)
-    cite = f"[{support.passage.number}: {support.passage.source}]"
+    cite = support.passage.citation
     if not repeat_support or support.sentence.strip().rstrip(".") == head:
         return Answer(f"{head}. {cite}", head, reader, support)
     sentence = truncate_chars(" ".join(support.sentence.split()), SUPPORT_CHARS)
@@ -82,5 +82,5 @@ def with_support(short: str, support: Found | None, reader: str, repeat_support:
 
 def cited(short: str, support: Found | None, reader: str) -> Answer:
     """``Short answer. [n: source]``: the answer for an asker who may not receive the evidence's text."""
-    cite = f" [{support.passage.number}: {support.passage.source}]" if support else ""
+    cite = f" {support.passage.citation}" if support else ""
     return Answer(f"{short}.{cite}", short, reader, support)

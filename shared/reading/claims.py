@@ -121,7 +121,7 @@ def describe(found: Sequence[ClaimFinding], quote: bool = True) -> str:
         if f.found is None:
             lines.append(f'on "{claim}": no passage shares its words')
             continue
-        cite = f"[{f.found.passage.number}: {f.found.passage.source}]"
+        cite = f.found.passage.citation
         sentence = truncate_chars(" ".join(f.found.sentence.split()), SENTENCE_CHARS)
         shown = f'"{sentence}" {cite}' if quote else cite
         verdict = "" if f.support is None else f", which {_supports(f.support)}"

@@ -53,6 +53,11 @@ class Passage:
     source: str
     """Where it came from, e.g. ``doc-12`` or ``business:doc-12``."""
 
+    @property
+    def citation(self) -> str:
+        """How an answer cites it: ``[2: business:doc-12]``."""
+        return f"[{self.number}: {self.source}]"
+
 
 @dataclass(frozen=True)
 class Found:
