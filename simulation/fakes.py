@@ -33,10 +33,13 @@ class ScriptedGenerator:
         texts = tuple(self.script(request) for _ in range(request.n))
         return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts))
 
-    def option_probabilities(self, request: GenerationRequest, options: Sequence[str]) -> tuple[float, ...]:
-        """0.9 shared by the options the script's answer begins with (case aside), the rest shared by the others."""
+    def option_probabilities(
+        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
+    ) -> tuple[float, ...]:
+        """0.9 shared by the options the script's answer begins with (case aside; a JSON choice's opening
+        skipped), the rest shared by the others."""
         self.requests.append(request)
-        head = self.script(request).strip().casefold()
+        head = _CHOICE_OPENING.sub("", self.script(request).strip()).casefold()
         chosen = [head.startswith(o.casefold()) for o in options]
         if not any(chosen) or all(chosen):
             return tuple(1.0 / len(options) for _ in options)
@@ -56,6 +59,7 @@ class ScriptedGenerator:
 
 
 _WORD = re.compile(r"\w+")
+_CHOICE_OPENING = re.compile(r'^\{\s*"answer"\s*:\s*"')
 
 
 class HashEmbedder:

@@ -40,9 +40,11 @@ class CloudQueryConfig:
     and keywords (0 = the chunk as the edge sent it)."""
     max_tokens: int = 96
     """Longest cloud answer."""
-    choice_samples: int = 4
-    """Answers sampled and voted when the question has a closed answer set (yes/no, one of two named options, one
-    of the evidence's entity names), as an edge votes its own; free-text answers are one greedy answer."""
+    choice_samples: int = 1
+    """Answers to a question with a closed answer set (yes/no, one of two named options, one of the evidence's
+    entity names). 1: one greedy answer, whose confidence sees the model's probability of the option it chose (one
+    more forward pass of a few tokens where the model scores options); more: sampled and voted, as an edge votes
+    its own. Free-text answers are one greedy answer."""
     choice_temperature: float = 0.7
     """Sampling temperature of those answers (the edges' answer.temperature)."""
     readers: ReaderProfile = field(default_factory=ReaderProfile)

@@ -116,9 +116,12 @@ class StreamingGenerator(TextGenerator, Protocol):
 class OptionScorer(Protocol):
     """A model that tells how likely each of a few options is as its answer, from one forward pass (no sampling)."""
 
-    def option_probabilities(self, request: GenerationRequest, options: Sequence[str]) -> tuple[float, ...]:
-        """The probability of each of ``options`` as the answer's first token after ``request``'s prompt,
-        normalised over the options (its n, temperature and schema are not used)."""
+    def option_probabilities(
+        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
+    ) -> tuple[float, ...]:
+        """The probability of each of ``options`` as the answer's first token after ``request``'s prompt and the
+        answer's own ``answer_start`` (e.g. a JSON choice's opening), normalised over the options (its n,
+        temperature and schema are not used)."""
         ...
 
 

@@ -36,16 +36,17 @@ LOADER_CTX = 16
 
 def option_shares(logits: Any, options: Sequence[set[int]]) -> tuple[float, ...]:
     """Each option's share of the probability its first tokens (``options``: token ids per option) have after
-    ``logits``, normalised over the options (even shares where none has any)."""
+    ``logits``, out of the mass of every option's first tokens together (even shares where none has any). Options
+    that begin with the same token each get that token's whole share: one is not halved by the other."""
     import numpy as np
 
     values = np.asarray(logits, dtype=np.float64)
     top = float(values.max())
-    mass = [float(np.exp(values[sorted(ids)] - top).sum()) if ids else 0.0 for ids in options]
-    total = sum(mass)
+    every = sorted(set().union(*options))
+    total = float(np.exp(values[every] - top).sum()) if every else 0.0
     if total <= 0.0 or not np.isfinite(total):
         return tuple(1.0 / len(options) for _ in options)
-    return tuple(m / total for m in mass)
+    return tuple(float(np.exp(values[sorted(ids)] - top).sum()) / total if ids else 0.0 for ids in options)
 
 
 class LlamaCppGenerator:
@@ -130,11 +131,16 @@ class LlamaCppGenerator:
         speed = ModelSpeed(run.prompt_tokens, run.prompt_seconds, written, run.decode_seconds)
         return Completion(texts, len(prompt), written, speed)
 
-    def option_probabilities(self, request: GenerationRequest, options: Sequence[str]) -> tuple[float, ...]:
-        """Each option's probability as the first token of the answer (any casing, with or without a leading
-        space), normalised over the options: one forward pass of the prompt's part not already cached."""
+    def option_probabilities(
+        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
+    ) -> tuple[float, ...]:
+        """Each option's probability as the first token of the answer after ``answer_start`` (any casing, with or
+        without a leading space), normalised over the options: one forward pass of the prompt's part not already
+        cached (after an answer to the same prompt, ``answer_start``'s few tokens)."""
         with model_calls().counted(GENERATE), self._lock:
             prompt = self._chat_tokens(request)
+            if answer_start:
+                prompt += self._llm.tokenize(answer_start.encode("utf-8"), add_bos=False, special=False)
             with machine_lock().held():
                 logits = self._sampler.next_logits(prompt)
         return option_shares(logits, [self._first_tokens(o) for o in options])

@@ -33,6 +33,9 @@ DECLINE = "insufficient information"
 VERDICTS = ("yes", "no", DECLINE)
 REASON_CHARS = 120
 MISSING = "Insufficient information."
+CHOICE_OPENING = '{ "answer": "'
+"""How a choice's JSON begins, before the option (as llama.cpp's grammar lets a model write it): a model's
+probability of each option is read after it."""
 
 
 def choice_schema(options: Sequence[str], reason: bool = True) -> JsonSchema:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from shared.core.sureness import WITHHOLD_BELOW
 from shared.core.text import content_words
@@ -49,18 +49,22 @@ def compose(
     quote: bool = True,
     calibration: Calibration = PRIOR,
     withhold_below: float = WITHHOLD_BELOW,
+    shares: Mapping[str, float] | None = None,
 ) -> Answer:
     """The shown answer from the rendered sampled ``answers`` (``best``: the sample the gate chose), each shape read
     by the reader ``readers`` names for it (see shared.reading.reader_profile), with its confidence under
-    ``calibration``. ``quote`` False (the reader may not receive the evidence's text, e.g. another edge's): no
-    sentence of the evidence is shown, only its source, and open questions get the samples' short phrase or none.
+    ``calibration`` (``shares``: a single choice's options with the model's probability of each, see
+    shared.reading.confidence.evidence_of). ``quote`` False (the reader may not receive the evidence's text, e.g.
+    another edge's): no sentence of the evidence is shown, only its source, and open questions get the samples'
+    short phrase or none.
     A two-way verdict (yes/no, one of two options) whose own confidence is below ``withhold_below`` is withheld:
     can't tell, and what bears on each of the question's claims (shared.reading.claims)."""
     shown = _read(reading, answers, best, readers, quote)
     if shown.reader == "declined":
         return shown
     texts = [p.text for p in reading.passages]
-    evidence = evidence_of(reading.question, reading.shape.shape.value, shown.reader, shown.short, texts, answers)
+    shape = reading.shape.shape.value
+    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares or {})
     confidence = calibration.confidence(evidence)
     if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
         return unsettled(reading, quote, evidence, shown.short)

@@ -5,7 +5,9 @@ The probability is a logistic model of what was measured and what the evidence s
 
 - the question's shape and the reader that made the answer (some readers are right more often than others);
 - ``named``: a passage holds the short answer's words (a name, a date or a number the sources state);
-- ``agreement``: the share of the model's samples that gave the shown answer;
+- ``agreement``: how much the model holds to the shown answer: the share of its samples that gave it, or, for a
+  single choice among options, the model's probability of that option (its first token's share of the options'
+  first tokens; options that begin alike share it);
 - ``parts``: the share of the question's names and keywords found in the passages (a multi-part question is
   backed on each part).
 
@@ -133,15 +135,23 @@ PRIOR = Calibration(bias=-2.0, weights={"named": 1.0, "agreement": 1.0, "parts":
 
 
 def evidence_of(
-    question: str, shape: str, reader: str, short: str, passages: Sequence[str], samples: Sequence[str]
+    question: str,
+    shape: str,
+    reader: str,
+    short: str,
+    passages: Sequence[str],
+    samples: Sequence[str],
+    shares: Mapping[str, float] | None = None,
 ) -> Evidence:
     """The :class:`Evidence` of the answer ``short`` to ``question`` read by ``reader`` from ``passages``, beside
-    the model's rendered ``samples`` (none: a model-free reading, counted as agreeing)."""
+    the model's rendered ``samples`` (none: a model-free reading, counted as agreeing) or, where a single choice was
+    scored, ``shares`` (each option with the model's probability of it)."""
     answer = short.strip().rstrip(".")
     verdict = answer.casefold() in ("yes", "no")
     named = bool(answer) and not verdict and any(occurs_in(answer, p) for p in passages)
+    scored = [p for option, p in (shares or {}).items() if option.casefold() == answer.casefold()]
     agreeing = [s for s in samples if answer and _agrees(answer, s)]
-    agreement = len(agreeing) / len(samples) if samples else 1.0
+    agreement = scored[0] if scored else len(agreeing) / len(samples) if samples else 1.0
     _, terms = question_terms(question)
     found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
     parts = len(found) / len(terms) if terms else 0.0

@@ -13,14 +13,21 @@ whether to stay or escalate (edge_node.query.escalation), the cloud guards the t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from shared.core.model_api import Completion, GenerationRequest, TextGenerator, scorer_of
 from shared.core.sureness import WITHHOLD_BELOW
 from shared.reading.answer import Answer
-from shared.reading.answer_format import Sampling, answer_request, degeneracy, render_answers
+from shared.reading.answer_format import (
+    CHOICE_OPENING,
+    DECLINE,
+    Sampling,
+    answer_request,
+    degeneracy,
+    render_answers,
+)
 from shared.reading.claims import read_verdict, verdict_answer
 from shared.reading.compose import DEFAULT_READERS, compose
 from shared.reading.confidence import PRIOR, Calibration
@@ -41,6 +48,9 @@ class Sampled:
     answers: list[str]
     degenerate: list[str | None]
     """Per answer, why it must never be shown (None: it reads as an answer)."""
+    shares: Mapping[str, float] = field(default_factory=dict)
+    """A single choice's options (and the decline) with the model's probability of each as its answer (empty:
+    several samples were voted, or the model does not score options)."""
 
     @property
     def usable(self) -> list[str]:
@@ -91,7 +101,7 @@ def answer_question(
     no model, and only the usable samples are composed."""
     reading = plan_reading(question, passages)
     if weigh is None and not reading.needs_model:
-        return Answered(_compose(reading, [], 0, how), reading)
+        return Answered(_compose(reading, [], 0, how, {}), reading)
     scorer = scorer_of(generator)
     if weigh is None and how.yes_no is not None and scorer is not None and reading.by_claims(how.readers.dates):
         verdict = read_verdict(question, passages, scorer, how.yes_no)
@@ -102,18 +112,26 @@ def answer_question(
         # asked once more from the shorter one
         sampled = read_planned(reading, how.retry_context, generator, how.sampling(reading))
     if weigh is None:
-        return Answered(_compose(reading, sampled.usable, 0, how), reading, sampled)
+        return Answered(_compose(reading, sampled.usable, 0, how, sampled.shares), reading, sampled)
     weighed, best = weigh(sampled)
-    return Answered(_compose(reading, sampled.answers, best, how), reading, sampled, weighed)
+    return Answered(_compose(reading, sampled.answers, best, how, sampled.shares), reading, sampled, weighed)
 
 
-def _compose(reading: Reading, answers: Sequence[str], best: int, how: HowToRead) -> Answer:
-    return compose(reading, answers, best, how.readers, how.quote, how.calibration, how.withhold_below)
+def _compose(
+    reading: Reading, answers: Sequence[str], best: int, how: HowToRead, shares: Mapping[str, float]
+) -> Answer:
+    return compose(reading, answers, best, how.readers, how.quote, how.calibration, how.withhold_below, shares)
 
 
 def read_planned(reading: Reading, context: str, generator: TextGenerator, how: Sampling) -> Sampled:
-    """The model's samples for a reading already planned (a benchmark reads them without composing)."""
+    """The model's samples for a reading already planned (a benchmark reads them without composing). A single
+    choice is scored too: the model's probability of each option as its answer, read after the choice's opening in
+    one more forward pass of a few tokens (the prompt is cached), where the model scores options."""
     request = answer_request(reading.question, context, how, reading.options)
     completion = generator.generate(request)
     answers = render_answers(completion.texts, reading.options)
-    return Sampled(reading, request, completion, answers, degeneracy(reading.question, context, answers))
+    shares: dict[str, float] = {}
+    if reading.options and request.n == 1 and (scorer := scorer_of(generator)) is not None:
+        options = [*dict.fromkeys([*reading.options, DECLINE])]
+        shares = dict(zip(options, scorer.option_probabilities(request, options, CHOICE_OPENING), strict=True))
+    return Sampled(reading, request, completion, answers, degeneracy(reading.question, context, answers), shares)

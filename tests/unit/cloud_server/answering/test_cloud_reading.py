@@ -28,8 +28,10 @@ def _replies(*texts: str) -> ScriptedGenerator:
     return ScriptedGenerator(lambda request: queue.pop(0) if queue else texts[-1])
 
 
-VOTING = CloudQueryConfig(withhold_below=0.0)
-"""A cloud that shows every yes/no verdict, however unsure: they are voted and shown."""
+VOTING = CloudQueryConfig(withhold_below=0.0, choice_samples=4)
+"""A cloud that shows every yes/no verdict, however unsure: they are voted over four samples and shown."""
+VOTING_ONE = CloudQueryConfig(withhold_below=0.0)
+"""The same with the default single greedy choice."""
 
 
 def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
@@ -38,6 +40,18 @@ def test_a_yes_no_question_is_voted_over_sampled_answers() -> None:
     request: GenerationRequest = model.requests[0]
     assert request.n == 4 and request.temperature == 0.7 and request.json_schema is not None
     assert read.answer.short == "No", "a tie goes to the verdict an earlier sample chose: no prior for yes"
+
+
+def test_by_default_a_choice_is_one_greedy_answer_whose_agreement_is_the_models_probability_of_it() -> None:
+    model = _replies('{"answer": "yes"}')
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, model, VOTING_ONE, APP_QUOTING)
+    first, scored = model.requests[0], model.requests[-1]
+    assert first.n == 1 and first.temperature == 0.0 and len(model.requests) == 2 and scored.prompt == first.prompt
+    assert read.answer.short == "Yes" and read.answer.evidence is not None
+    assert read.answer.evidence.agreement == 0.9, "the scripted model gives the option it answers 0.9"
+    doubting = _replies('{"answer": "yes"}', '{"answer": "no"}')  # it answers yes, then scores no likelier
+    unsure = read_context("Does Acme Robotics build welding arms?", MERGED, doubting, VOTING_ONE, APP_QUOTING)
+    assert unsure.answer.evidence is not None and unsure.answer.evidence.agreement == 0.05
 
 
 def test_free_text_is_one_greedy_answer_and_an_edge_gets_no_sentence_of_it() -> None:

@@ -98,6 +98,8 @@ def test_option_shares_normalise_over_the_options_first_tokens() -> None:
     logits = [0.0, math.log(3.0), 0.0, 5.0]
     assert [round(s, 6) for s in option_shares(logits, [{1}, {0, 2}])] == [0.6, 0.4]
     assert option_shares(logits, [set(), set()]) == (0.5, 0.5)
+    shared_start = [round(s, 6) for s in option_shares(logits, [{1}, {1}, {0}])]
+    assert shared_start == [0.75, 0.75, 0.25], "options beginning alike are not halved by each other"
     request = GenerationRequest(prompt="Claim: x")
     assert ScriptedGenerator(lambda r: "maybe").option_probabilities(request, ("Yes", "No")) == (0.5, 0.5)
 
