@@ -1,8 +1,9 @@
 """The cloud's reading of the merged context (transport-free): the one answer path
 (shared.reading.read.answer_question) reads it as an edge reads its own, with the cloud's settings: the cloud LLM
-answers once (or votes over a few samples on a choice schema), a yes/no question is read claim by claim where the
-model's fit is given, and the short answer comes with one supporting sentence where every text read may be quoted
-to the asker (see answer_guard), else with the source ids only. When every generation is degenerate and the
+answers once (a choice with the model's probability of each option, or votes over a few samples where
+configured), a yes/no question is read claim by claim where the model's fit is given, and the short answer comes
+with one supporting sentence where every text read may be quoted to the asker (see answer_guard), else with the
+source ids only. When every generation is degenerate and the
 context held entity and relation lines besides its chunks, the model is asked again from the chunks alone; if
 that too gives nothing usable, an extract of the texts the asker may be quoted is shown. Last, the answer is
 guarded (answer_guard): copies of texts their owners do not let answers quote are removed, and a short answer the
@@ -53,8 +54,8 @@ def read_context(
 ) -> CloudReading:
     """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): a yes/no
     question is read claim by claim where the model scores options and ``yes_no`` (its fit) is given; another closed
-    answer set is voted over ``config.choice_samples`` sampled answers, free text is one greedy answer; then every
-    copy of the ``protected`` texts is removed (answer_guard)."""
+    answer set is one greedy choice, scored (or voted over ``config.choice_samples`` sampled answers where more than
+    one), free text is one greedy answer; then every copy of the ``protected`` texts is removed (answer_guard)."""
     made = _read(question, merged, generator, config, readers, calibration, yes_no)
     guarded = guard_answer(question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words)
     if guarded.short != made.short:  # a short answer the guard cut is no longer the one its confidence measured
