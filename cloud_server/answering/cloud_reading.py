@@ -15,13 +15,14 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cloud_server.answering.answer_guard import Readers, guard_answer
+from cloud_server.answering.answer_guard import WITHHELD, Readers, guard_answer
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
 from shared.reading.answer import Answer
 from shared.reading.answer_format import Sampling
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration
+from shared.reading.fact_reader import READER as FACT_READER
 from shared.reading.plan import Reading
 from shared.reading.read import Answered, HowToRead, answer_question
 from shared.reading.span_reader import Passage, SourcedText, extractive_answer
@@ -59,6 +60,8 @@ def read_context(
     made = _read(question, merged, generator, config, readers, calibration, yes_no)
     guarded = guard_answer(question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words)
     if guarded.short != made.short:  # a short answer the guard cut is no longer the one its confidence measured
+        if made.reader == FACT_READER:  # a version, licence or command cut short is a fragment, never the fact
+            return CloudReading(Answer(WITHHELD, "", made.reader, confidence=CANT_TELL), guarded.removed_words)
         cut = Answer(guarded.text, guarded.short, made.reader, confidence=CANT_TELL)
         return CloudReading(cut, guarded.removed_words)
     return CloudReading(dataclasses.replace(made, text=guarded.text), guarded.removed_words)

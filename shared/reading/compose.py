@@ -21,6 +21,7 @@ from shared.reading.answer import Answer, cited, with_support
 from shared.reading.answer_format import MISSING, declares_missing
 from shared.reading.claims import unsettled
 from shared.reading.confidence import PRIOR, Calibration, evidence_of
+from shared.reading.fact_reader import READER as FACT_READER
 from shared.reading.fact_reader import read_fact
 from shared.reading.phrases import agreed_phrase, read_utterance, who_said
 from shared.reading.plan import Reading, Shape
@@ -106,7 +107,7 @@ def _special(reading: Reading, readers: ReaderProfile) -> Answer | None:
     if reading.fact is not None:
         # a version, a licence or a command is the span that states it, or nothing: never a name or a paraphrase
         fact = read_fact(reading.fact, question, passages)
-        return with_support(fact.short, fact, "fact") if fact else Answer(MISSING, MISSING, "declined")
+        return with_support(fact.short, fact, FACT_READER) if fact else Answer(MISSING, MISSING, "declined")
     if shape.shape == Shape.YES_NO and readers.dates:
         found, reader = read_times(question, passages), "dates"
     elif shape.shape == Shape.ENTITY and shape.wants_person and readers.speakers:

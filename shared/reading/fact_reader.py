@@ -18,6 +18,9 @@ from shared.core.candidates import question_terms
 from shared.core.text import occurs_in, sentences
 from shared.reading.span_reader import Found, Passage, stems
 
+READER = "fact"
+"""The reader name an answer of this module carries."""
+
 
 class FactKind(StrEnum):
     VERSION = "version"

@@ -4,7 +4,7 @@ quote it."""
 
 from __future__ import annotations
 
-from cloud_server.answering.answer_guard import Readers
+from cloud_server.answering.answer_guard import WITHHELD, Readers
 from cloud_server.answering.cloud_reading import NO_USABLE_ANSWER, read_context
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
@@ -126,3 +126,15 @@ def test_a_yes_no_question_is_read_claim_by_claim_where_the_model_has_a_yes_no_f
         "Does Acme Robotics build welding arms?", MERGED, _replies('{"answer": "yes"}'), VOTING, APP_QUOTING
     )
     assert voted.answer.reader == "vote", "without a fit the samples vote"
+
+
+def test_a_command_the_guard_would_cut_is_withheld_whole_not_shown_as_a_fragment() -> None:
+    line = "To install the hf CLI, run `curl -LsSf https://hf.co/cli/install.sh | bash -s -- --quiet --force` once."
+    merged = MergedContext(
+        f"[1] {line}", [ContextChunk("edge-b", KnowledgeChunk("hf-1", 0, line, 0.9, 20))], 20, frozenset({"edge-b"})
+    )
+    model = _replies("unused")
+    read = read_context("Which command installs the hf CLI?", merged, model, VOTING_ONE, EDGE_A, protected=[line])
+    assert read.answer.short == "" and read.answer.text == WITHHELD and read.answer.reader == "fact"
+    own = read_context("Which command installs the hf CLI?", merged, model, VOTING_ONE, APP_QUOTING)
+    assert own.answer.short.startswith("curl -LsSf"), "an asker the owner lets quote gets the whole command"
