@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from shared.core.candidates import question_terms
-from shared.core.text import occurs_in, sentences
+from shared.core.text import content_words, occurs_in, sentences
 from shared.reading.span_reader import Found, Passage, stems
 
 READER = "fact"
@@ -67,6 +67,11 @@ _LICENCE_FIELD = re.compile(r"\blicen[cs]e\W{0,3}:\W*([^\n]{2,80}?)\.?\s*$", re.
 _ACTIONS = frozenset("run runs install installs start starts launch test upgrade serve invoke use add adds".split())
 """Words of a question that say what a command does, never its tool."""
 _VERSION_WORDS = frozenset({"version", "versions", "release", "released", "v", "ver"})
+_FRAME = frozenset(
+    "under licence license licenced licensed licences licenses version versions release released command commands "
+    "distributed described shipped published current latest which what".split()
+)
+"""Words that frame a version or licence question whatever it is about (never its subject)."""
 
 
 def fact_kind(question: str) -> FactKind | None:
@@ -80,12 +85,20 @@ def fact_kind(question: str) -> FactKind | None:
     return None
 
 
+def subject_words(question: str) -> list[str]:
+    """What a fact question is about where it names nothing in capitals ("Under which licence is h11
+    distributed?" -> h11): its content words but the words that frame any such question."""
+    return [w for w in content_words(question) if w not in _FRAME]
+
+
 def read_fact(kind: FactKind, question: str, passages: Sequence[Passage]) -> Found | None:
     """The span of ``kind`` in the sentence (or line) that best matches ``question``, in a passage that names what
-    the question names (if it names anything); None when no such sentence states one. A command's match counts
+    the question names (its capitalised names, else for a version or licence its :func:`subject_words`, where it
+    has any; a command's question words say what it does, not what it is about); None when no such sentence
+    states one: a licence line of another package is never the asked one's. A command's match counts
     the lines of prose before it too: a command follows the prose that says what it does ("To configure, run:")."""
     terms = stems(question) - {"versi", "licen", "comma", "which", "what"}
-    names = question_terms(question)[0]
+    names = question_terms(question)[0] or (subject_words(question) if kind != FactKind.COMMAND else [])
     scored: list[tuple[float, int, Found]] = []
     at = 0
     for passage in passages:

@@ -63,6 +63,17 @@ def test_a_fact_no_passage_states_for_what_the_question_names_is_declined() -> N
     assert shown.reader == "declined" and shown.short.startswith("Insufficient")
 
 
+def test_a_lowercase_package_s_licence_is_never_another_package_s_line() -> None:
+    others = [
+        Passage(1, "Package idna, version 3.10. License: BSD-3-Clause.\nIDNA encodes domain names.", "net:pkg-idna"),
+        Passage(2, "Package h11, version 0.16.0. License: MIT.\nA pure-Python HTTP/1.1 library.", "net:pkg-h11"),
+    ]
+    asked = compose(plan_reading("Under which licence is h11 distributed?", others), [])
+    assert (asked.short, asked.reader) == ("MIT", "fact")
+    elsewhere = compose(plan_reading("Under which licence is httpx distributed?", others), [])
+    assert elsewhere.reader == "declined", "no passage names httpx: neither MIT nor BSD is its licence"
+
+
 DOCS = Passage(
     1,
     "Vulture finds unused code and runs on Python 3.10+.\n"
