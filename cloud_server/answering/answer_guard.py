@@ -88,10 +88,14 @@ def protected_texts(replies: Sequence[EdgeKnowledge], readers: Readers) -> list[
     return out
 
 
-def guard_answer(question: str, text: str, short: str, protected: Sequence[str], n: int, sentence: int) -> Guarded:
+def guard_answer(
+    question: str, text: str, short: str, protected: Sequence[str], n: int, sentence: int, whole: bool = False
+) -> Guarded:
     """``text`` and ``short`` with every copy of ``protected`` removed (runs of ``n`` words, near-copies and
     whole sentences of ``sentence`` words or more) unless the question itself holds it; mostly removed: the
-    whole answer is replaced by the short answer alone, or by :data:`WITHHELD` when that copies too."""
+    whole answer is replaced by the short answer alone, or by :data:`WITHHELD` when that copies too. ``whole``:
+    the short answer is a span that is right only whole (a version, licence or command), so one that copies is
+    withheld, never cut to a part."""
     index = CopyIndex(protected, n, sentence)
     if index.empty:
         return Guarded(text, short)
@@ -100,7 +104,7 @@ def guard_answer(question: str, text: str, short: str, protected: Sequence[str],
     if removed == 0 and short_removed == 0:
         return Guarded(text, short)
     if short_removed:
-        kept_short = within_copy_limit(question, short, index)
+        kept_short = "" if whole else within_copy_limit(question, short, index)
         if not kept_short:
             return Guarded(WITHHELD, "", removed, replaced=True)
     else:

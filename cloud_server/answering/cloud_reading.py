@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cloud_server.answering.answer_guard import WITHHELD, Readers, guard_answer
+from cloud_server.answering.answer_guard import Readers, guard_answer
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudQueryConfig
 from shared.core.model_api import TextGenerator
@@ -58,10 +58,11 @@ def read_context(
     answer set is one greedy choice, scored (or voted over ``config.choice_samples`` sampled answers where more than
     one), free text is one greedy answer; then every copy of the ``protected`` texts is removed (answer_guard)."""
     made = _read(question, merged, generator, config, readers, calibration, yes_no)
-    guarded = guard_answer(question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words)
+    whole = made.reader == FACT_READER  # a version, licence or command cut short is a fragment, never the fact
+    guarded = guard_answer(
+        question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words, whole
+    )
     if guarded.short != made.short:  # a short answer the guard cut is no longer the one its confidence measured
-        if made.reader == FACT_READER:  # a version, licence or command cut short is a fragment, never the fact
-            return CloudReading(Answer(WITHHELD, "", made.reader, confidence=CANT_TELL), guarded.removed_words)
         cut = Answer(guarded.text, guarded.short, made.reader, confidence=CANT_TELL)
         return CloudReading(cut, guarded.removed_words)
     return CloudReading(dataclasses.replace(made, text=guarded.text), guarded.removed_words)

@@ -38,10 +38,15 @@ CHOICE_OPENING = '{ "answer": "'
 probability of each option is read after it."""
 
 
+def choice_answers(options: Sequence[str]) -> list[str]:
+    """What a choice among ``options`` may answer: each option once, then the decline."""
+    return [*dict.fromkeys([*options, DECLINE])]
+
+
 def choice_schema(options: Sequence[str], reason: bool = True) -> JsonSchema:
     """The JSON schema of a choice among ``options`` (and the decline), with a bounded reason after it unless
     ``reason`` is False (the choice comes first, so leaving the reason out does not change how it is made)."""
-    properties: dict[str, object] = {"answer": {"type": "string", "enum": [*dict.fromkeys([*options, DECLINE])]}}
+    properties: dict[str, object] = {"answer": {"type": "string", "enum": choice_answers(options)}}
     if reason:
         properties["because"] = {"type": "string", "maxLength": REASON_CHARS}
     return {"type": "object", "properties": properties, "required": list(properties)}

@@ -65,7 +65,7 @@ def compose(
         return shown
     texts = [p.text for p in reading.passages]
     shape = reading.shape.shape.value
-    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares or {})
+    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares)
     confidence = calibration.confidence(evidence)
     if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
         return unsettled(reading, quote, evidence, shown.short)

@@ -22,9 +22,9 @@ from shared.core.sureness import WITHHOLD_BELOW
 from shared.reading.answer import Answer
 from shared.reading.answer_format import (
     CHOICE_OPENING,
-    DECLINE,
     Sampling,
     answer_request,
+    choice_answers,
     degeneracy,
     render_answers,
 )
@@ -132,6 +132,6 @@ def read_planned(reading: Reading, context: str, generator: TextGenerator, how: 
     answers = render_answers(completion.texts, reading.options)
     shares: dict[str, float] = {}
     if reading.options and request.n == 1 and (scorer := scorer_of(generator)) is not None:
-        options = [*dict.fromkeys([*reading.options, DECLINE])]
+        options = choice_answers(reading.options)
         shares = dict(zip(options, scorer.option_probabilities(request, options, CHOICE_OPENING), strict=True))
     return Sampled(reading, request, completion, answers, degeneracy(reading.question, context, answers), shares)
