@@ -83,7 +83,7 @@ def _read(
     def sampling(reading: Reading) -> Sampling:
         # no reason after a choice: the cloud shows evidence sentences, not the model's reasons, and each reason
         # costs about 15 decoded tokens per sample
-        n = max(config.choice_samples, 1) if reading.options else 1
+        n = config.choice_samples if reading.options else 1
         temperature = config.choice_temperature if n > 1 else 0.0
         return Sampling(n, config.max_tokens, temperature, SEED if n > 1 else None, reason=False)
 

@@ -15,7 +15,8 @@ The gate's score and refusal share place a local answer in one of three bands:
 
 A local answer whose confidence is below ``min_local_confidence``, or whose yes/no verdict was withheld for its
 low confidence (``answer.withhold_below``), is escalated whatever its band: the edge's small model reads that
-question no better than a guess, and the cloud's larger model may.
+question no better than a guess, and the cloud's larger model may. So is a local answer that gives none (a
+decline, or an extract for lack of a usable generation): the cloud's model and the other edges may find one.
 
 With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
 keeps home), a trusted answer is shown and anything else becomes an extract of the evidence, never an untrusted
@@ -153,6 +154,8 @@ def _rule(signals: Signals, gate: GateConfig, situation: Situation, check: Check
         return Outcome(Action.ESCALATE, "the edge's model reads this question no better than a guess")
     if signals.withheld:
         return Outcome(Action.ESCALATE, "the edge's verdict is too unsure to show; the cloud's model may read it")
+    if not signals.verdict:
+        return Outcome(Action.ESCALATE, "the edge's reading gave no answer; the cloud's model may find one")
     if check == Check.NOT_STRONGER:
         return Outcome(Action.ANSWER_HERE, "trusted and checked" if sure else "doubtful, but this edge leads")
     if situation.checking and sure:

@@ -126,6 +126,11 @@ class CloudQueryConfig:
                 f"query.copy_words = {self.copy_words} would remove ordinary phrases from answers; use {MIN_RUN_WORDS}"
                 " or more"
             )
+        if self.choice_samples < 1:
+            raise ConfigError(
+                f"query.choice_samples = {self.choice_samples}: a closed question needs at least one answer; use 1"
+                " (one greedy answer, scored) or more (sampled and voted)"
+            )
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ class QuestionShape:
     """The two options of a CHOICE question, as written."""
     wants_person: bool = False
     """The question asks who (a person's name is the likelier answer)."""
+    software: str = ""
+    """The kind of software the question asks for ("library", "package", "application"; "" for none): its answer
+    may be a lower-case name such as "loky" or "hyper-h2" (shared.reading.span_reader)."""
 
 
 _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
@@ -57,8 +60,14 @@ _NUMBER = re.compile(
 _ENTITY = re.compile(
     rf"^\W*{_PREP}(?:who|whom|whose)\b|^\W*{_PREP}(?:which|what)\s+(?:\w+\s+){{0,2}}?(?:company|companies|individual|person|people|"
     r"organi[sz]ation|entity|team|club|firm|platform|player|artist|singer|star|band|brand|country|city|state|"
-    r"university|network|agency|exchange|website|app|service|product|game|device|event|group|league|network)\b"
+    r"university|network|agency|exchange|website|app|service|product|game|device|event|group|league|network|"
+    r"library|package|module|framework|tool|application)\b"
     rf"|^\W*{_PREP}which\b",
+    re.IGNORECASE,
+)
+_SOFTWARE = re.compile(
+    rf"^\W*{_PREP}(?:which|what)\s+(?:[\w-]+\s+){{0,2}}?(librar(?:y|ies)|packages?|modules?|frameworks?|tools?|"
+    r"applications?|plugins?|extensions?|dependency|dependencies|backends?)\b",
     re.IGNORECASE,
 )
 _PERSON = re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:individual|person|player|artist|singer|star|he|she)\b", re.I)
@@ -81,7 +90,9 @@ def shape_of(question: str) -> QuestionShape:
     if _NUMBER.match(text):
         return QuestionShape(Shape.NUMBER)
     if _ENTITY.match(text):
-        return QuestionShape(Shape.ENTITY, wants_person=bool(_PERSON.search(text)))
+        software = _SOFTWARE.match(text)
+        kind = software.group(1).casefold() if software else ""
+        return QuestionShape(Shape.ENTITY, wants_person=bool(_PERSON.search(text)), software=kind)
     return QuestionShape(Shape.OPEN)
 
 
@@ -122,7 +133,7 @@ def plan_reading(question: str, passages: Sequence[Passage]) -> Reading:
     if shape.shape == Shape.CHOICE:
         return Reading(question, shape, held, shape.options, fact=fact)
     if shape.shape == Shape.ENTITY:
-        found = tuple(rank_entities(question, held, shape.wants_person))
+        found = tuple(rank_entities(question, held, shape.wants_person, shape.software))
         names = tuple(dict.fromkeys(f.short for f in found[:ENTITY_OPTIONS]))
         return Reading(question, shape, held, names, found, fact)
     return Reading(question, shape, held, (), fact=fact)

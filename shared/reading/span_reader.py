@@ -38,6 +38,14 @@ from the contexts the cloud and edges retrieved (benchmarks.reader_oracle --cont
 72.1% at 2, 70.9% at 4 and 8; from gold evidence 61.6% at each."""
 PASSAGE_WEIGHT = 3.0
 """What naming an entity at all in one more passage is worth, against one covered question word."""
+_CODE_NAME = re.compile(r"`([A-Za-z][\w-]{1,40})`")
+_JOINED_NAME = re.compile(
+    r"(?<![\w./@:-])[a-z][a-z0-9-]*(?:_[a-z0-9]+|(?<=[a-z])[0-9]+[a-z0-9]*|-[a-z]*[0-9][a-z0-9]*)(?![\w/@-]|\.\w)"
+)
+"""A lower-case identifier joined by an underscore or carrying a digit ("huggingface_hub", "httpcore2",
+"hyper-h2"); not part of a path, address or file name."""
+_WRAPPED = re.compile(r"(?<=[\w,;])[ \t]*\n[ \t]*(?=[a-z])")
+"""A line break inside a sentence: a hard-wrapped line ("written in Python,\nheavily inspired by hyper-h2.")."""
 _HEADING = re.compile(r"\s*#{1,6}\s")
 """A Markdown heading line."""
 _AND = re.compile(r"\s+(?:and|&)\s+")
@@ -96,8 +104,11 @@ def best_sentences(question: str, passages: Sequence[Passage], limit: int = 1) -
     return [found for _, found in scored[:limit]]
 
 
-def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool = False) -> list[Found]:
-    """Named entities of ``passages`` that could answer ``question``, best first."""
+def rank_entities(
+    question: str, passages: Sequence[Passage], wants_person: bool = False, software: str = ""
+) -> list[Found]:
+    """Named entities of ``passages`` that could answer ``question``, best first; where the question asks for a
+    kind of ``software`` ("library"), its lower-case names too ("loky", "hyper-h2")."""
     terms = stems(question)
     weight = term_weights(terms, passages)
     score: dict[str, float] = {}
@@ -106,11 +117,11 @@ def rank_entities(question: str, passages: Sequence[Passage], wants_person: bool
     for passage in passages:
         named: set[str] = set()
         held = stems(passage.text) & terms
-        for sentence in sentences(passage.text):
+        for sentence in sentences(_WRAPPED.sub(" ", passage.text)):
             if _HEADING.match(sentence):
                 continue  # a section's title ("## Security Disclosures") names the section, not an answer
             covered = sum(weight[t] for t in stems(sentence) & terms)
-            for name in _names(sentence):
+            for name in [*_names(sentence), *(_software_names(sentence) if software else ())]:
                 key = normalise_name(name)
                 if not key or occurs_in(name, question):
                     continue
@@ -160,6 +171,14 @@ def _names(sentence: str) -> list[str]:
         if candidate.kind == "name":
             out.extend(part.strip() for part in _AND.split(candidate.name) if part.strip())
     return out
+
+
+def _software_names(sentence: str) -> list[str]:
+    """Lower-case names of software in ``sentence``: a word in backticks (```loky```), or one joined by an
+    underscore or carrying a digit ("hyper-h2", "httpcore2", "huggingface_hub"). Capitalised names are the name
+    reader's; a lower-case word written plainly is not told from an ordinary one."""
+    out = [m.group(1) for m in _CODE_NAME.finditer(sentence)]
+    return out + [m.group(0) for m in _JOINED_NAME.finditer(sentence)]
 
 
 def _fold_short_names(

@@ -138,7 +138,8 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
         await start_edge(net, tmp_path, "edge-a", ACME, gate=always_local)
         try:
             await connected(net, "edge-a", "edge-b")
-            elsewhere = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon?")
+            # edge-a reads an answer (a decline would go to the cloud unchecked)
+            elsewhere = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon after Acme?")
             trace = json.loads(elsewhere.trace_json)
             assert elsewhere.decision == "cloud" and trace["local_decision"] == "local"
             assert "evidence_check" in trace["timings"] and trace["cloud"]["edges_asked"] == ["edge-b"]
@@ -261,23 +262,22 @@ def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_
     run(asyncio.wait_for(main(), 60))
 
 
-def test_with_the_check_refusals_escalate_alone_only_at_check_refusal_share(tmp_path: Path) -> None:
+def test_a_question_every_local_answer_declines_goes_to_the_cloud_without_the_check(tmp_path: Path) -> None:
     # edge-a knows Acme only: its scripted SLM declines a question about Zephyr in every answer (share 1.0)
     question = "Who founded Zephyr Medical in Lisbon?"
 
     async def main() -> None:
-        net = await start_network(tmp_path, {}, extra_edges=["edge-a", "edge-b"])
+        net = await start_network(tmp_path, {}, extra_edges=["edge-a"])
         lenient = GateConfig(threshold=0.0, check_threshold=0.0, check_refusal_share=1.1, check_other_edges=True)
         await start_edge(net, tmp_path, "edge-a", ACME, gate=lenient)
-        await start_edge(net, tmp_path, "edge-b", ACME, gate=dataclasses.replace(lenient, check_refusal_share=1.0))
         try:
-            checked = await net.runtimes["edge-a"].query(question, "full", _NothingStronger())
-            assert checked.local.gate is not None and checked.local.gate.refusal_share == 1.0
-            assert checked.decision == "local" and "evidence_check" in checked.timings, "the check decided"
+            checker = _NothingStronger()
+            declined = await net.runtimes["edge-a"].query(question, "full", checker)
+            assert declined.local.gate is not None and declined.local.gate.refusal_share == 1.0
+            assert declined.decision == "escalate" and "evidence_check" not in declined.timings
+            assert checker.margins == [], "a decline is not kept because this edge leads: the cloud may find more"
             down = await net.runtimes["edge-a"].query(question, "full", _CloudDown())
-            assert down.decision == "escalate" and not down.verified, "no check: refusal_share (0.5) applies again"
-            strict = await net.runtimes["edge-b"].query(question, "full", _NothingStronger())
-            assert strict.decision == "escalate" and "evidence_check" not in strict.timings, "4 of 4 refused"
+            assert down.decision == "escalate" and not down.verified
         finally:
             await net.close()
 
@@ -304,7 +304,8 @@ def test_an_edge_that_keeps_raw_text_home_sends_no_word_level_scores(tmp_path: P
 def test_a_question_quoting_a_document_kept_home_is_neither_checked_nor_escalated_and_the_audit_says_so(
     tmp_path: Path,
 ) -> None:
-    question = "Why does it say Acme Robotics builds welding arms in Berlin. Jane Doe leads it?"  # quotes acme-1
+    # quotes acme-1; the date is read from acme-2 (a decline would go to the cloud unchecked)
+    question = "When did the plant open? Acme Robotics builds welding arms in Berlin. Jane Doe leads it."
     trusting = GateConfig(threshold=0.0, check_threshold=0.0, refusal_share=1.1, check_other_edges=True)
     doubting = dataclasses.replace(trusting, threshold=1.01, check_threshold=1.01)
 

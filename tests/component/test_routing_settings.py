@@ -80,7 +80,7 @@ def test_an_edge_configured_without_the_check_keeps_its_gates_answer(tmp_path: P
             await connected(net, "edge-a", "edge-b")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports['edge-a']}") as channel:
                 reply = await edge_pb2_grpc.EdgeStub(channel).Query(
-                    edge_pb2.QueryRequest(question=QUESTION, mode="full"),
+                    edge_pb2.QueryRequest(question=f"{QUESTION[:-1]} after Acme?", mode="full"),  # an answer read
                     metadata=net.edge_metadata("edge-a"),
                     timeout=30,
                 )

@@ -21,7 +21,7 @@ DOUBTFUL = Signals(score=0.3, refusal_share=0.5)  # under the threshold, refusal
 UNTRUSTED = Signals(score=0.1, refusal_share=0.0)
 REFUSED = Signals(score=0.9, refusal_share=0.75)  # 3 of 4 answers declined
 GUESSED = Signals(score=0.6, refusal_share=0.0, confidence=0.2)  # trusted by the gate, but a guess of its reader
-UNSETTLED = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False)  # no verdict: lines shown
+DECLINED = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False)  # trusted evidence, no answer in it
 WITHHELD = Signals(score=0.6, refusal_share=0.0, confidence=0.0, verdict=False, withheld=True)  # "can't tell"
 CLOUD = Situation(cloud=True)
 NO_CHECK = Situation(cloud=True, checking=False)
@@ -50,7 +50,9 @@ CASES = [
     (GUESSED, CLOUD, None, Action.ESCALATE, None),
     (GUESSED, NO_CLOUD, None, Action.ANSWER_HERE, None),
     (GUESSED, KEPT_HOME, None, Action.ANSWER_HERE, None),
-    (UNSETTLED, CLOUD, None, Action.CHECK, 0.1),
+    (DECLINED, CLOUD, None, Action.ESCALATE, None),
+    (DECLINED, NO_CLOUD, None, Action.ANSWER_HERE, None),
+    (DECLINED, KEPT_HOME, None, Action.ANSWER_HERE, None),
     (WITHHELD, CLOUD, None, Action.ESCALATE, None),
     (WITHHELD, NO_CLOUD, None, Action.ANSWER_HERE, None),
 ]

@@ -7,7 +7,7 @@ import functools
 from shared.reading.answer_format import MISSING
 from shared.reading.compose import compose, unsupported
 from shared.reading.confidence import Calibration
-from shared.reading.plan import plan_reading
+from shared.reading.plan import Shape, plan_reading, shape_of
 from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage, find_date, rank_entities
 
@@ -148,3 +148,26 @@ def test_a_markdown_heading_names_its_section_not_an_answer() -> None:
     page = Passage(1, "## Security Disclosures\nTo report a vulnerability, use the Tidelift security contact.", "d:u3")
     found = [f.short for f in rank_entities("Which company's security contact should be used?", [page])]
     assert found and found[0] == "Tidelift" and "Security Disclosures" not in found, found
+
+
+def test_a_question_asking_for_a_library_may_be_answered_by_a_lower_case_name() -> None:
+    page = Passage(
+        1,
+        "This is a little HTTP/1.1 library written from scratch in Python,\nheavily inspired by hyper-h2.\n"
+        "It uses `sniffio` and keeps open-source lines-of-code small.",
+        "d:h11",
+    )
+    question = "Which library was h11 heavily inspired by?"
+    assert shape_of(question).software == "library"
+    ranked = rank_entities(question, [page], software="library")
+    found = [f.short for f in ranked]
+    assert "hyper-h2" in found[:2], found
+    assert "library" in ranked[found.index("hyper-h2")].sentence, "a hard-wrapped line is read as one sentence"
+    assert "sniffio" in found and "lines-of-code" not in found and "open-source" not in found
+    assert "hyper-h2" not in [f.short for f in rank_entities(question, [page])], "a company question: names only"
+
+
+def test_only_a_question_asking_for_software_takes_lower_case_names() -> None:
+    assert shape_of("Which graph library does leidenalg rely on?").software == "library"
+    assert shape_of("What package provides the transport?").shape == Shape.ENTITY
+    assert shape_of("Which company owns YouTube?").software == ""
