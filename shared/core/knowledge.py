@@ -175,8 +175,8 @@ class CloudAnswer:
     """How likely the short answer is right (shared.reading.confidence), bounded to [0, 1]; 0: no verdict given.
     The word a person reads (sure, likely, can't tell) follows from it: :attr:`sureness`."""
     confidence_signals: dict[str, float] = field(default_factory=dict)
-    """What the confidence was computed from (shared.reading.confidence.Evidence.signals: named, agreement, parts),
-    each bounded to [0, 1]; empty without a verdict."""
+    """What the confidence was computed from (shared.reading.confidence.Evidence.signals: named, agreement, parts,
+    concur), each bounded to [0, 1]; empty without a verdict."""
 
     @property
     def sureness(self) -> Sureness:

@@ -65,7 +65,8 @@ def compose(
         return shown
     texts = [p.text for p in reading.passages]
     shape = reading.shape.shape.value
-    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares)
+    first = reading.entities[0].short if reading.shape.shape == Shape.ENTITY and reading.entities else ""
+    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares, first)
     confidence = calibration.confidence(evidence)
     if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
         return unsettled(reading, quote, evidence, shown.short)

@@ -9,7 +9,9 @@ The probability is a logistic model of what was measured and what the evidence s
   single choice among options, the model's probability of that option (its first token's share of the options'
   first tokens; options that begin alike share it);
 - ``parts``: the share of the question's names and keywords found in the passages (a multi-part question is
-  backed on each part).
+  backed on each part);
+- ``concur``: the model-free entity reader (shared.reading.span_reader) ranks the shown name first, so two readers
+  that work differently agree on it (1; else 0, and 0 for any other shape).
 
 The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
 kept in the ``confidence`` section of the model's data file (shared.reading.model_data). A model without one gets the
@@ -28,7 +30,7 @@ from typing import Any, Protocol
 from shared.core.candidates import question_terms
 from shared.core.errors import ConfigError
 from shared.core.sureness import SIGNALS, Sureness, sureness_of, unit_interval
-from shared.core.text import occurs_in
+from shared.core.text import normalise_name, occurs_in
 
 
 @dataclass(frozen=True)
@@ -40,16 +42,23 @@ class Evidence:
     named: bool
     agreement: float
     parts: float
+    concur: bool = False
 
     def signals(self) -> dict[str, float]:
         """The evidence's numbers (what a trace records beside the shape and reader)."""
-        return dict(zip(SIGNALS, (float(self.named), self.agreement, self.parts), strict=True))
+        values = (float(self.named), self.agreement, self.parts, float(self.concur))
+        return dict(zip(SIGNALS, values, strict=True))
 
     @classmethod
     def of(cls, shape: str, reader: str, signals: Mapping[str, float]) -> Evidence:
         """An Evidence from a trace's ``signals`` (missing ones count 0)."""
         return cls(
-            shape, reader, signals.get("named", 0.0) >= 0.5, signals.get("agreement", 0.0), signals.get("parts", 0.0)
+            shape,
+            reader,
+            signals.get("named", 0.0) >= 0.5,
+            signals.get("agreement", 0.0),
+            signals.get("parts", 0.0),
+            signals.get("concur", 0.0) >= 0.5,
         )
 
     def features(self) -> dict[str, float]:
@@ -63,6 +72,7 @@ class Evidence:
             "named": float(self.named),
             "agreement": self.agreement,
             "parts": self.parts,
+            "concur": float(self.concur),
         }
 
 
@@ -142,10 +152,12 @@ def evidence_of(
     passages: Sequence[str],
     samples: Sequence[str],
     shares: Mapping[str, float] | None = None,
+    first_name: str = "",
 ) -> Evidence:
     """The :class:`Evidence` of the answer ``short`` to ``question`` read by ``reader`` from ``passages``, beside
     the model's rendered ``samples`` (none: a model-free reading, counted as agreeing) or, where a single choice was
-    scored, ``shares`` (each option with the model's probability of it)."""
+    scored, ``shares`` (each option with the model's probability of it). ``first_name``: the name the model-free
+    entity reader ranks first (entity questions)."""
     answer = short.strip().rstrip(".")
     verdict = answer.casefold() in ("yes", "no")
     named = bool(answer) and not verdict and any(occurs_in(answer, p) for p in passages)
@@ -155,7 +167,8 @@ def evidence_of(
     _, terms = question_terms(question)
     found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
     parts = len(found) / len(terms) if terms else 0.0
-    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3))
+    concur = bool(answer) and normalise_name(answer) == normalise_name(first_name)
+    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3), concur)
 
 
 def _agrees(answer: str, sample: str) -> bool:

@@ -32,6 +32,16 @@ def test_evidence_counts_a_named_answer_the_samples_agreeing_and_the_parts_found
     assert not verdict.named and verdict.agreement == 1.0, "a verdict is not a name; model-free counts as agreeing"
 
 
+def test_evidence_says_whether_the_model_free_reader_ranks_the_shown_name_first() -> None:
+    q = "Which company did Tim Cook say would ship the Vision Pro?"
+    agreeing = evidence_of(q, "entity", "vote", "Apple", PASSAGES, ["Apple"], first_name="apple")
+    other = evidence_of(q, "entity", "vote", "Google Search", PASSAGES, ["Google Search"], first_name="Apple")
+    assert agreeing.concur and not other.concur
+    assert not evidence_of(q, "entity", "vote", "Apple", PASSAGES, ["Apple"]).concur, "no model-free name: no concur"
+    assert Evidence.of("entity", "vote", agreeing.signals()) == agreeing, "a trace's signals give it back"
+    assert Evidence.of("entity", "vote", {"named": 1.0}).concur is False, "an older trace without it counts 0"
+
+
 def test_a_fitted_calibration_weighs_its_features_and_round_trips(tmp_path: Path) -> None:
     fitted = Calibration(-1.0, {"named": 3.0, "shape=entity": 0.5}, "test")
     strong = Evidence("entity", "vote", True, 1.0, 1.0)
