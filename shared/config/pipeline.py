@@ -220,10 +220,11 @@ class GateConfig:
     min_local_confidence: float = 0.2
     """The least confidence a local verdict needs: one whose probability of being right (shared.reading.confidence)
     is below this goes to the cloud, even when the gate trusts it: the edge's small model cannot read that question,
-    the cloud's larger one may. A decline or an unsettled answer gives no verdict and is not escalated for it (0 =
-    off). 0.2: replayed on the fit halves of multihop4, lihua4 and pkgfit3 against the cloud's answers to the same
-    questions, it raises within-domain escalation from 10.9% to 28.3% for 41.3% -> 44.6% strict accuracy; 0.3 and
-    0.4 gain nothing more, 0.5 costs more than the 30% escalation a threshold may (docs/results/confidence-fit)."""
+    the cloud's larger one may. A decline gives no verdict: it goes to the cloud by its own rule
+    (edge_node.query.escalation), whatever this is (0 = off). 0.2: replayed on the fit halves of multihop4, lihua4
+    and pkgfit3 against the cloud's answers to the same questions, it raised within-domain escalation from 10.9% to
+    28.3% for 41.3% -> 44.6% strict accuracy; 0.3 and 0.4 gained nothing more. On the refit with declines escalated
+    and the cloud reading excerpts, 0.0 and 0.2 replay alike (docs/results/confidence-fit)."""
 
 
 @dataclass(frozen=True)
