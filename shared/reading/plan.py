@@ -45,7 +45,7 @@ class QuestionShape:
     """The question asks who (a person's name is the likelier answer)."""
     software: str = ""
     """The kind of software the question asks for ("library", "package", "application"; "" for none): its answer
-    may be a lower-case name such as "loky" or "hyper-h2" (shared.reading.span_reader)."""
+    may be a lower-case name such as "hyper-h2" or one in backticks (shared.reading.span_reader)."""
 
 
 _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
@@ -60,7 +60,7 @@ _NUMBER = re.compile(
 _ENTITY = re.compile(
     rf"^\W*{_PREP}(?:who|whom|whose)\b|^\W*{_PREP}(?:which|what)\s+(?:\w+\s+){{0,2}}?(?:company|companies|individual|person|people|"
     r"organi[sz]ation|entity|team|club|firm|platform|player|artist|singer|star|band|brand|country|city|state|"
-    r"university|network|agency|exchange|website|app|service|product|game|device|event|group|league|network|"
+    r"university|network|agency|exchange|website|app|service|product|game|device|event|group|league|"
     r"library|package|module|framework|tool|application)\b"
     rf"|^\W*{_PREP}which\b",
     re.IGNORECASE,

@@ -108,7 +108,7 @@ def rank_entities(
     question: str, passages: Sequence[Passage], wants_person: bool = False, software: str = ""
 ) -> list[Found]:
     """Named entities of ``passages`` that could answer ``question``, best first; where the question asks for a
-    kind of ``software`` ("library"), its lower-case names too ("loky", "hyper-h2")."""
+    kind of ``software`` ("library"), its lower-case names too (see :func:`_software_names`)."""
     terms = stems(question)
     weight = term_weights(terms, passages)
     score: dict[str, float] = {}
