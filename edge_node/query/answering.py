@@ -92,6 +92,23 @@ class LocalAnswer:
         )
 
 
+@dataclass(frozen=True)
+class Retrieved:
+    """What an edge found for a question before its model reads it: the retrieval and what it took."""
+
+    question: str
+    retrieval: Retrieval
+    timings: dict[str, float]
+
+    def unread(self) -> LocalAnswer:
+        """The local answer of a question sent on before the edge's model read it (the evidence check found
+        another edge clearly stronger): no samples and no gate; its text is the evidence's extract."""
+        text = extract_answer(self.question, self.retrieval)
+        return LocalAnswer(
+            self.question, text, Decision.ESCALATE, False, "local", [], None, self.retrieval, dict(self.timings)
+        )
+
+
 RECENT_RETRIEVALS = 16
 """Retrievals remembered for the cloud's follow-up request (probe, then knowledge) on an unchanged store."""
 
@@ -143,8 +160,11 @@ class QueryService:
     def query(self, question: str) -> LocalAnswer:
         """Answer ``question`` here: the answer as shown when the gate trusts it, else an extract of the evidence.
         The runtime may decide otherwise with the cloud's help (edge_node.query.escalation)."""
+        return self.read(self.find(question))
+
+    def find(self, question: str) -> Retrieved:
+        """The first half of :meth:`query`: the question's keywords and retrieval, without the model's reading."""
         _check_question(question)
-        timings: dict[str, float] = {}
         t = time.perf_counter()
         slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords else []
         slm_s = time.perf_counter() - t
@@ -152,8 +172,13 @@ class QueryService:
             retrieval = self._retriever.retrieve(
                 question, use_graph=self._config.retrieval.use_graph, slm_keywords=slm_words
             )
-        timings["keywording"] = slm_s + retrieval.timings["keywording"]
-        timings["retrieval"] = retrieval.timings["retrieval"]
+        timings = {"keywording": slm_s + retrieval.timings["keywording"], "retrieval": retrieval.timings["retrieval"]}
+        return Retrieved(question, retrieval, timings)
+
+    def read(self, found: Retrieved) -> LocalAnswer:
+        """The second half of :meth:`query`: the model's answers over what was found, the gate and the composed
+        answer."""
+        question, retrieval, timings = found.question, found.retrieval, dict(found.timings)
         a = self._config.answer
         how = HowToRead(lambda _: a.sampling(a.n_answers), a.readers, self._calibration, a.withhold_below)
 

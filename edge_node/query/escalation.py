@@ -18,6 +18,11 @@ low confidence (``answer.withhold_below``), is escalated whatever its band: the 
 question no better than a guess, and the cloud's larger model may. So is a local answer that gives none (a
 decline, or an extract for lack of a usable generation): the cloud's model and the other edges may find one.
 
+The evidence check is asked first, before the edge's model reads the question, at :func:`first_check_margin`:
+another edge stronger by that margin escalates the question in every band, so the local reading (about 1.5 s of
+the edge's model on 2 cores) is skipped. Otherwise the local answer is read and decided as above; its own check is
+asked again only when its margin is below the first one (:func:`settled`).
+
 With no cloud to ask (mode local, the cloud unreachable, or a question that quotes documents the privacy policy
 keeps home), a trusted answer is shown and anything else becomes an extract of the evidence, never an untrusted
 generation.
@@ -126,6 +131,19 @@ def unread(signals: Signals, gate: GateConfig) -> bool:
 
 def doubtful(signals: Signals, gate: GateConfig) -> bool:
     return signals.score >= gate.check_threshold and signals.refusal_share < gate.check_refusal_share
+
+
+def first_check_margin(gate: GateConfig) -> float:
+    """The margin of the check asked before the local reading: the larger of the trusted band's
+    (``evidence_margin``) and the doubtful band's (``-stay_margin``), so that a "stronger" reply escalates whatever
+    the local answer would be (an untrusted one escalates anyway)."""
+    return max(gate.evidence_margin, -gate.stay_margin)
+
+
+def settled(outcome: Outcome, first: float) -> bool:
+    """A "not stronger" reply at margin ``first`` also answers ``outcome``'s check: no edge beats this one by
+    ``first``, so none beats it by a larger margin."""
+    return outcome.action == Action.CHECK and outcome.check_margin is not None and outcome.check_margin >= first
 
 
 def decide(signals: Signals, gate: GateConfig, situation: Situation) -> Outcome:

@@ -4,12 +4,13 @@ It runs on the event loop; every use of the knowledge base and the models goes t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from edge_node.policy.audit import AuditLog
 from edge_node.policy.outbound import OutboundPolicy
-from edge_node.query.answering import LocalAnswer, QueryService, shown_here
+from edge_node.query.answering import LocalAnswer, QueryService, Retrieved, shown_here
 from edge_node.query.edge_answer import (
     CLOUD_DOWN_NOTE,
     OFFLINE_NOTE,
@@ -19,7 +20,8 @@ from edge_node.query.edge_answer import (
     Escalator,
     EvidenceChecker,
 )
-from edge_node.query.escalation import Action, Check, Situation, decide, signals_of
+from edge_node.query.escalation import Action, Check, Situation, decide, first_check_margin, settled, signals_of
+from edge_node.query.retrieval import Retrieval
 from shared.config import EdgeConfig
 from shared.core.errors import CloudUnavailableError
 from shared.core.knowledge import CloudAnswer, EvidenceClaim
@@ -54,29 +56,45 @@ class FullQuery:
     ) -> EdgeAnswer:
         """The answer to show; ``on_text`` receives the cloud model's draft as it comes when the question is
         escalated (an answer of the evidence check's single round trip comes whole)."""
-        local: LocalAnswer = await self._run(self._query.query, question)
-        out = EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))
-        if mode != "full" or escalator is None or local.gate is None:
-            return out  # the local path's own decision: its answer, or an extract (escalation.decide with no cloud)
-        signals = signals_of(local.gate, local.composed)
-        checking = self.config.gate.check_other_edges
+        found: Retrieved = await self._run(self._query.find, question)
+        if mode != "full" or escalator is None:  # the local path's own decision: its answer, or an extract
+            return _shown(await self._run(self._query.read, found))
         run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
-        situation = Situation(
-            cloud=True, checking=checking and isinstance(escalator, EvidenceChecker), keeps_home=bool(run)
-        )
+        checker = escalator if self.config.gate.check_other_edges and isinstance(escalator, EvidenceChecker) else None
+        out = _shown(found.unread())
+        first: float | None = None
+        reachable = True
+        if checker is not None and not run:  # asked before the edge's model reads (escalation.first_check_margin)
+            first = first_check_margin(self.config.gate)
+            check, cloud = await self._check(question, found.retrieval, checker, first, out)
+            if check == Check.STRONGER_ELSEWHERE:  # every band escalates: the local reading is skipped
+                if cloud is not None:
+                    return self._from_cloud(cloud, out.local, out)
+                return await self._escalate(question, out.local, escalator, out, on_text)
+            reachable = check != Check.UNREACHABLE
+        local: LocalAnswer = await self._run(self._query.read, found)
+        out = dataclasses.replace(_shown(local), note=out.note or local.note, timings={**out.timings, **local.timings})
+        if local.gate is None:
+            return out
+        signals = signals_of(local.gate, local.composed)
+        situation = Situation(cloud=reachable, checking=checker is not None, keeps_home=bool(run))
         outcome = decide(signals, self.config.gate, situation)  # the one decision: the whole plan
         if outcome.withheld is not None:  # audited: what the question would have been sent for
             kind = "evidence_check" if outcome.withheld == Action.CHECK else "global_query"
             self.audit.record("withheld", "cloud", 0, kind=kind, reason="quotes a document")
         if run and outcome.action == Action.EXTRACT:
             return self._extract(local, out, QUOTES_DOCUMENTS_NOTE.format(run=run))
-        if outcome.action == Action.CHECK and isinstance(escalator, EvidenceChecker):
-            check, cloud = await self._check(question, local, escalator, outcome.check_margin or 0.0, out)
-            if cloud is not None:  # another edge was stronger and the cloud answered in the same call
-                return self._from_cloud(cloud, local, out)
-            outcome = outcome.after(check)
-            if outcome.action == Action.EXTRACT:
-                return self._extract(local, out, out.note)
+        if outcome.action == Action.CHECK and checker is not None:
+            if first is not None and settled(outcome, first):  # the first check's "not stronger" answers it
+                outcome = outcome.after(Check.NOT_STRONGER)
+            else:
+                margin = outcome.check_margin or 0.0
+                check, cloud = await self._check(question, local.retrieval, checker, margin, out, "evidence_recheck")
+                if cloud is not None:  # another edge was stronger and the cloud answered in the same call
+                    return self._from_cloud(cloud, local, out)
+                outcome = outcome.after(check)
+        if outcome.action == Action.EXTRACT:
+            return self._extract(local, out, out.note)
         if outcome.action == Action.ANSWER_HERE:
             return self._here(local, out)
         return await self._escalate(question, local, escalator, out, on_text)
@@ -127,19 +145,20 @@ class FullQuery:
     async def _check(
         self,
         question: str,
-        local: LocalAnswer,
+        retrieval: Retrieval,
         checker: EvidenceChecker,
         margin: float,
         out: EdgeAnswer,
+        timed_as: str = "evidence_check",
     ) -> tuple[Check, CloudAnswer | None]:
         """Ask the cloud whether another edge's evidence beats this edge's by ``margin`` (edge_node.query.escalation),
         and for its answer when it does. The question leaves the edge for it (the link audits it)."""
-        own = local.retrieval.evidence
-        vectors = local.retrieval.vectors
+        own = retrieval.evidence
+        vectors = retrieval.vectors
         terms, lexical = self.outbound.word_scores(own.term_coverage, own.lexical)
         claim = EvidenceClaim(own.score, terms, lexical, margin)
         try:
-            with phase(out.timings, "evidence_check"):
+            with phase(out.timings, timed_as):
                 verdict = await checker.check_evidence(question, claim, vectors)
         except CloudUnavailableError as exc:
             out.note = CLOUD_DOWN_NOTE.format(why=exc)
@@ -150,3 +169,8 @@ class FullQuery:
         if verdict.matched_offline:
             out.note = OFFLINE_NOTE
         return Check.NOT_STRONGER, None
+
+
+def _shown(local: LocalAnswer) -> EdgeAnswer:
+    """The local path's answer as the edge would show it with no cloud."""
+    return EdgeAnswer(local.answer, local.decision, local.verified, local.note, local, None, dict(local.timings))

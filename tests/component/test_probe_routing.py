@@ -138,17 +138,20 @@ def test_an_edge_checking_other_edges_escalates_when_another_matches_better(tmp_
         await start_edge(net, tmp_path, "edge-a", ACME, gate=always_local)
         try:
             await connected(net, "edge-a", "edge-b")
-            # edge-a reads an answer (a decline would go to the cloud unchecked)
+            # the check comes first: edge-b is stronger, so edge-a's model never reads the question
             elsewhere = await ask(net, "edge-a", "Who founded Zephyr Medical in Lisbon after Acme?")
             trace = json.loads(elsewhere.trace_json)
-            assert elsewhere.decision == "cloud" and trace["local_decision"] == "local"
-            assert "evidence_check" in trace["timings"] and trace["cloud"]["edges_asked"] == ["edge-b"]
+            assert elsewhere.decision == "cloud" and trace["local_decision"] == "escalate" and trace["answers"] == []
+            assert "evidence_check" in trace["timings"] and "generation" not in trace["timings"]
+            assert trace["cloud"]["edges_asked"] == ["edge-b"]
+            # a trusted local answer is checked again at its own margin (0.05), below the first check's (0.1)
             here = await ask(net, "edge-a", "Who leads Acme Robotics in Berlin?")
-            assert here.decision == "local" and "evidence_check" in json.loads(here.trace_json)["timings"]
+            timings = json.loads(here.trace_json)["timings"]
+            assert here.decision == "local" and {"evidence_check", "generation", "evidence_recheck"} <= set(timings)
             checks = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "evidence_check"]
-            assert len(checks) == 2 and all(e.bytes > 0 for e in checks)
+            assert len(checks) == 3 and all(e.bytes > 0 for e in checks)
             probed = [e for e in net.runtimes["edge-b"].audit.entries() if e.what == "probe_reply"]
-            assert len(probed) == 2, "each check probed edge-b once; the answer in the same call reused its probe"
+            assert len(probed) == 3, "each check probed edge-b once; the answer in the same call reused its probe"
             escalations = [e for e in net.runtimes["edge-a"].audit.entries() if e.what == "global_query"]
             assert escalations == [], "one round trip: the check's reply carried the cloud's answer"
         finally:
@@ -262,7 +265,7 @@ def test_with_the_check_the_gate_escalates_alone_only_below_check_threshold(tmp_
     run(asyncio.wait_for(main(), 60))
 
 
-def test_a_question_every_local_answer_declines_goes_to_the_cloud_without_the_check(tmp_path: Path) -> None:
+def test_a_question_every_local_answer_declines_goes_to_the_cloud_without_a_second_check(tmp_path: Path) -> None:
     # edge-a knows Acme only: its scripted SLM declines a question about Zephyr in every answer (share 1.0)
     question = "Who founded Zephyr Medical in Lisbon?"
 
@@ -274,8 +277,9 @@ def test_a_question_every_local_answer_declines_goes_to_the_cloud_without_the_ch
             checker = _NothingStronger()
             declined = await net.runtimes["edge-a"].query(question, "full", checker)
             assert declined.local.gate is not None and declined.local.gate.refusal_share == 1.0
-            assert declined.decision == "escalate" and "evidence_check" not in declined.timings
-            assert checker.margins == [], "a decline is not kept because this edge leads: the cloud may find more"
+            assert declined.decision == "escalate" and "evidence_recheck" not in declined.timings
+            first = [max(lenient.evidence_margin, -lenient.stay_margin)]
+            assert checker.margins == first, "only the check before reading: a decline is not kept because it leads"
             down = await net.runtimes["edge-a"].query(question, "full", _CloudDown())
             assert down.decision == "escalate" and not down.verified
         finally:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from edge_node.query.escalation import Action, Check, Signals, Situation, decide
+from edge_node.query.escalation import (
+    Action,
+    Check,
+    Outcome,
+    Signals,
+    Situation,
+    decide,
+    first_check_margin,
+    settled,
+)
 from shared.config import GateConfig
 
 GATE = GateConfig(
@@ -88,3 +97,14 @@ def test_a_check_plans_every_reply_once() -> None:
     outcome = decide(DOUBTFUL, GATE, CLOUD)
     assert set(outcome.replies) == set(Check)
     assert outcome.after(Check.UNREACHABLE).action == Action.EXTRACT
+
+
+def test_the_first_check_margin_escalates_every_band_and_settles_the_larger_margin() -> None:
+    gate = GateConfig(evidence_margin=0.05, stay_margin=-0.1)
+    first = first_check_margin(gate)
+    assert first == 0.1, "the larger of the trusted (0.05) and the doubtful (0.1) band's margins"
+    doubtful = Outcome(Action.CHECK, "doubtful", 0.1)
+    trusted = Outcome(Action.CHECK, "trusted", 0.05)
+    assert settled(doubtful, first) and not settled(trusted, first), "a smaller margin is asked again"
+    assert not settled(Outcome(Action.ESCALATE, "untrusted"), first)
+    assert first_check_margin(GateConfig(evidence_margin=0.3, stay_margin=0.0)) == 0.3
