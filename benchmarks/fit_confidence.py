@@ -16,12 +16,14 @@ would go to the cloud, whose answer to the same question is known from its out-o
 threshold, the within-domain escalation and strict accuracy, and the threshold that gains most with within-domain
 escalation at most :data:`MAX_WITHIN`, where it gains at least :data:`MIN_GAIN` over the smallest (else the
 smallest). A run made with min_local_confidence = t already sent the answers below t to the cloud: its replay of a
-smaller threshold equals t's.
+smaller threshold equals t's, and the edge's fit sees none of its answers below t: such runs are refused (set
+``[gate] min_local_confidence = 0`` in the run's edge config).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from collections import defaultdict
@@ -65,6 +67,21 @@ def verdicts(rows: Sequence[dict[str, Any]]) -> dict[str, list[tuple[Evidence, b
         evidence = Evidence.of(shape_of(str(row["question"])).shape.value, reader, row.get("confidence_signals") or {})
         out[CLOUD_MODEL if side == "cloud" else BUNDLED_KEY].append((evidence, bool(row["correct"])))
     return out
+
+
+def unfiltered(run: Path) -> None:
+    """Refuse ``run`` when its edges sent local verdicts below ``gate.min_local_confidence`` to the cloud: the
+    edge's fit would never see the answers it must learn to doubt (a run without report.json is taken as it is)."""
+    report = run / "report.json"
+    if not report.is_file():
+        return
+    gate = json.loads(report.read_text(encoding="utf-8")).get("config", {}).get("edge", {}).get("gate", {})
+    threshold = float(gate.get("min_local_confidence", 0.0))
+    if threshold > 0:
+        raise DgragError(
+            f"{run} was run with gate.min_local_confidence = {threshold}: its edges sent their least sure verdicts to "
+            "the cloud, so the edge's fit would not see them; run it again with min_local_confidence = 0"
+        )
 
 
 def fit(
@@ -137,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="--out directories of `dgrag sim run --half fit`")
     parser.add_argument("--write", action="store_true", help="store the fits beside the models")
     args = parser.parse_args(argv)
+    for run in args.runs:
+        unfiltered(run)
     rows = [row for run in args.runs for row in read_rows(find_answers(run))]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
     runs = " ".join(p.name for p in args.runs)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from benchmarks.fit_confidence import fit, verdicts
+from benchmarks.fit_confidence import fit, unfiltered, verdicts
 from shared.config import CLOUD_MODEL
 from shared.core.errors import DgragError
 from shared.models.calibration_files import BUNDLED_KEY
@@ -53,3 +56,17 @@ def test_min_local_confidence_is_chosen_where_the_cloud_reads_what_the_edge_gues
     choice, replay = escalation_choice(rows, edge)
     assert choice > 0.1, "the edge's generated guesses (p about 5%) go to the cloud, which reads them right"
     assert any("20.0%" in line for line in replay), "4 of 20 within-domain asks escalated"
+
+
+def test_a_run_whose_edges_escalated_their_least_sure_verdicts_is_refused(tmp_path: Path) -> None:
+    def run(name: str, threshold: float) -> Path:
+        out = tmp_path / name
+        out.mkdir()
+        config = {"config": {"edge": {"gate": {"min_local_confidence": threshold}}}}
+        (out / "report.json").write_text(json.dumps(config), encoding="utf-8")
+        return out
+
+    unfiltered(run("open", 0.0))
+    unfiltered(tmp_path)  # no report: taken as it is
+    with pytest.raises(DgragError, match=r"min_local_confidence = 0\.2.*min_local_confidence = 0"):
+        unfiltered(run("filtered", 0.2))
