@@ -77,7 +77,7 @@ def _texts_embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-@pytest.mark.parametrize(("trusted", "embeddings"), [(False, 2), (True, 1)])
+@pytest.mark.parametrize(("trusted", "embeddings"), [(False, 3), (True, 1)])
 def test_the_cloud_measures_with_its_own_embedding_unless_askers_are_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool, embeddings: int
 ) -> None:
@@ -89,8 +89,9 @@ def test_the_cloud_measures_with_its_own_embedding_unless_askers_are_trusted(
             seen = _texts_embedded(monkeypatch)
             reply = await ask(net, "edge-a", QUESTION)
             assert reply.decision == "cloud" and "Omar Haddad" in reply.answer
-            # edge-a embeds it for its own retrieval; the cloud embeds it again for its own measurement (or, trusting
-            # askers, reuses edge-a's rows); edge-b (probed, then asked) reuses the rows the cloud sends
+            # edge-a embeds it for its own retrieval; the cloud embeds it again for its own measurement, once for the
+            # evidence check and once for the escalation after edge-a's decline (or, trusting askers, reuses edge-a's
+            # rows); edge-b (probed, then asked) reuses the rows the cloud sends
             assert seen.count(QUESTION) == embeddings
             assert seen.count("Zephyr Medical") <= embeddings
             audit = [e.to_dict() for e in net.runtimes["edge-b"].audit.entries()]
