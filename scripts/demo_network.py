@@ -209,8 +209,11 @@ def titles(bundle: Path) -> dict[str, str]:
 
 def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> None:
     cloud_part = trace.get("cloud") or {}
-    gate = trace["gate"]
-    print(f"decision: {trace['decision']} (gate score {gate['score']:.2f}, threshold {gate['threshold']:.2f})")
+    gate = trace.get("gate")
+    if gate is None:  # the evidence check came first and found another edge clearly stronger
+        print(f"decision: {trace['decision']} (another edge matches clearly better; this edge's model did not read)")
+    else:
+        print(f"decision: {trace['decision']} (gate score {gate['score']:.2f}, threshold {gate['threshold']:.2f})")
     if trace.get("note"):
         print(f"note:     {trace['note']}")
     if cloud_part:
