@@ -211,10 +211,10 @@ class GateConfig:
     """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
     clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. It is
     asked before the edge's model reads, at the larger band margin, so a stronger edge skips the local reading; a
-    trusted answer is checked again at evidence_margin (edge_node.query.escalation). For
-    edges that share names and topics, where local evidence alone looks strong. Costs a round trip and the
-    probes for every local answer (two for a trusted one) (p50/p95 15-19 / 20-29 ms in docs/results/scale-lexical-multihop4, with the
-    edge's query vectors sent along), and the question leaves the edge even when answered locally (audited);
+    trusted answer is checked again at evidence_margin (edge_node.query.escalation). For edges that share names
+    and topics, where local evidence alone looks strong. Costs a round trip and the probes for every local answer,
+    two for a trusted one (p50/p95 15-19 / 20-29 ms each in docs/results/scale-lexical-multihop4, with the edge's
+    query vectors sent along), and the question leaves the edge even when answered locally (audited);
     false keeps it home unless the gate escalates. On by default: on lihua4, whose four edges share names and
     topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with and without
     the check (evidence_margin off) is in docs/results/gate-fit/fit-half-full.md, fitted on the fit half.
