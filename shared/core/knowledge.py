@@ -176,7 +176,7 @@ class CloudAnswer:
     The word a person reads (sure, likely, can't tell) follows from it: :attr:`sureness`."""
     confidence_signals: dict[str, float] = field(default_factory=dict)
     """What the confidence was computed from (shared.reading.confidence.Evidence.signals: named, agreement, parts,
-    concur), each bounded to [0, 1]; empty without a verdict."""
+    concur, lead), each bounded to [0, 1]; empty without a verdict."""
 
     @property
     def sureness(self) -> Sureness:

@@ -20,7 +20,7 @@ from shared.core.text import content_words
 from shared.reading.answer import Answer, cited, with_support
 from shared.reading.answer_format import MISSING, declares_missing
 from shared.reading.claims import unsettled
-from shared.reading.confidence import PRIOR, Calibration, evidence_of
+from shared.reading.confidence import PRIOR, Calibration, evidence_of, lead_of
 from shared.reading.fact_reader import READER as FACT_READER
 from shared.reading.fact_reader import read_fact
 from shared.reading.phrases import agreed_phrase, read_utterance, who_said
@@ -65,8 +65,10 @@ def compose(
         return shown
     texts = [p.text for p in reading.passages]
     shape = reading.shape.shape.value
-    first = reading.entities[0].short if reading.shape.shape == Shape.ENTITY and reading.entities else ""
-    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares, first)
+    names = reading.entities if reading.shape.shape == Shape.ENTITY else []
+    first = names[0].short if names else ""
+    lead = lead_of([f.score for f in names[:2]])
+    evidence = evidence_of(reading.question, shape, shown.reader, shown.short, texts, answers, shares, first, lead)
     confidence = calibration.confidence(evidence)
     if reading.shape.shape in TWO_WAY and confidence.probability < withhold_below:
         return unsettled(reading, quote, evidence, shown.short)

@@ -11,7 +11,9 @@ The probability is a logistic model of what was measured and what the evidence s
 - ``parts``: the share of the question's names and keywords found in the passages (a multi-part question is
   backed on each part);
 - ``concur``: the model-free entity reader (shared.reading.span_reader) ranks the shown name first, so two readers
-  that work differently agree on it (1; else 0, and 0 for any other shape).
+  that work differently agree on it (1; else 0, and 0 for any other shape);
+- ``lead``: where it concurs, how far that reader's first name leads its second: (first's score - second's) /
+  first's, in [0, 1] (1: no other name; 0: a tie, a name it does not rank first, or another shape).
 
 The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
 kept in the ``confidence`` section of the model's data file (shared.reading.model_data). A model without one gets the
@@ -43,10 +45,11 @@ class Evidence:
     agreement: float
     parts: float
     concur: bool = False
+    lead: float = 0.0
 
     def signals(self) -> dict[str, float]:
         """The evidence's numbers (what a trace records beside the shape and reader)."""
-        values = (float(self.named), self.agreement, self.parts, float(self.concur))
+        values = (float(self.named), self.agreement, self.parts, float(self.concur), self.lead)
         return dict(zip(SIGNALS, values, strict=True))
 
     @classmethod
@@ -59,6 +62,7 @@ class Evidence:
             signals.get("agreement", 0.0),
             signals.get("parts", 0.0),
             signals.get("concur", 0.0) >= 0.5,
+            signals.get("lead", 0.0),
         )
 
     def features(self) -> dict[str, float]:
@@ -73,6 +77,7 @@ class Evidence:
             "agreement": self.agreement,
             "parts": self.parts,
             "concur": float(self.concur),
+            "lead": self.lead,
         }
 
 
@@ -153,11 +158,12 @@ def evidence_of(
     samples: Sequence[str],
     shares: Mapping[str, float] | None = None,
     first_name: str = "",
+    lead: float = 0.0,
 ) -> Evidence:
     """The :class:`Evidence` of the answer ``short`` to ``question`` read by ``reader`` from ``passages``, beside
     the model's rendered ``samples`` (none: a model-free reading, counted as agreeing) or, where a single choice was
     scored, ``shares`` (each option with the model's probability of it). ``first_name``: the name the model-free
-    entity reader ranks first (entity questions)."""
+    entity reader ranks first (entity questions), ``lead``: how far it leads that reader's second name."""
     answer = short.strip().rstrip(".")
     verdict = answer.casefold() in ("yes", "no")
     named = bool(answer) and not verdict and any(occurs_in(answer, p) for p in passages)
@@ -168,7 +174,17 @@ def evidence_of(
     found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
     parts = len(found) / len(terms) if terms else 0.0
     concur = bool(answer) and normalise_name(answer) == normalise_name(first_name)
-    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3), concur)
+    led = round(min(max(lead, 0.0), 1.0), 3) if concur else 0.0
+    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3), concur, led)
+
+
+def lead_of(scores: Sequence[float]) -> float:
+    """How far the first of a reader's ranked ``scores`` leads the second, as a share of the first's: in [0, 1]
+    (1 with no second; 0 for a tie, or a first ranked ahead of a higher score, as a person is for a who-question)."""
+    if not scores or scores[0] <= 0:
+        return 0.0
+    second = scores[1] if len(scores) > 1 else 0.0
+    return min(max((scores[0] - second) / scores[0], 0.0), 1.0)
 
 
 def _agrees(answer: str, sample: str) -> bool:

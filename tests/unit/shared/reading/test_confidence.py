@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shared.core.errors import ConfigError
-from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, evidence_of
+from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, evidence_of, lead_of
 
 PASSAGES = ["Tim Cook said Apple would ship the Vision Pro in 2024.", "Google Search faced an antitrust trial."]
 
@@ -58,3 +58,13 @@ def test_a_fitted_calibration_weighs_its_features_and_round_trips(tmp_path: Path
 def test_the_unfitted_prior_never_says_sure() -> None:
     best = Evidence("entity", "vote", True, 1.0, 1.0)
     assert PRIOR.confidence(best).word != "sure"
+
+
+def test_the_lead_counts_only_where_the_entity_reader_concurs_and_stays_in_the_unit_interval() -> None:
+    assert lead_of([4.0, 1.0]) == 0.75 and lead_of([2.0]) == 1.0 and lead_of([]) == 0.0
+    assert lead_of([1.0, 3.0]) == 0.0, "a person ranked ahead of a higher score leads by nothing"
+    passages = ["Sam Altman leads OpenAI.", "Greg Brockman co-founded OpenAI."]
+    agreed = evidence_of("Who leads OpenAI?", "entity", "vote", "Sam Altman", passages, [], None, "Sam Altman", 0.6)
+    other = evidence_of("Who leads OpenAI?", "entity", "vote", "Greg Brockman", passages, [], None, "Sam Altman", 0.6)
+    assert agreed.lead == 0.6 and agreed.signals()["lead"] == 0.6 and other.lead == 0.0
+    assert Evidence.of("entity", "vote", agreed.signals()) == agreed, "a trace's signals give the evidence back"
