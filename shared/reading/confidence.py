@@ -174,7 +174,7 @@ def evidence_of(
     found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
     parts = len(found) / len(terms) if terms else 0.0
     concur = bool(answer) and normalise_name(answer) == normalise_name(first_name)
-    led = round(min(max(lead, 0.0), 1.0), 3) if concur else 0.0
+    led = round(unit_interval(lead), 3) if concur else 0.0
     return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3), concur, led)
 
 
@@ -184,7 +184,7 @@ def lead_of(scores: Sequence[float]) -> float:
     if not scores or scores[0] <= 0:
         return 0.0
     second = scores[1] if len(scores) > 1 else 0.0
-    return min(max((scores[0] - second) / scores[0], 0.0), 1.0)
+    return unit_interval((scores[0] - second) / scores[0])
 
 
 def _agrees(answer: str, sample: str) -> bool:
