@@ -5,7 +5,7 @@
 Reads every answer row of the runs (``dgrag sim run --half fit``), keeps the answerable asks that got a verdict
 (not a decline, an extract or "can't tell"), splits them by the model that read them (the edge's answers: the
 bundled SmolLM2; the cloud's: its packaged model), and fits a logistic regression (scikit-learn) of strict
-correctness on the question's shape, the reader and the evidence's signals (named, agreement, parts, concur, lead;
+correctness on the question's shape, the reader and the evidence's signals (named, agreement, parts, model;
 rows of runs that did not record them count 0). Prints each (shape, reader) cell's asks, accuracy and fitted
 probability; ``--write`` stores the fits in the confidence section of shared/reading/profiles/<model>.json,
 which answers then use (shared.reading.confidence). Rows of the report half are refused: published figures come

@@ -29,7 +29,7 @@ from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import DgragError
 from shared.core.knowledge import CloudAnswer, CloudQuery, SummaryMatch
 from shared.core.model_api import Embedder, TextGenerator
-from shared.models.calibration_files import calibration_for, yes_no_for
+from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport import serde
@@ -81,7 +81,6 @@ def build_cloud(
         knowledge_size=serde.knowledge_size,
         calibration=calibration,
         strategy=strategy,
-        yes_no=yes_no_for(config.llm),
         askers_see_routing=askers_see_routing,
     )
     return CloudParts(registry, index, queries)

@@ -1,8 +1,8 @@
 """Which model the cloud reads with: the larger packaged model, or the bundled SmolLM2 as a stated fallback.
 
 The cloud's default model (shared.config.CLOUD_MODEL) is fetched once by scripts/install.sh. Where it is missing,
-the cloud still starts when ``llm_fallback`` allows it, reading with the bundled SmolLM2-135M and its own reader
-profile, and says in one sentence what is missing and how to fetch it.
+the cloud still starts when ``llm_fallback`` allows it, reading with the bundled SmolLM2-135M, and says in one
+sentence what is missing and how to fetch it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Callable
 from shared.config import CloudConfig
 from shared.core.errors import ModelNotInstalledError
 from shared.models.packaged import is_fetched
-from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 
 def missing_model_sentence(name: str) -> str:
@@ -25,7 +24,7 @@ def missing_model_sentence(name: str) -> str:
 
 def cloud_model(config: CloudConfig, say: Callable[[str], None]) -> CloudConfig:
     """``config`` as the cloud runs it: unchanged when its packaged model is fetched (or none is named); else the
-    bundled SLM with its reader profile, after ``say`` tells why, or an error when ``llm_fallback`` is false."""
+    bundled SLM, after ``say`` tells why, or an error when ``llm_fallback`` is false."""
     name = config.llm.packaged_in_use
     if not name or is_fetched(name):
         return config
@@ -35,11 +34,4 @@ def cloud_model(config: CloudConfig, say: Callable[[str], None]) -> CloudConfig:
             f"dgrag models fetch {name}"
         )
     say(missing_model_sentence(name))
-    readers = config.query.readers
-    if readers == measured_profile(name):
-        readers = ReaderProfile()
-    return dataclasses.replace(
-        config,
-        llm=dataclasses.replace(config.llm, packaged=""),
-        query=dataclasses.replace(config.query, readers=readers),
-    )
+    return dataclasses.replace(config, llm=dataclasses.replace(config.llm, packaged=""))

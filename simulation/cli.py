@@ -35,8 +35,9 @@ def _run_parser(commands: Any) -> None:
     )
     p.add_argument(
         "--modes",
-        default="naive,local,dgrag,central",
-        help="comma-separated: naive, local, dgrag, central, oracle (gold evidence, read by the edge's readers)",
+        default="plain,local,dgrag",
+        help="comma-separated: naive, local, dgrag, central, oracle (gold evidence, read by the edge's reader), plain"
+        " (all documents in one index, the cloud's model: the bar to clear)",
     )
     p.add_argument(
         "--ablate",

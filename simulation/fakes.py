@@ -33,19 +33,6 @@ class ScriptedGenerator:
         texts = tuple(self.script(request) for _ in range(request.n))
         return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts))
 
-    def option_probabilities(
-        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
-    ) -> tuple[float, ...]:
-        """0.9 shared by the options the script's answer begins with (case aside; a JSON choice's opening
-        skipped), the rest shared by the others."""
-        self.requests.append(request)
-        head = _CHOICE_OPENING.sub("", self.script(request).strip()).casefold()
-        chosen = [head.startswith(o.casefold()) for o in options]
-        if not any(chosen) or all(chosen):
-            return tuple(1.0 / len(options) for _ in options)
-        hit, miss = 0.9 / sum(chosen), 0.1 / (len(options) - sum(chosen))
-        return tuple(hit if c else miss for c in chosen)
-
     def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
         """:meth:`generate`, giving a single answer to ``on_text`` word by word (as a model decodes it)."""
         completion = self.generate(request)
@@ -59,7 +46,6 @@ class ScriptedGenerator:
 
 
 _WORD = re.compile(r"\w+")
-_CHOICE_OPENING = re.compile(r'^\{\s*"answer"\s*:\s*"')
 
 
 class HashEmbedder:

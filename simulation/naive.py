@@ -23,8 +23,7 @@ from shared.core.model_api import TextGenerator
 from shared.core.trace import AnswerTrace, Decision
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import WordPieceTokenizer
-from shared.reading.plan import plan_reading
-from shared.reading.read import read_planned
+from shared.reading.read import read_passages
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked
@@ -62,7 +61,7 @@ def naive_answer(question: str, retriever: Retriever, generator: TextGenerator, 
     started = time.perf_counter()
     retrieval = retriever.retrieve(question, use_graph=False)
     passages = [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
-    sampled = read_planned(plan_reading(question, passages), retrieval.context, generator, config.answer.sampling(1))
+    sampled = read_passages(question, passages, generator, config.answer.sampling(1))
     answer, why = sampled.answers[0], sampled.degenerate[0]
     shown, note = answer, ""
     if why is not None:

@@ -1,5 +1,5 @@
 """The ``oracle`` mode: every question read from its gold evidence documents, as an edge reads its own retrieval
-(the same prompt, samples, readers and composition, shared.reading.compose), so a report shows how much is lost in
+(the same prompt, samples and composition, shared.reading.read), so a report shows how much is lost in
 retrieval (oracle against dgrag) and how much in reading (oracle against the gold).
 
 It runs in the simulation's own process after the edges and the cloud have stopped (one model process at a time
@@ -21,12 +21,9 @@ from shared.core.model_api import TextGenerator
 from shared.core.text import content_words, excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
-from shared.reading.answer import Answer
-from shared.reading.answer_format import declares_missing
-from shared.reading.compose import compose
-from shared.reading.plan import Reading, plan_reading
-from shared.reading.read import read_planned
-from shared.reading.span_reader import Passage, numbered_context
+from shared.reading.plan import shape_of
+from shared.reading.read import Answered, HowToRead, answer_question
+from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked, Question
 from simulation.indexing import docs_by_edge
@@ -51,26 +48,15 @@ def gold_passages(question: Question, docs: dict[str, str]) -> list[Passage]:
     return out
 
 
-def sample_answers(generator: TextGenerator, reading: Reading, config: EdgeConfig) -> list[str]:
-    """``answer.n_answers`` answers of the SLM from the reading's passages (on the choice schema where the
-    question's shape has one), as the edge samples them."""
-    context = numbered_context(reading.passages)
-    how = config.answer.sampling(config.answer.n_answers)
-    return read_planned(reading, context, generator, how).answers
-
-
-def first_usable(answers: Sequence[str]) -> int:
-    """The first sample that does not decline (0 when all do)."""
-    return next((i for i, a in enumerate(answers) if not declares_missing(a)), 0)
-
-
 def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator, config: EdgeConfig) -> AnswerTrace:
     """The oracle's answer to ``question``, as a local-path trace (no gate: the evidence is the gold)."""
     started = time.perf_counter()
-    reading = plan_reading(question.question, gold_passages(question, docs))
-    answers = sample_answers(generator, reading, config) if reading.passages else []
+    passages = gold_passages(question, docs)
     a = config.answer
-    composed: Answer = compose(reading, answers, first_usable(answers), a.readers, withhold_below=a.withhold_below)
+    answered: Answered[None] = answer_question(
+        question.question, passages, generator, HowToRead(a.sampling(a.n_answers), withhold_below=a.withhold_below)
+    )
+    composed, answers = answered.answer, answered.sampled.answers
     return AnswerTrace(
         question=question.question,
         answer=composed.text,
@@ -89,10 +75,10 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
         names=[],
         entities=[],
         relations=[],
-        sources=[Source(p.source, 0, 1.0) for p in reading.passages],
+        sources=[Source(p.source, 0, 1.0) for p in passages],
         context_tokens=0,
         timings={"generation": time.perf_counter() - started},
-        reading={"shape": reading.shape.shape.value, "reader": composed.reader, "short": composed.short},
+        reading={"shape": shape_of(question.question).shape.value, "reader": composed.reader, "short": composed.short},
     )
 
 

@@ -27,7 +27,8 @@ DGRAG_MODE = "dgrag"
 CENTRAL_MODE = "central"
 NAIVE_MODE = "naive"
 ORACLE_MODE = "oracle"
-GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE, ORACLE_MODE)
+PLAIN_MODE = "plain"
+GATELESS_MODES = (NAIVE_MODE, CENTRAL_MODE, ORACLE_MODE, PLAIN_MODE)
 """Modes that never escalate (no gate; the all-documents store keeps its own answer; the oracle reads the gold
 evidence): no escalation rates."""
 RATIO_KEY = "dgrag_out_accuracy_vs_central"

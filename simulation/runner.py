@@ -43,14 +43,15 @@ from simulation.indexing import (
 from simulation.liars import LIAR_KINDS, liar_command
 from simulation.naive import naive_rows
 from simulation.oracle import oracle_rows
+from simulation.plain_rag import plain_rows
 from simulation.processes import stop_all
 from simulation.ray_backend import RayOptions
-from simulation.report import NAIVE_MODE, ORACLE_MODE
+from simulation.report import NAIVE_MODE, ORACLE_MODE, PLAIN_MODE
 from simulation.resume import PARTIAL_ANSWERS, code_digest, earlier_rows, open_for_append, settings_digest
 from simulation.run_info import run_info
 from simulation.servers import edge_launch, edge_trust, start_cloud, wait_synced
 
-MODES = ("naive", "local", "dgrag", "central", "oracle")
+MODES = ("naive", "local", "dgrag", "central", "oracle", "plain")
 """The systems a simulation compares (shared.core.vocabulary names them)."""
 SIM_USER = "sim-client"
 
@@ -155,6 +156,8 @@ def run(opts: SimOptions) -> dict[str, Any]:
         rows += naive_rows(asked, built, edge_config)
     if ORACLE_MODE in opts.modes:
         rows += oracle_rows(asked, opts.bench, edge_config)
+    if PLAIN_MODE in opts.modes:
+        rows += plain_rows(asked, opts.bench, edge_config, cloud_config)
     info["wall_seconds"] = time.perf_counter() - started
     return _write(opts.out, rows, info)
 

@@ -1,13 +1,10 @@
 """The cloud's reading of the merged context (transport-free): the one answer path
-(shared.reading.read.answer_question) reads it as an edge reads its own, with the cloud's settings: the cloud LLM
-answers once (a choice with the model's probability of each option, or votes over a few samples where
-configured), a yes/no question is read claim by claim where the model's fit is given, and the short answer comes
-with one supporting sentence where every text read may be quoted to the asker (see answer_guard), else with the
-source ids only. When every generation is degenerate and the
-context held entity and relation lines besides its chunks, the model is asked again from the chunks alone; if
-that too gives nothing usable, an extract of the texts the asker may be quoted is shown. Last, the answer is
-guarded (answer_guard): copies of texts their owners do not let answers quote are removed, and a short answer the
-guard cut keeps no confidence. What this returns is what the asker is shown."""
+(shared.reading.read.answer_question) reads the edges' chunks whole, as an edge reads its own, with the cloud's
+settings: its model answers once, greedily; the short answer is a span of a chunk or a verdict, with the sentence
+that supports it where every text read may be quoted to the asker (see answer_guard), else with the source ids
+only. When the model gives nothing usable, an extract of the texts the asker may be quoted is shown. Last, the
+answer is guarded (answer_guard): copies of texts their owners do not let answers quote are removed, and a short
+answer the guard cut keeps no confidence. What this returns is what the asker is shown."""
 
 from __future__ import annotations
 
@@ -22,14 +19,11 @@ from shared.core.model_api import TextGenerator
 from shared.reading.answer import Answer
 from shared.reading.answer_format import Sampling
 from shared.reading.confidence import CANT_TELL, PRIOR, Calibration
-from shared.reading.fact_reader import READER as FACT_READER
-from shared.reading.plan import Reading
 from shared.reading.read import Answered, HowToRead, answer_question
 from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 
 FALLBACK = "fallback"
-SEED = 7
-"""Seed of the sampled answers (as the edges' answer.seed), so an answer can be reproduced."""
+ENTITY_LINES = "the edges' entities and relations"
 NO_USABLE_ANSWER = (
     "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
 )
@@ -51,14 +45,12 @@ def read_context(
     readers: Readers,
     calibration: Calibration = PRIOR,
     protected: Sequence[str] = (),
-    yes_no: Calibration | None = None,
 ) -> CloudReading:
-    """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): a yes/no
-    question is read claim by claim where the model scores options and ``yes_no`` (its fit) is given; another closed
-    answer set is one greedy choice, scored (or voted over ``config.choice_samples`` sampled answers where more than
-    one), free text is one greedy answer; then every copy of the ``protected`` texts is removed (answer_guard)."""
-    made = _read(question, merged, generator, config, readers, calibration, yes_no)
-    whole = made.reader == FACT_READER  # a version, licence or command cut short is a fragment, never the fact
+    """The answer the asker is shown for ``question`` from ``merged`` (blocking: it runs the cloud LLM): one
+    greedy answer read from the chunks whole, then every copy of the ``protected`` texts removed
+    (answer_guard)."""
+    made = _read(question, merged, generator, config, readers, calibration)
+    whole = made.reader == "span"  # a span cut short is a fragment, never the answer
     guarded = guard_answer(
         question, made.text, made.short, protected, config.copy_words, config.copy_sentence_words, whole
     )
@@ -75,24 +67,16 @@ def _read(
     config: CloudQueryConfig,
     readers: Readers,
     calibration: Calibration,
-    yes_no: Calibration | None,
 ) -> Answer:
     """The composed answer, or the extract, before the guard."""
     passages = [Passage(i + 1, c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for i, c in enumerate(merged.chunks)]
-
-    def sampling(reading: Reading) -> Sampling:
-        # no reason after a choice: the cloud shows evidence sentences, not the model's reasons, and each reason
-        # costs about 15 decoded tokens per sample
-        n = config.choice_samples if reading.options else 1
-        temperature = config.choice_temperature if n > 1 else 0.0
-        return Sampling(n, config.max_tokens, temperature, SEED if n > 1 else None, reason=False)
-
-    quote = readers.all_quotable(merged)
-    how = HowToRead(sampling, config.readers, calibration, config.withhold_below, quote, yes_no, merged.chunk_text)
-    answered: Answered[None] = answer_question(question, passages, merged.text, generator, how)
-    sampled = answered.sampled
-    if sampled is None or sampled.usable or answered.answer.reader != "declined":
-        return answered.answer  # without samples only a model-free reader can have answered
+    if not passages and merged.text.strip():  # edges whose policy keeps chunks home sent entity and relation lines
+        passages = [Passage(1, merged.text, ENTITY_LINES)]
+    sampling = Sampling(1, config.max_tokens, 0.0, None)
+    how = HowToRead(sampling, calibration, config.withhold_below, readers.all_quotable(merged))
+    answered: Answered[None] = answer_question(question, passages, generator, how)
+    if answered.sampled.usable or not passages:
+        return answered.answer
     return Answer(_fallback(question, merged, readers), "", FALLBACK)
 
 
@@ -102,7 +86,7 @@ def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:
     chunks = [c for c in merged.chunks if readers.may_quote(c.edge_id)]
     passages = [SourcedText(c.chunk.text, f"{c.edge_id}:{c.chunk.doc_id}") for c in chunks]
     if not passages and readers.all_quotable(merged):
-        passages = [SourcedText(merged.text, "the edges' entities and relations")]
+        passages = [SourcedText(merged.text, ENTITY_LINES)]
     if not passages:
         return NO_USABLE_ANSWER
     return extractive_answer(question, passages)

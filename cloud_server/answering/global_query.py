@@ -61,7 +61,6 @@ class GlobalQueryService:
         knowledge_size: KnowledgeSizer | None = None,
         calibration: Calibration = PRIOR,
         strategy: RoutingStrategy | None = None,
-        yes_no: Calibration | None = None,
         askers_see_routing: bool = False,
     ) -> None:
         self._index = index
@@ -72,7 +71,6 @@ class GlobalQueryService:
         self._config = config
         self._size = knowledge_size or (lambda k: 0)
         self._calibration = calibration
-        self._yes_no = yes_no
         self._askers_see_routing = askers_see_routing
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
@@ -209,7 +207,7 @@ class GlobalQueryService:
             relay = DraftRelay(question, protected, cfg.copy_words, cfg.copy_sentence_words, on_text)
             generator = Tapped(generator, relay)
         shown = await asyncio.to_thread(
-            read_context, question, merged, generator, cfg, readers, self._calibration, protected, self._yes_no
+            read_context, question, merged, generator, cfg, readers, self._calibration, protected
         )
         answer = shown.answer
         out.answer, out.short, out.reader = answer.text, answer.short, answer.reader

@@ -26,8 +26,6 @@ from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.calibration_files import calibration_for
 from shared.models.tokenizer import Tokenizer
 from shared.reading.answer import Answer
-from shared.reading.compose import unsupported
-from shared.reading.plan import Reading
 from shared.reading.read import HowToRead, Sampled, answer_question
 from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 from shared.transport.tracing import phase, span
@@ -180,7 +178,7 @@ class QueryService:
         answer."""
         question, retrieval, timings = found.question, found.retrieval, dict(found.timings)
         a = self._config.answer
-        how = HowToRead(lambda _: a.sampling(a.n_answers), a.readers, self._calibration, a.withhold_below)
+        how = HowToRead(a.sampling(a.n_answers), self._calibration, a.withhold_below)
 
         def weigh(sampled: Sampled) -> tuple[GateResult, int]:
             with phase(timings, "gate"):
@@ -188,10 +186,10 @@ class QueryService:
             return result, result.best_index
 
         with phase(timings, "generation", answers=a.n_answers):
-            answered = answer_question(question, passages(retrieval), retrieval.context, self._generator, how, weigh)
+            answered = answer_question(question, passages(retrieval), self._generator, how, weigh)
         timings["generation"] -= timings["gate"]  # the gate runs inside the answer path, timed apart
         sampled, result, composed = answered.sampled, answered.weighed, answered.answer
-        assert sampled is not None and result is not None  # a weigher always gets samples
+        assert result is not None  # a weigher always answers
         action = decide(signals_of(result, composed), self._config.gate, Situation(cloud=False)).action
         text, decision, verified = shown_here(question, retrieval, composed, action)
         return LocalAnswer(
@@ -210,16 +208,16 @@ class QueryService:
             best_generated=sampled.answers[result.best_index],
             model_speed=sampled.completion.speed.as_dict() if sampled.completion.speed else {},
             composed=composed,
-            reading=_reading_trace(answered.reading, composed),
+            reading=_reading_trace(composed),
         )
 
     def _gate(self, sampled: Sampled, evidence: float) -> GateResult:
         """The gate over the sampled answers: degenerate ones and ones their evidence does not support count as
         refusals."""
-        answers = sampled.answers
+        answers = [s.short or a for s, a in zip(sampled.said, sampled.answers, strict=True)]
         vectors = self._embedder.embed(answers)
         refused = [f is not None for f in sampled.degenerate]
-        ungrounded = [not r and unsupported(a, sampled.reading.passages) for a, r in zip(answers, refused, strict=True)]
+        ungrounded = [not r and s.kind == "unsupported" for r, s in zip(refused, sampled.said, strict=True)]
         return evaluate(answers, vectors, evidence, self._config.gate, refused, ungrounded)
 
 
@@ -228,9 +226,9 @@ def passages(retrieval: Retrieval) -> list[Passage]:
     return [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
 
 
-def _reading_trace(reading: Reading, composed: Answer) -> dict[str, str]:
+def _reading_trace(composed: Answer) -> dict[str, str]:
     return {
-        "shape": reading.shape.shape.value,
+        "shape": composed.evidence.shape if composed.evidence else "",
         "reader": composed.reader,
         "short": composed.short,
         **({"withheld": composed.withheld} if composed.withheld else {}),

@@ -26,7 +26,6 @@ from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.core.text import excerpt, normalise_name, occurs_in
 from shared.core.trace import Source
 from shared.models.tokenizer import Tokenizer
-from shared.reading.fact_reader import FactKind, fact_kind
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,6 @@ class Retriever:
         self._config = config
         self._graph: KnowledgeGraph | None = None
         self._lexical: LexicalIndex | None = None
-        self._heads: tuple[int, dict[str, int]] | None = None
 
     def graph(self) -> KnowledgeGraph:
         if self._graph is None or self._graph.generation != self._kb.store.generation:
@@ -178,8 +176,6 @@ class Retriever:
         }
         graph_scores = _graph_scores(graph, seeds, found.relation_hits) if use_graph and seeds else {}
         scored = self._rank_chunks(found, graph_scores, use_graph)
-        if use_graph and fact_kind(question) in ABOUT_THE_DOCUMENT:
-            scored = self._head_first(scored, found.question_vector)
         chunks, used = self._pack(scored, keywords)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
         entities, relations = self._described(found, graph)
@@ -239,28 +235,6 @@ class Retriever:
         scored.sort(key=lambda t: (-t[0], t[3]))
         return scored
 
-    def _head_first(
-        self, scored: list[tuple[float, float, float, int]], question_vector: Any
-    ) -> list[tuple[float, float, float, int]]:
-        """``scored`` with the first chunk of the best chunk's document first: where a page states what it is (its
-        name, version and licence: a package page's head). For a question about the document itself."""
-        store = self._kb.store
-        if not scored:
-            return scored
-        if self._heads is None or self._heads[0] != store.generation:
-            first: dict[str, tuple[int, int]] = {}
-            for cid, doc, index in store.chunk_rows():
-                if doc not in first or index < first[doc][1]:
-                    first[doc] = (cid, index)
-            self._heads = (store.generation, {doc: cid for doc, (cid, _) in first.items()})
-        best = store.chunks_by_id([scored[0][3]]).get(scored[0][3])
-        head = self._heads[1].get(best.doc_id) if best is not None else None
-        if head is None or head == scored[0][3]:
-            return scored
-        rest = [s for s in scored if s[3] != head]
-        vscore = float(np.dot(self._kb.vectors.chunks.vector(head), question_vector))
-        return [(scored[0][0], vscore, 0.0, head), *rest]
-
     def _pack(
         self, scored: list[tuple[float, float, float, int]], keywords: list[str]
     ) -> tuple[list[ScoredChunk], int]:
@@ -300,8 +274,6 @@ class Retriever:
         return entities, relations
 
 
-ABOUT_THE_DOCUMENT = (FactKind.VERSION, FactKind.LICENCE)
-"""Facts a page states of itself, at its head: a question asking one reads the head of the best-matching page."""
 EXACT_NAME_SCORE = 1.0
 """An entity named exactly in the question scores as a perfect match."""
 ENTITIES_PER_NAME = 3

@@ -10,7 +10,6 @@ from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.errors import ConfigError
 from shared.core.sureness import CLOUD_WITHHOLD_BELOW
 from shared.core.verbatim import MIN_RUN_WORDS
-from shared.reading.reader_profile import ReaderProfile
 
 
 @dataclass(frozen=True)
@@ -41,23 +40,11 @@ class CloudQueryConfig:
     and keywords (0 = the chunk as the edge sent it). 480 with a 448-token context against whole chunks in 640, on
     the fit half of multihop4 (docs/results/cloud-excerpts): entity answers 33 of 48 asks right either way, yes/no
     68 against 67 of 92, escalated entity p50 10.0 s against 13.3 s (240 with 320 tokens cost 3 of 25)."""
-    max_tokens: int = 96
-    """Longest cloud answer."""
-    choice_samples: int = 1
-    """Answers to a question with a closed answer set (yes/no, one of two named options, one of the evidence's
-    entity names). 1: one greedy answer, whose confidence sees the model's probability of the option it chose (one
-    more forward pass of a few tokens where the model scores options); more: sampled and voted, as an edge votes
-    its own. Free-text answers are one greedy answer."""
-    choice_temperature: float = 0.7
-    """Sampling temperature of those answers (the edges' answer.temperature)."""
-    readers: ReaderProfile = field(default_factory=ReaderProfile)
-    """Which reader answers each question shape for the cloud's model, as the edges' answer.readers (measure it
-    for the model you set in [llm] with benchmarks.reader_oracle)."""
+    max_tokens: int = 40
+    """Longest cloud answer: the answer alone is asked for, a span or a verdict."""
     withhold_below: float = CLOUD_WITHHOLD_BELOW
-    """A yes/no or two-option verdict whose own confidence is below this is withheld: the answer says "can't tell"
-    and shows what bears on each claim of the question (0: every verdict is shown, as a calibration fit needs).
-    0.5 (every verdict of the claim reader shown): chosen on the fit halves of multihop4 and pkgfit3 (shared.core.
-    sureness.CLOUD_WITHHOLD_BELOW)."""
+    """A yes/no verdict whose own confidence is below this is withheld: the answer says "can't tell" and shows the
+    sentence that bears most on the question (0: every verdict is shown, as a calibration fit needs)."""
     calibration: str = ""
     """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
     ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,
@@ -128,11 +115,6 @@ class CloudQueryConfig:
             raise ConfigError(
                 f"query.copy_words = {self.copy_words} would remove ordinary phrases from answers; use {MIN_RUN_WORDS}"
                 " or more"
-            )
-        if self.choice_samples < 1:
-            raise ConfigError(
-                f"query.choice_samples = {self.choice_samples}: a closed question needs at least one answer; use 1"
-                " (one greedy answer, scored) or more (sampled and voted)"
             )
 
 

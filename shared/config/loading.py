@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from shared.config.model_readers import with_measured_readers
 from shared.core.errors import ConfigError
 
 T = TypeVar("T")
@@ -19,8 +18,7 @@ ENV_PREFIX = "DGRAG__"
 
 
 def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | None = None) -> T:
-    """Build ``cls`` from defaults, then the TOML file at ``path`` (if any), then ``DGRAG__`` variables; a
-    packaged model without readers of its own reads with the profile measured for it (shared.config.model_readers)."""
+    """Build ``cls`` from defaults, then the TOML file at ``path`` (if any), then ``DGRAG__`` variables."""
     raw: dict[str, Any] = {}
     if path is not None:
         try:
@@ -33,7 +31,7 @@ def load_config(cls: type[T], path: Path | None, environ: Mapping[str, str] | No
     for key, value in env.items():
         if key.startswith(ENV_PREFIX) and len(key) > len(ENV_PREFIX):
             _set_path(raw, key[len(ENV_PREFIX) :].lower().split("__"), value)
-    return with_measured_readers(_build(cls, raw, where="config"), raw)
+    return _build(cls, raw, where="config")
 
 
 RENAMED = {"confidence_detection": "refusal_detection", "escalate_below": "min_local_confidence"}

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
 from shared.reading.answer_format import Sampling
-from shared.reading.reader_profile import ReaderProfile
 
 
 @dataclass(frozen=True)
@@ -120,20 +119,10 @@ class AnswerConfig:
     """Longest answer."""
     seed: int = 7
     """Sampling seed, so a re-run gives the same answers."""
-    reason: bool = False
-    """After a choice (yes/no, one of the options), also decode the model's short reason (about 15 tokens per
-    sample) for the gate's similarity and support checks to read. false (default): the choice alone, about 0.5 s
-    faster a question on 2 cores; the gate's defaults replay the same on the fit half either way
-    (docs/results/answer-reason at commit d638df0). Refit the gate with benchmarks/fit_gate_check.py after
-    changing it."""
-    readers: ReaderProfile = field(default_factory=ReaderProfile)
-    """Which reader answers each question shape for this SLM, measured on the fit half of the dev questions
-    (``python -m benchmarks.reader_oracle --slm --half fit --profile``; re-measure for another model)."""
     withhold_below: float = 0.6
-    """A yes/no or two-option verdict whose own confidence is below this is withheld: the answer says "can't tell"
-    and shows what bears on each claim of the question (0: every verdict is shown, as a calibration fit needs).
-    0.6: the edge's own yes/no votes were right 47.8% of the time on the fit halves; withheld, the question goes
-    to the cloud, which reads it claim by claim (shared.core.sureness.WITHHOLD_BELOW)."""
+    """A yes/no verdict whose own confidence is below this is withheld: the answer says "can't tell" and shows the
+    sentence that bears most on the question (0: every verdict is shown, as a calibration fit needs). Withheld,
+    the question goes to the cloud (shared.core.sureness.WITHHOLD_BELOW)."""
     calibration: str = ""
     """How sure an answer says it is (shared.reading.confidence): a calibration JSON file fitted for this model with
     ``python -m benchmarks.fit_confidence``; empty: the one fitted for the configured packaged or bundled model,
@@ -150,7 +139,6 @@ class AnswerConfig:
             top_k=self.top_k,
             min_p=self.min_p,
             repeat_penalty=self.repeat_penalty,
-            reason=self.reason,
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -61,6 +62,16 @@ class Completion:
     completion_tokens: int
     speed: ModelSpeed | None = None
     """Where the runtime measures it (llama_cpp): prompt reading and writing, tokens and seconds."""
+    token_logprobs: tuple[tuple[float, ...], ...] = ()
+    """Per text, each generated token's natural-log probability under the model (empty: the backend gives none)."""
+
+    def probability(self, index: int = 0, first: int = 0) -> float | None:
+        """The model's probability of text ``index`` (the product of its tokens'; of its ``first`` tokens alone
+        where that is set; None: the backend gave none)."""
+        if index >= len(self.token_logprobs) or not self.token_logprobs[index]:
+            return None
+        tokens = self.token_logprobs[index]
+        return float(math.exp(sum(tokens[:first] if first else tokens)))
 
 
 @dataclass(frozen=True)
@@ -110,25 +121,6 @@ class StreamingGenerator(TextGenerator, Protocol):
     def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
         """:meth:`generate`, giving ``on_text`` each decoded piece when ``request.n`` is 1."""
         ...
-
-
-@runtime_checkable
-class OptionScorer(Protocol):
-    """A model that tells how likely each of a few options is as its answer, from one forward pass (no sampling)."""
-
-    def option_probabilities(
-        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
-    ) -> tuple[float, ...]:
-        """The probability of each of ``options`` as the answer's first token after ``request``'s prompt and the
-        answer's own ``answer_start`` (e.g. a JSON choice's opening), normalised over the options (its n,
-        temperature and schema are not used)."""
-        ...
-
-
-def scorer_of(generator: TextGenerator) -> OptionScorer | None:
-    """The model behind ``generator`` where it scores options (None: it only generates)."""
-    model = generator.inner if isinstance(generator, Tapped) else generator
-    return model if isinstance(model, OptionScorer) else None
 
 
 class Tapped:

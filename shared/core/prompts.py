@@ -55,20 +55,25 @@ QUESTION_KEYWORDS = """Question: {question}
 
 List the names and key terms of this question, copied exactly."""
 
-ANSWER_SYSTEM = "You answer questions using only the given context. Be brief."
+ANSWER_SYSTEM = "You answer questions from the numbered passages given, and from nothing else."
 
-ANSWER_QUESTION = """Context:
-{context}
+ANSWER_PASSAGES = """Passages:
 
-Question: {question}
-Answer in one short sentence. If the context does not contain the answer, say: Insufficient information."""
-
-ANSWER_CHOICE = """Context:
-{context}
+{passages}
 
 Question: {question}
-Using only the context, choose the answer from: {options} (insufficient information if the context does not
-say), and give one short sentence of reason."""
+
+{instruction}"""
+
+ANSWER_SPAN = (
+    "Answer with only the exact words from the passages that answer the question: a name, number, value, option, "
+    "path or command. If the passages do not say, answer: Insufficient information."
+)
+
+ANSWER_VERDICT = (
+    "Answer Yes or No, as the passages say; read negations such as not, never or only with care. If the passages "
+    "do not say, answer: Insufficient information."
+)
 
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
@@ -79,7 +84,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "RELATION_EXTRACTION": RELATION_EXTRACTION,
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
         "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
-        "ANSWER_QUESTION": ANSWER_QUESTION,
-        "ANSWER_CHOICE": ANSWER_CHOICE,
+        "ANSWER_PASSAGES": ANSWER_PASSAGES,
     }.items()
 }

@@ -16,7 +16,7 @@ CLOUD_WITHHOLD_BELOW = 0.5
 the fit halves of multihop4 and pkgfit3 (108 yes/no asks, benchmarks.fit_yes_no, cross-validated) as the least
 confidence whose verdicts beat always "yes" by 10 points: 72.2% right against 55.6%, on every ask. Withholding buys
 little: from 0.55, 73.5% right on 76.9% of the asks; from 0.6, 75.0% on 55.6%; from 0.65, 82.1% on 36.1%."""
-SIGNALS = ("named", "agreement", "parts", "concur", "lead")
+SIGNALS = ("named", "agreement", "parts", "model")
 """The evidence signals a confidence is computed from (shared.reading.confidence.Evidence), as traces and replies
 carry them; any other key a peer sends is dropped."""
 

@@ -40,18 +40,6 @@ def fitted(key: str) -> Calibration | None:
     return None if section is None else Calibration.from_mapping(section, f"{model_file(key)}: its confidence section")
 
 
-def yes_no_for(config: ModelConfig) -> Calibration | None:
-    """The yes/no fit of ``config``'s model (shared.reading.claims), or None where none was fitted: that
-    model's yes/no questions are voted."""
-    return _yes_no(model_key(config))
-
-
-@functools.lru_cache(maxsize=8)
-def _yes_no(key: str) -> Calibration | None:
-    section = read_section(key, "yes_no")
-    return None if section is None else Calibration.from_mapping(section, f"{model_file(key)}: its yes_no section")
-
-
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> Calibration:
     return Calibration.load(path)

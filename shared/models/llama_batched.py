@@ -29,6 +29,8 @@ class BatchedRun:
     """The samples' tokens and what reading and writing them cost."""
 
     tokens: list[list[int]]
+    logprobs: list[list[float]]
+    """Per sample, each chosen token's natural-log probability under the model (before any sampling cut)."""
     prompt_tokens: int
     """Prompt tokens evaluated (those after the prefix kept from the previous prompt)."""
     prompt_seconds: float
@@ -86,25 +88,16 @@ class BatchedSampler:
         evaluated, last = self._read_prompt(list(prompt))
         read = time.perf_counter()
         tokens: list[list[int]] = []
+        logprobs: list[list[float]] = []
         for first in range(0, n, size):
             if first:  # the previous wave's decoding replaced the prompt's logits: read its last token again
                 self._l.llama_memory_seq_rm(self._l.llama_get_memory(self._ctx), 0, len(prompt) - 1, -1)
                 self._decode_batch([(prompt[-1], len(prompt) - 1, 0, True)])
                 last = 0
-            tokens += self._wave(range(first, min(n, first + size)), settings, last, len(prompt), on_token)
-        return BatchedRun(tokens, evaluated, read - start, time.perf_counter() - read)
-
-    def next_logits(self, prompt: Sequence[int]) -> Any:
-        """The logits of the token after ``prompt`` (one forward pass of the part not cached; the prompt stays
-        cached for the next call), as a float32 array over the vocabulary."""
-        import numpy as np
-
-        if not prompt or len(prompt) >= self.n_ctx:
-            raise ModelError(f"a prompt of {len(prompt)} tokens does not fit a context of {self.n_ctx}")
-        _, last = self._read_prompt(list(prompt))
-        n_vocab = self._l.llama_vocab_n_tokens(self._vocab)
-        pointer = self._l.llama_get_logits_ith(self._ctx, last)
-        return np.array(np.ctypeslib.as_array(pointer, shape=(n_vocab,)), dtype=np.float32)
+            wave = self._wave(range(first, min(n, first + size)), settings, last, len(prompt), on_token)
+            tokens += [t for t, _ in wave]
+            logprobs += [p for _, p in wave]
+        return BatchedRun(tokens, logprobs, evaluated, read - start, time.perf_counter() - read)
 
     def _wave(
         self,
@@ -113,7 +106,7 @@ class BatchedSampler:
         last: int,
         length: int,
         on_token: Callable[[int], None] | None,
-    ) -> list[list[int]]:
+    ) -> list[tuple[list[int], list[float]]]:
         """Samples ``indexes`` (their seeds' offsets) decoded together from the prompt cached on sequence 0."""
         memory = self._l.llama_get_memory(self._ctx)
         for seq in range(1, len(indexes)):
@@ -161,9 +154,11 @@ class BatchedSampler:
         position: int,
         max_tokens: int,
         on_token: Callable[[int], None] | None = None,
-    ) -> list[list[int]]:
-        """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens)."""
+    ) -> list[tuple[list[int], list[float]]]:
+        """Sample every sequence's next token from its logits until each ends (end of generation or max_tokens);
+        with each token, its log-probability under the model's raw logits."""
         out: list[list[int]] = [[] for _ in samplers]
+        logprobs: list[list[float]] = [[] for _ in samplers]
         logits_at = [last] * len(samplers)
         active = list(range(len(samplers)))
         while active:
@@ -174,6 +169,7 @@ class BatchedSampler:
                     active.remove(seq)
                     continue
                 out[seq].append(token)
+                logprobs[seq].append(self._logprob(logits_at[seq], token))
                 if on_token is not None:
                     on_token(token)
                 if len(out[seq]) >= max_tokens:
@@ -183,7 +179,16 @@ class BatchedSampler:
                 batch.append((token, position + len(out[seq]) - 1, seq, True))
             if batch:
                 self._decode_batch(batch)
-        return out
+        return list(zip(out, logprobs, strict=True))
+
+    def _logprob(self, logits_at: int, token: int) -> float:
+        """``token``'s log-probability under the logits of batch output ``logits_at`` (a log-softmax)."""
+        import numpy as np
+
+        n_vocab = self._l.llama_vocab_n_tokens(self._vocab)
+        logits = np.ctypeslib.as_array(self._l.llama_get_logits_ith(self._ctx, logits_at), shape=(n_vocab,))
+        top = float(logits.max())
+        return float(logits[token]) - top - float(np.log(np.exp(logits - top, dtype=np.float64).sum()))
 
     def _decode_batch(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
         """One llama_decode of (token, position, sequence, wants logits) items."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -32,21 +32,6 @@ SEQUENCES = 4
 """Parallel sequences of the context (a request for more samples decodes them in waves)."""
 LOADER_CTX = 16
 """Cells of the ``Llama`` object's own context, which never generates."""
-
-
-def option_shares(logits: Any, options: Sequence[set[int]]) -> tuple[float, ...]:
-    """Each option's share of the probability its first tokens (``options``: token ids per option) have after
-    ``logits``, out of the mass of every option's first tokens together (even shares where none has any). Options
-    that begin with the same token each get that token's whole share: one is not halved by the other."""
-    import numpy as np
-
-    values = np.asarray(logits, dtype=np.float64)
-    top = float(values.max())
-    every = sorted(set().union(*options))
-    total = float(np.exp(values[every] - top).sum()) if every else 0.0
-    if total <= 0.0 or not np.isfinite(total):
-        return tuple(1.0 / len(options) for _ in options)
-    return tuple(float(np.exp(values[sorted(ids)] - top).sum()) / total if ids else 0.0 for ids in options)
 
 
 class LlamaCppGenerator:
@@ -129,31 +114,8 @@ class LlamaCppGenerator:
             texts = tuple(self._llm.detokenize(t).decode("utf-8", errors="ignore") for t in run.tokens)
         written = sum(len(t) for t in run.tokens)
         speed = ModelSpeed(run.prompt_tokens, run.prompt_seconds, written, run.decode_seconds)
-        return Completion(texts, len(prompt), written, speed)
-
-    def option_probabilities(
-        self, request: GenerationRequest, options: Sequence[str], answer_start: str = ""
-    ) -> tuple[float, ...]:
-        """Each option's probability as the first token of the answer after ``answer_start`` (any casing, with or
-        without a leading space), normalised over the options: one forward pass of the prompt's part not already
-        cached (after an answer to the same prompt, ``answer_start``'s few tokens)."""
-        with model_calls().counted(GENERATE), self._lock:
-            prompt = self._chat_tokens(request)
-            if answer_start:
-                prompt += self._llm.tokenize(answer_start.encode("utf-8"), add_bos=False, special=False)
-            with machine_lock().held():
-                logits = self._sampler.next_logits(prompt)
-        return option_shares(logits, [self._first_tokens(o) for o in options])
-
-    def _first_tokens(self, option: str) -> set[int]:
-        """The first token of ``option`` as the model may begin its answer with it."""
-        forms = {option, option.capitalize(), option.lower(), option.upper()}
-        firsts = set()
-        for form in forms | {f" {f}" for f in forms}:
-            tokens = self._llm.tokenize(form.encode("utf-8"), add_bos=False, special=False)
-            if tokens:
-                firsts.add(int(tokens[0]))
-        return firsts
+        logprobs = tuple(tuple(p) for p in run.logprobs)
+        return Completion(texts, len(prompt), written, speed, logprobs)
 
     def _chat_formatter(self) -> Any:
         """The model's chat template as llama-cpp-python renders it (a Jinja template given the model's end and

@@ -3,9 +3,10 @@
 It loads the models as an edge and the cloud do (shared.models.factory) and drives them the way the product does:
 in one worker thread it embeds and generates in turn, several times (an edge's ingest and its answers); it samples
 four answers together after a prompt of more than 512 tokens (the gate's sampled answers); it streams an answer
-(the cloud's draft, `dgrag edge ask`); it answers with a JSON schema (extraction); it scores the options of a yes/no
-claim from one forward pass (shared.reading.claims). It measures which OS threads
-did the work of each call and fails when PyTorch and llama.cpp ran on one thread (shared.models.torch_thread).
+(the cloud's draft, `dgrag edge ask`); it answers with a JSON schema (extraction); it answers a yes/no question
+greedily with the probability of each token it wrote (what an answer's confidence reads,
+shared.reading.passage_reader). It measures which OS threads did the work of each call and fails when PyTorch and
+llama.cpp ran on one thread (shared.models.torch_thread).
 
 Before each step it prints ``{"step": ...}``, so the parent names the step a crash stopped; at the end it prints
 one JSON report.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 from shared.core.errors import ModelError
-from shared.core.model_api import Completion, Embedder, GenerationRequest, OptionScorer, StreamingGenerator
+from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator
 from shared.models.thread_use import ThreadUse, busy_threads
 
 T = TypeVar("T")
@@ -41,8 +42,8 @@ _SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "requir
 
 
 @runtime_checkable
-class ProductModel(StreamingGenerator, OptionScorer, Protocol):
-    """A generator as the product loads it: it streams and scores options."""
+class ProductModel(StreamingGenerator, Protocol):
+    """A generator as the product loads it: it streams."""
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,15 @@ def run_steps(models: Models, rounds: int = ROUNDS) -> dict[str, object]:
             report["prefill_tokens_per_s"] = round(batched.speed.prefill_tokens / batched.speed.prefill_seconds)
         report["streamed"] = on_worker("a streamed answer", lambda: stream(models.edge))
         report["json_answer"] = on_worker("an answer in a JSON schema", lambda: json_answer(models.edge))
-        report["yes_share"] = on_worker("a yes/no claim's options scored", lambda: yes_share(models.edge))
+        verdict = on_worker("a verdict and its probability", lambda: verdict_probability(models.edge))
+        report["verdict_probability"] = verdict
         if models.cloud is not None:
             cloud = models.cloud
             on_worker("the cloud model after the embedder", lambda: embed_then_generate(models.embedder, cloud))
             report["cloud_streamed"] = on_worker("the cloud model: a streamed answer", lambda: stream(cloud))
-            report["cloud_yes_share"] = on_worker("the cloud model: a claim's options scored", lambda: yes_share(cloud))
+            report["cloud_verdict_probability"] = on_worker(
+                "the cloud model: a verdict and its probability", lambda: verdict_probability(cloud)
+            )
         on_worker("close the models", lambda: close_all(models))
     return report
 
@@ -159,18 +163,18 @@ def json_answer(generator: StreamingGenerator) -> str:
     return text
 
 
-def yes_share(scorer: OptionScorer) -> float:
-    """The probability of "Yes" for a claim the sentence states, from one forward pass; refused unless the two
-    options' probabilities are numbers that add up to 1."""
+def verdict_probability(generator: StreamingGenerator) -> float:
+    """The model's probability of its greedy verdict on a claim the sentence states; refused unless every written
+    token comes with a probability in (0, 1]."""
     request = GenerationRequest(
-        prompt=f"Sentences:\n- {_FACT}\n\nClaim: the Oslo lab ships its arms to Bergen.\n\nDo the sentences support "
-        "the claim? Answer Yes or No.",
-        max_tokens=1,
+        prompt=f"Passages:\n\n[1] {_FACT}\n\nQuestion: Does the Oslo lab ship its arms to Bergen?\n\nAnswer Yes or No.",
+        max_tokens=2,
     )
-    shares = scorer.option_probabilities(request, ("Yes", "No"))
-    if len(shares) != 2 or not all(0.0 <= s <= 1.0 for s in shares) or abs(sum(shares) - 1.0) > 1e-3:
-        raise ModelError(f"the options' probabilities {shares} are not two shares adding up to 1")
-    return round(shares[0], 3)
+    completion = _check(generator.generate(request), 1)
+    written = completion.token_logprobs[0] if completion.token_logprobs else ()
+    if not written or len(written) != completion.completion_tokens or not all(lp <= 0.0 for lp in written):
+        raise ModelError(f"the answer's token log-probabilities {written} do not match the tokens it wrote")
+    return round(completion.probability(0, first=1) or 0.0, 3)
 
 
 def _check(completion: Completion, answers: int) -> Completion:

@@ -1,55 +1,26 @@
-"""The model's side of an answer: what it is asked, by the question's shape (shared.reading.plan), and its
-output as text a person reads, with the samples no one may be shown marked.
+"""What the model is asked for and how its output is checked before anyone reads it.
 
-Closed questions are answered by choice: the model is asked for JSON ``{"answer": <one of the options>,
-"because": "..."}``, schema-constrained where the runtime can (llama.cpp turns the schema into a grammar). The
-options are a yes/no verdict, the two options the question names, or the entity names found in the evidence.
-``insufficient information`` is always an option, so the model itself can decline and the gate's refusal detection
-reads it. The keys are named so that the verdict comes first even where a runtime orders properties by name. The
-reason is bounded, so a cut-off completion still carries its verdict. Open questions get one short free-text
-sentence. The edge and the cloud both use this, so an answer's shape does not depend on where it was made.
+:class:`Sampling` says how many answers the model writes for one question and how. :func:`declares_missing`
+spots an answer that says it lacks the information (the gate's refusal detection reads it).
 
 A sample is *degenerate* when a person must never be shown it. A 135M model under sampling sometimes loops ("the
 company the company ..."), explodes into a list ("Theft / A. Theft of assets / ..."), echoes its own
 instructions, or writes about something the context never mentions. Each check is cheap and explainable. A
-degenerate sample counts as a refusal for the gate; an answer no one can trust is replaced by an extract of the
-documents' own sentences (shared.reading.span_reader).
+degenerate sample counts as a refusal for the gate and is never shown.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shared.core import prompts
-from shared.core.model_api import GenerationRequest, JsonSchema
 from shared.core.text import content_words, words
 
-DECLINE = "insufficient information"
-VERDICTS = ("yes", "no", DECLINE)
-REASON_CHARS = 120
 MISSING = "Insufficient information."
-CHOICE_OPENING = '{ "answer": "'
-"""How a choice's JSON begins, before the option (as llama.cpp's grammar lets a model write it): a model's
-probability of each option is read after it."""
-
-
-def choice_answers(options: Sequence[str]) -> list[str]:
-    """What a choice among ``options`` may answer: each option once, then the decline."""
-    return [*dict.fromkeys([*options, DECLINE])]
-
-
-def choice_schema(options: Sequence[str], reason: bool = True) -> JsonSchema:
-    """The JSON schema of a choice among ``options`` (and the decline), with a bounded reason after it unless
-    ``reason`` is False (the choice comes first, so leaving the reason out does not change how it is made)."""
-    properties: dict[str, object] = {"answer": {"type": "string", "enum": choice_answers(options)}}
-    if reason:
-        properties["because"] = {"type": "string", "maxLength": REASON_CHARS}
-    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 _DECLINES = re.compile(
@@ -67,45 +38,6 @@ def declares_missing(answer: str) -> bool:
     return bool(_DECLINES.search(answer)) or not answer.strip()
 
 
-_VERDICT = re.compile(r'"answer"\s*:\s*"([^"]*)"')
-_REASON = re.compile(r'"because"\s*:\s*"((?:[^"\\]|\\.)*)')
-
-
-def render_verdict(raw: str, options: Sequence[str] = VERDICTS) -> str:
-    """Turn the model's choice JSON (possibly cut off) into ``"Yes. reason"`` (or ``"Sam Altman. reason"``); free
-    text passes through."""
-    verdict, reason = _parse(raw, options)
-    if verdict is None:
-        return raw.strip()
-    if verdict.casefold() == DECLINE:
-        return MISSING if not reason else f"{MISSING} {reason}"
-    head = verdict[:1].upper() + verdict[1:] + "."
-    return f"{head} {reason}" if reason else head
-
-
-def _parse(raw: str, options: Sequence[str]) -> tuple[str | None, str]:
-    text = raw.strip()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = None
-    if isinstance(value, dict):
-        verdict = str(value.get("answer", "")).strip()
-        reason = str(value.get("because", "")).strip()
-    else:
-        match = _VERDICT.search(text)
-        if match is None:
-            return None, ""
-        verdict = match.group(1).strip()
-        found = _REASON.search(text)
-        reason = found.group(1).strip() if found else ""
-    allowed = {o.casefold(): o for o in (*options, DECLINE)}
-    if verdict.casefold() not in allowed:
-        return None, ""
-    verdict = allowed[verdict.casefold()]
-    return verdict, reason.replace('\\"', '"')
-
-
 @dataclass(frozen=True)
 class Sampling:
     """How the model samples its answers to one question (one answer is always greedy)."""
@@ -118,53 +50,15 @@ class Sampling:
     top_k: int = 0
     min_p: float = 0.0
     repeat_penalty: float = 1.0
-    reason: bool = True
-    """After a choice, a short reason (about 15 decoded tokens per sample)."""
 
 
-def answer_request(question: str, context: str, how: Sampling, options: Sequence[str] = ()) -> GenerationRequest:
-    """The request that answers ``question`` from ``context``: a choice among ``options`` when given (see
-    :func:`answer_options`; without ``how.reason``: the choice alone, no reason after it), else one short free-text
-    sentence. One answer is always greedy; the sampling values apply to a batch of ``how.n`` > 1."""
-    context = context or "(nothing found)"
-    if options:
-        listed = "; ".join(options)
-        prompt = prompts.ANSWER_CHOICE.format(context=context, question=question, options=listed)
-    else:
-        prompt = prompts.ANSWER_QUESTION.format(context=context, question=question)
-    return GenerationRequest(
-        prompt=prompt,
-        system=prompts.ANSWER_SYSTEM,
-        n=how.n,
-        max_tokens=how.max_tokens,
-        temperature=how.temperature if how.n > 1 else 0.0,
-        seed=how.seed,
-        top_p=how.top_p,
-        top_k=how.top_k,
-        min_p=how.min_p,
-        repeat_penalty=how.repeat_penalty,
-        json_schema=choice_schema(options, how.reason) if options else None,
-    )
-
-
-ANSWER_INSTRUCTIONS = (
-    prompts.ANSWER_SYSTEM,
-    *(
-        t.replace("{context}", "").replace("{question}", "").replace("{options}", "")
-        for t in (prompts.ANSWER_QUESTION, prompts.ANSWER_CHOICE)
-    ),
-)
-"""The answer prompts' own words (without context and question): an answer repeating them echoes the prompt."""
+ANSWER_INSTRUCTIONS = (prompts.ANSWER_SYSTEM, prompts.ANSWER_SPAN, prompts.ANSWER_VERDICT)
+"""The answer prompt's own words (without passages and question): an answer repeating them echoes the prompt."""
 
 
 def degeneracy(question: str, context: str, answers: Sequence[str]) -> list[str | None]:
     """Why each answer must not be shown (shared.reading.answer_format), None for the ones that read as answers."""
     return [degenerate_reason(a, question, context, ANSWER_INSTRUCTIONS) for a in answers]
-
-
-def render_answers(texts: Sequence[str], options: Sequence[str] = ()) -> list[str]:
-    """The model's raw completions as answers a person reads (``options``: those of a choice request)."""
-    return [render_verdict(t, options) if options else t.strip() for t in texts]
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\(?[0-9]{1,2}[.)]|\(?[A-Za-z][.)])\s+\S")

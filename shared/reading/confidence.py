@@ -1,23 +1,19 @@
 """How sure an answer is: a probability and the word a person reads (sure / likely / can't tell).
 
-The probability is a logistic model of what was measured and what the evidence shows. Its inputs, the
-:class:`Evidence` of one answer, are model-free:
+The probability is a logistic model of one answer's :class:`Evidence`, signals that mean the same on any corpus:
 
-- the question's shape and the reader that made the answer (some readers are right more often than others);
-- ``named``: a passage holds the short answer's words (a name, a date or a number the sources state);
-- ``agreement``: how much the model holds to the shown answer: the share of its samples that gave it, or, for a
-  single choice among options, the model's probability of that option (its first token's share of the options'
-  first tokens; options that begin alike share it);
+- ``model``: the model's own probability of what it wrote (the product of its tokens' probabilities; a verdict's
+  first token's), read off the pass that wrote it (0 where the backend gives none);
+- ``named``: a passage holds the short answer's words, or for a verdict a sentence shares the question's words
+  (shared.reading.passage_reader);
+- ``agreement``: the share of the model's samples that gave the shown answer (1 for a single greedy answer);
 - ``parts``: the share of the question's names and keywords found in the passages (a multi-part question is
   backed on each part);
-- ``concur``: the model-free entity reader (shared.reading.span_reader) ranks the shown name first, so two readers
-  that work differently agree on it (1; else 0, and 0 for any other shape);
-- ``lead``: where it concurs, how far that reader's first name leads its second: (first's score - second's) /
-  first's, in [0, 1] (1: no other name; 0: a tie, a name it does not rank first, or another shape).
+- the reader (span, verdict, unsupported) and whether the question asks for a verdict.
 
-The weights are fitted per model on the fit half of the dev questions (``python -m benchmarks.fit_confidence``) and
-kept in the ``confidence`` section of the model's data file (shared.reading.model_data). A model without one gets the
-unfitted :data:`PRIOR`, which never says "sure". The word follows the probability (shared.core.sureness).
+The weights are fitted per model on the fit half of several corpora at once (``python -m benchmarks.fit_confidence``)
+and kept in the ``confidence`` section of the model's data file (shared.reading.model_data). A model without one
+gets the unfitted :data:`PRIOR`, which never says "sure". The word follows the probability (shared.core.sureness).
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from typing import Any, Protocol
 from shared.core.candidates import question_terms
 from shared.core.errors import ConfigError
 from shared.core.sureness import SIGNALS, Sureness, sureness_of, unit_interval
-from shared.core.text import normalise_name, occurs_in
+from shared.core.text import occurs_in
 
 
 @dataclass(frozen=True)
@@ -44,12 +40,11 @@ class Evidence:
     named: bool
     agreement: float
     parts: float
-    concur: bool = False
-    lead: float = 0.0
+    model: float = 0.0
 
     def signals(self) -> dict[str, float]:
         """The evidence's numbers (what a trace records beside the shape and reader)."""
-        values = (float(self.named), self.agreement, self.parts, float(self.concur), self.lead)
+        values = (float(self.named), self.agreement, self.parts, self.model)
         return dict(zip(SIGNALS, values, strict=True))
 
     @classmethod
@@ -61,23 +56,22 @@ class Evidence:
             signals.get("named", 0.0) >= 0.5,
             signals.get("agreement", 0.0),
             signals.get("parts", 0.0),
-            signals.get("concur", 0.0) >= 0.5,
-            signals.get("lead", 0.0),
+            signals.get("model", 0.0),
         )
 
     def features(self) -> dict[str, float]:
-        """The model's inputs by name (the keys of :class:`Calibration` weights). The shape, the reader and the two
-        together: a pair's own weight lets a reader that is right on one shape and wrong on another say so, while
-        the regularised fit pulls a pair with few asks towards its shape and reader."""
+        """The model's inputs by name (the keys of :class:`Calibration` weights): the reader, the kind of
+        question, and the signals; the model's probability also as its log-odds, which a logistic model reads
+        linearly."""
+        p = min(max(self.model, 1e-4), 1 - 1e-4)
         return {
-            f"shape={self.shape}": 1.0,
             f"reader={self.reader}": 1.0,
-            f"cell={self.shape}/{self.reader}": 1.0,
+            "verdict_question": float(self.shape == "yes_no"),
             "named": float(self.named),
             "agreement": self.agreement,
             "parts": self.parts,
-            "concur": float(self.concur),
-            "lead": self.lead,
+            "model": self.model,
+            "model_logit": math.log(p / (1 - p)),
         }
 
 
@@ -145,49 +139,12 @@ class Calibration:
         return cls.from_mapping(raw, str(path))
 
 
-PRIOR = Calibration(bias=-2.0, weights={"named": 1.0, "agreement": 1.0, "parts": 1.0}, fitted_on="not fitted")
-"""For a model without a fitted calibration: at most about 73%, so never "sure" (a measured model earns it)."""
+PRIOR = Calibration(bias=-2.0, weights={"named": 1.0, "model": 2.0, "parts": 1.0}, fitted_on="not fitted")
+"""For a model without a fitted calibration: at most about 88%, so never "sure" (a measured model earns it)."""
 
 
-def evidence_of(
-    question: str,
-    shape: str,
-    reader: str,
-    short: str,
-    passages: Sequence[str],
-    samples: Sequence[str],
-    shares: Mapping[str, float] | None = None,
-    first_name: str = "",
-    lead: float = 0.0,
-) -> Evidence:
-    """The :class:`Evidence` of the answer ``short`` to ``question`` read by ``reader`` from ``passages``, beside
-    the model's rendered ``samples`` (none: a model-free reading, counted as agreeing) or, where a single choice was
-    scored, ``shares`` (each option with the model's probability of it). ``first_name``: the name the model-free
-    entity reader ranks first (entity questions), ``lead``: how far it leads that reader's second name."""
-    answer = short.strip().rstrip(".")
-    verdict = answer.casefold() in ("yes", "no")
-    named = bool(answer) and not verdict and any(occurs_in(answer, p) for p in passages)
-    scored = [p for option, p in (shares or {}).items() if option.casefold() == answer.casefold()]
-    agreeing = [s for s in samples if answer and _agrees(answer, s)]
-    agreement = scored[0] if scored else len(agreeing) / len(samples) if samples else 1.0
+def question_parts(question: str, passages: Sequence[str]) -> float:
+    """The share of ``question``'s names and keywords found in ``passages`` (0 for a question without any)."""
     _, terms = question_terms(question)
     found = [t for t in terms if any(occurs_in(t, p) for p in passages)]
-    parts = len(found) / len(terms) if terms else 0.0
-    concur = bool(answer) and normalise_name(answer) == normalise_name(first_name)
-    led = round(unit_interval(lead), 3) if concur else 0.0
-    return Evidence(shape, reader, named, round(agreement, 3), round(parts, 3), concur, led)
-
-
-def lead_of(scores: Sequence[float]) -> float:
-    """How far the first of a reader's ranked ``scores`` leads the second, as a share of the first's: in [0, 1]
-    (1 with no second; 0 for a tie, or a first ranked ahead of a higher score, as a person is for a who-question)."""
-    if not scores or scores[0] <= 0:
-        return 0.0
-    second = scores[1] if len(scores) > 1 else 0.0
-    return unit_interval((scores[0] - second) / scores[0])
-
-
-def _agrees(answer: str, sample: str) -> bool:
-    head = sample.strip().casefold()
-    wanted = answer.casefold()
-    return head.startswith(wanted) or occurs_in(answer, sample)
+    return round(len(found) / len(terms), 3) if terms else 0.0

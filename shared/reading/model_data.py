@@ -1,11 +1,8 @@
 """What was measured for each model, in one data file per model: ``profiles/<model>.json``.
 
-A file holds three optional sections. ``readers`` is the reader profile (shared.reading.reader_profile) that
-``benchmarks.reader_oracle --profile`` measured: which reader answers each question shape. ``confidence`` is the
-calibration (shared.reading.confidence) that ``benchmarks.fit_confidence --write`` fitted: how an answer's evidence
-becomes its probability of being right. ``yes_no`` is the fit (shared.reading.claims) that
-``benchmarks.fit_yes_no --write`` made: how the model's support for each claim of a yes/no question becomes the
-probability that its answer is yes. A model without a file, or without a section, gets the defaults.
+A file holds one section, ``confidence``: the calibration (shared.reading.confidence) that
+``benchmarks.fit_confidence --write`` fitted, how an answer's evidence becomes its probability of being right. A
+model without a file, or without the section, gets the unfitted prior.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from typing import Any
 from shared.core.errors import ConfigError
 
 PROFILES = Path(__file__).resolve().parent / "profiles"
-SECTIONS = ("readers", "confidence", "yes_no")
+SECTIONS = ("confidence",)
 
 
 def model_file(model: str) -> Path | None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 from cloud_server import cloud_model as module
 from cloud_server.cloud_model import cloud_model
 from shared.config import CLOUD_MODEL, CloudConfig, load_config
 from shared.core.errors import ModelNotInstalledError
-from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 
 def test_the_default_cloud_names_the_larger_model_and_reads_with_its_profile() -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 
+from shared.reading.reader_profile import ReaderProfile
+
 from shared.reading.answer_format import MISSING
 from shared.reading.compose import compose, unsupported
 from shared.reading.confidence import Calibration
 from shared.reading.plan import Shape, plan_reading, shape_of
-from shared.reading.reader_profile import ReaderProfile
 from shared.reading.span_reader import Passage, find_date, rank_entities
 
 PASSAGES = [

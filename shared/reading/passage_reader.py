@@ -1,0 +1,143 @@
+"""The one reader, for every question on every side: the model reads the retrieved passages whole and answers
+with the passages' own words or a verdict.
+
+The passages are numbered and read whole, so the sentence holding an answer is never cut out of what the model
+sees. The model is asked for the answer alone: the fewest words of the passages that answer the question, Yes or
+No for a yes/no question, or "Insufficient information". What it writes is then checked without a model:
+
+- a **span**: its words occur in a passage, and the first passage (in retrieval order) holding them is cited with
+  the sentence that holds them;
+- a **verdict**: Yes or No to a yes/no question; the sentence sharing most of the question's words is cited;
+- **unsupported**: neither; it is shown, but no passage backs it, and its confidence knows that (``named`` 0);
+- a **decline**: the model says the passages do not answer.
+
+The model's own probability of what it wrote (the product of its tokens' probabilities, read off the same pass
+that wrote it) is carried to the confidence (shared.reading.confidence); with several samples, so is their
+agreement.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.core import prompts
+from shared.core.model_api import Completion, GenerationRequest
+from shared.core.text import clean_text, occurs_in, sentences
+from shared.reading.answer_format import Sampling, declares_missing
+from shared.reading.span_reader import Found, Passage, best_sentences
+
+MAX_SHORT_WORDS = 24
+"""A short answer is cut at this many words: the instruction asks for a span, not an essay."""
+_LEAD = re.compile(r"^\s*(?:(?:the\s+)?(?:short\s+)?answer\s*(?:is)?\s*[:\-]\s*)", re.IGNORECASE)
+_CITATION = re.compile(r"\s*\[\d{1,3}(?::[^\]]*)?\]")
+_EDGE_MARKS = "\"'`“”‘’*"
+_VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+DECLINED_KIND = "declined"
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the model wrote for one question, read without a model."""
+
+    short: str
+    """The answer alone: a span, "Yes"/"No", or "" for a decline."""
+    kind: str
+    """span, verdict, unsupported or declined."""
+    found: Found | None
+    """The sentence cited beside it (None: nothing to cite)."""
+    probability: float
+    """The model's probability of what it wrote (0: the backend gives none)."""
+
+
+DECLINED = Said("", DECLINED_KIND, None, 0.0)
+"""What a model that gave no usable answer said."""
+
+
+def passage_prompt(question: str, passages: Sequence[Passage], yes_no: bool) -> str:
+    """The user message: the numbered passages whole, the question, the instruction (a verdict's where
+    ``yes_no``, else a span's)."""
+    listed = "\n\n".join(f"[{p.number}] {p.text.strip()}" for p in passages) or "(no passages were found)"
+    return prompts.ANSWER_PASSAGES.format(
+        passages=listed,
+        question=question.strip(),
+        instruction=prompts.ANSWER_VERDICT if yes_no else prompts.ANSWER_SPAN,
+    )
+
+
+def passage_request(question: str, passages: Sequence[Passage], how: Sampling, yes_no: bool) -> GenerationRequest:
+    """The request reading ``passages`` for ``question``: one greedy answer, or ``how.n`` sampled ones."""
+    return GenerationRequest(
+        prompt=passage_prompt(question, passages, yes_no),
+        system=prompts.ANSWER_SYSTEM,
+        n=how.n,
+        max_tokens=how.max_tokens,
+        temperature=how.temperature if how.n > 1 else 0.0,
+        seed=how.seed,
+        top_p=how.top_p,
+        top_k=how.top_k,
+        min_p=how.min_p,
+        repeat_penalty=how.repeat_penalty,
+    )
+
+
+def short_of(text: str) -> str:
+    """The answer alone from a completion: its first line, without a lead ("Answer:"), citations, quotes or a
+    closing full stop, cut to MAX_SHORT_WORDS."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    first = _CITATION.sub("", _LEAD.sub("", lines[0] if lines else ""))
+    first = clean_text(first).strip(_EDGE_MARKS + " ").rstrip(".").strip(_EDGE_MARKS + " ")
+    words = first.split(" ")
+    return first if len(words) <= MAX_SHORT_WORDS else " ".join(words[:MAX_SHORT_WORDS])
+
+
+def verdict_of(short: str) -> str | None:
+    """ "Yes" or "No" where the answer leads with one, else None."""
+    match = _VERDICT.match(short)
+    return match.group(1).capitalize() if match else None
+
+
+def read_said(question: str, text: str, passages: Sequence[Passage], yes_no: bool, probability: float) -> Said:
+    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict)."""
+    short = short_of(text)
+    if not short or declares_missing(short):
+        return Said("", DECLINED_KIND, None, probability)
+    verdict = verdict_of(short) if yes_no else None
+    if verdict is not None:
+        cited = best_sentences(question, passages, limit=1)
+        return Said(verdict, "verdict", cited[0] if cited else None, probability)
+    found = locate(short, passages)
+    return Said(short, "span" if found else "unsupported", found, probability)
+
+
+def locate(short: str, passages: Sequence[Passage]) -> Found | None:
+    """The first passage's sentence holding ``short`` as whole words (the passage, where no one sentence does)."""
+    for passage in passages:
+        if not occurs_in(short, passage.text):
+            continue
+        held = [s for s in sentences(passage.text) if occurs_in(short, s)]
+        return Found(short, held[0] if held else passage.text, passage, 1.0)
+    return None
+
+
+def said_all(question: str, completion: Completion, passages: Sequence[Passage], yes_no: bool) -> list[Said]:
+    """Every completion of ``completion`` as read (its probability 0 where the backend gives none)."""
+    every = []
+    for i, text in enumerate(completion.texts):
+        said = read_said(question, text, passages, yes_no, completion.probability(i) or 0.0)
+        if said.kind == "verdict":  # a verdict's probability is its first token's: what follows it is a reason
+            said = dataclasses.replace(said, probability=completion.probability(i, first=1) or 0.0)
+        every.append(said)
+    return every
+
+
+def agreement(shown: Said, every: Sequence[Said]) -> float:
+    """The share of the samples that gave the shown answer (their short answers alike, case and spacing aside)."""
+    if not every:
+        return 0.0
+    key = shown.short.casefold()
+    return sum(1 for s in every if s.short.casefold() == key) / len(every)
