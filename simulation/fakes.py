@@ -5,6 +5,7 @@ and a tokenizer of words and punctuation. The product never uses them: a deploym
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,10 @@ from shared.core.model_api import Completion, FloatMatrix, GenerationRequest, Te
 from shared.models.tokenizer import Span
 
 Script = Callable[[GenerationRequest], str]
+
+
+WORD_LOGPROB = math.log(0.9)
+"""The scripted model's log-probability of each word it writes (a word counts as a token)."""
 
 
 @dataclass
@@ -31,7 +36,8 @@ class ScriptedGenerator:
     def generate(self, request: GenerationRequest) -> Completion:
         self.requests.append(request)
         texts = tuple(self.script(request) for _ in range(request.n))
-        return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts))
+        logprobs = tuple(tuple(WORD_LOGPROB for _ in t.split()) for t in texts)
+        return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts), None, logprobs)
 
     def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
         """:meth:`generate`, giving a single answer to ``on_text`` word by word (as a model decodes it)."""

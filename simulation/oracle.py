@@ -21,6 +21,8 @@ from shared.core.model_api import TextGenerator
 from shared.core.text import content_words, excerpt
 from shared.core.trace import AnswerTrace, Decision, Source
 from shared.models.factory import build_generator
+from shared.reading.answer import Answer
+from shared.reading.answer_format import MISSING
 from shared.reading.plan import shape_of
 from shared.reading.read import Answered, HowToRead, answer_question
 from shared.reading.span_reader import Passage
@@ -53,10 +55,12 @@ def read_gold(question: Question, docs: dict[str, str], generator: TextGenerator
     started = time.perf_counter()
     passages = gold_passages(question, docs)
     a = config.answer
-    answered: Answered[None] = answer_question(
-        question.question, passages, generator, HowToRead(a.sampling(a.n_answers), withhold_below=a.withhold_below)
-    )
-    composed, answers = answered.answer, answered.sampled.answers
+    if passages:
+        how = HowToRead(a.sampling(a.n_answers), withhold_below=a.withhold_below)
+        answered: Answered[None] = answer_question(question.question, passages, generator, how)
+        composed, answers = answered.answer, answered.sampled.answers
+    else:  # no gold evidence: nothing to read
+        composed, answers = Answer(MISSING, MISSING, "declined"), []
     return AnswerTrace(
         question=question.question,
         answer=composed.text,

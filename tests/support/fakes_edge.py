@@ -31,8 +31,8 @@ def scripted_slm(request: GenerationRequest) -> str:
 
 
 def answering_slm(request: GenerationRequest) -> str:
-    """:func:`scripted_slm`, and an answer to a question about Acme Robotics where its context names Jane Doe."""
-    if "Question:" in request.prompt and "Context:" in request.prompt:
+    """:func:`scripted_slm`, and an answer to a question about Acme Robotics where its passages name Jane Doe."""
+    if "Question:" in request.prompt and "Passages:" in request.prompt:
         return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
     return scripted_slm(request)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import re
 import socket
 from collections.abc import Sequence
@@ -47,19 +46,16 @@ _FACT = re.compile(r"\[1\] ([^\n]+)")
 
 
 def answer_from_context(request: GenerationRequest) -> str:
-    """Quote the first context chunk when it shares a capitalised name with the question, else refuse."""
-    if "Question:" in request.prompt and "Context:" in request.prompt:
+    """Quote the first passage when it shares a capitalised name with the question (its first sentence; "Yes"
+    to a yes/no question), else refuse."""
+    if "Question:" in request.prompt and "Passages:" in request.prompt:
         context, question = request.prompt.split("Question:", 1)
         names = set(re.findall(r"\b[A-Z][a-z]+\b", question)) - {"Who", "What", "Which", "Where", "When"}
         match = _FACT.search(context)
         fact = match.group(1) if match and any(n in match.group(1) for n in names) else ""
-        schema = request.json_schema
-        if schema is not None and "answer" in schema.get("properties", {}):
-            options = [o for o in schema["properties"]["answer"]["enum"] if o != "insufficient information"]
-            named = [o for o in options if o in fact]
-            choice = (named or options[:1])[0] if fact and options else "insufficient information"
-            return json.dumps({"answer": choice, "because": fact[:100]})
-        return fact or "Insufficient information."
+        if fact and "Answer Yes or No" in question:
+            return "Yes"
+        return fact.split(". ")[0] if fact else "Insufficient information."
     return scripted_slm(request)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from shared.reading.reader_profile import ReaderProfile, measured_profile
 
 from cloud_server import cloud_model as module
 from cloud_server.cloud_model import cloud_model
@@ -11,17 +10,16 @@ from shared.config import CLOUD_MODEL, CloudConfig, load_config
 from shared.core.errors import ModelNotInstalledError
 
 
-def test_the_default_cloud_names_the_larger_model_and_reads_with_its_profile() -> None:
+def test_the_default_cloud_names_the_larger_model() -> None:
     config = load_config(CloudConfig, None, environ={})
     assert config.llm.packaged_in_use == CLOUD_MODEL
-    assert config.query.readers == measured_profile(CLOUD_MODEL)
 
 
 def test_a_missing_model_falls_back_with_a_sentence_saying_how_to_fetch_it(monkeypatch) -> None:
     monkeypatch.setattr(module, "is_fetched", lambda name: False)
     said: list[str] = []
     config = cloud_model(load_config(CloudConfig, None, environ={}), said.append)
-    assert config.llm.packaged_in_use == "" and config.query.readers == ReaderProfile()
+    assert config.llm.packaged_in_use == ""
     assert len(said) == 1 and f"dgrag models fetch {CLOUD_MODEL}" in said[0] and "SmolLM2" in said[0]
 
 

@@ -27,7 +27,7 @@ def test_the_oracle_answer_is_read_and_scored_like_an_edge_answer() -> None:
 
     def script(request: GenerationRequest) -> str:
         seen.append(request)
-        return "Dana Smith runs it [1]."
+        return "Dana Smith [1]"
 
     trace = read_gold(WHO, DOCS, ScriptedGenerator(script), EdgeConfig())
     assert seen and "Dana Smith runs the Oslo lab." in seen[0].prompt and "football" not in seen[0].prompt

@@ -102,21 +102,3 @@ def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(
     fresh = service.retrieve(question)
     assert fresh.chunks[0].doc_id == "umbrella" and fresh.timings["retrieval"] > 0
     ingest._kb.close()
-
-
-def test_a_question_about_the_page_itself_reads_the_head_of_the_best_page(
-    tmp_path: Path, hash_embedder: HashEmbedder
-) -> None:
-    filler = " ".join(f"Zeta omega filler line {i}." for i in range(60))
-    body = " ".join(f"Widget feature {i} renders charts of kind {i} quickly." for i in range(120))
-    page = RawDocument("widget", "Widget", f"Package widget, version 3.4.5. License: MIT.\n{filler}\n{body}", "w.md")
-    ingest, _ = make_service(tmp_path / "edge")
-    ingest.ingest([page, *DOCS])
-    service = _answering(ingest, hash_embedder)
-    asked = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?")
-    told = service.retrieve("Which Widget feature renders charts of kind 77 quickly?")
-    plain = service.retrieve("What version of the Widget that renders charts of kind 77 quickly is described?", False)
-    ingest._kb.close()
-    assert "version 3.4.5" not in plain.chunks[0].text, "chunk-vector retrieval alone (NaiveRAG) reads no page head"
-    assert "version 3.4.5" in asked.chunks[0].text, [c.text[:40] for c in asked.chunks]
-    assert "version 3.4.5" not in told.chunks[0].text, "only a question about the page itself moves its head first"

@@ -201,8 +201,3 @@ def test_fractional_int_rejected(tmp_path: Path) -> None:
 def test_table_for_string_field_rejected() -> None:
     with pytest.raises(ConfigError):
         load_config(EdgeConfig, None, {"DGRAG__EDGE_ID__X": "1"})
-
-
-def test_a_closed_question_given_no_answers_to_choose_from_is_refused_when_the_config_loads() -> None:
-    with pytest.raises(ConfigError, match=r"query\.choice_samples = 0"):
-        load_config(CloudConfig, None, {"DGRAG__QUERY__CHOICE_SAMPLES": "0"})

@@ -1,39 +1,53 @@
-"""The one answer path (shared.reading.read.answer_question): what the edge's weigher and the cloud's settings
-change, and what they share."""
+"""The one answer path (shared.reading.read.answer_question): the model reads the passages whole; what it writes
+is read without a model as a span of a passage, a verdict, unsupported or a decline."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from shared.reading.answer_format import Sampling
-from shared.reading.plan import Reading
+from shared.reading.passage_reader import read_said, short_of
 from shared.reading.read import HowToRead, Sampled, answer_question
 from shared.reading.span_reader import Passage
 from simulation.fakes import ScriptedGenerator
 
 PASSAGES = [
     Passage(1, "Acme Robotics is led by Jane Doe. Acme Robotics builds welding arms.", "a:acme-1"),
-    Passage(2, "Package acme, version 4.2.1. License: MIT.", "a:acme-2"),
+    Passage(2, "By default, acmectl writes 16 octets per line. It does not support Windows.", "a:acme-2"),
 ]
-CONTEXT = "\n".join(f"[{p.number}] {p.text}" for p in PASSAGES)
 
 
-def _how(n: int = 3) -> HowToRead:
-    def sampling(_: Reading) -> Sampling:
-        return Sampling(n, 32, 0.7, 7)
-
-    return HowToRead(sampling)
+def _how(n: int = 1) -> HowToRead:
+    return HowToRead(Sampling(n, 32, 0.7 if n > 1 else 0.0, 7))
 
 
-def test_a_fact_a_reader_states_asks_no_model_without_a_weigher() -> None:
-    model = ScriptedGenerator(lambda _: "3.0")
-    answered = answer_question("What version of acme is described?", PASSAGES, CONTEXT, model, _how())
-    assert answered.answer.short == "4.2.1" and answered.answer.reader == "fact"
-    assert answered.sampled is None and not model.requests, "the answer is model-free: no generation to wait for"
+def test_the_model_reads_every_passage_whole_and_its_span_is_cited_where_it_occurs() -> None:
+    model = ScriptedGenerator(lambda _: "16 [2]")
+    answer = answer_question("How many octets per line does acmectl write?", PASSAGES, model, _how()).answer
+    assert all(p.text in model.requests[0].prompt for p in PASSAGES)
+    assert answer.short == "16" and answer.reader == "span" and answer.sources == ("a:acme-2",)
+    assert '"By default, acmectl writes 16 octets per line."' in answer.text
+
+
+def test_the_short_answer_is_the_first_line_without_lead_quotes_or_citation() -> None:
+    assert short_of('Answer: "~/.curlrc" [3].\nBecause the manual says so.') == "~/.curlrc"
+    assert short_of("  `git config --global`.  ") == "git config --global"
+    assert short_of("") == ""
+
+
+def test_a_verdict_is_yes_or_no_alone_and_only_for_a_yes_no_question() -> None:
+    said = read_said("Does acmectl support Windows?", "No, it does not.", PASSAGES, True, 0.8)
+    assert said.short == "No" and said.kind == "verdict" and said.found is not None
+    named = read_said("Which OS does acmectl not support?", "No idea: Windows", PASSAGES, False, 0.8)
+    assert named.kind == "unsupported", "a non-yes/no question never gets a verdict"
+
+
+def test_a_decline_and_an_answer_no_passage_holds_are_told_apart() -> None:
+    assert read_said("Who funds Acme?", "Insufficient information.", PASSAGES, False, 0.9).kind == "declined"
+    invented = read_said("Who leads Acme Robotics?", "John Smith", PASSAGES, False, 0.9)
+    assert invented.kind == "unsupported" and invented.found is None
 
 
 def test_the_weigher_sees_every_sample_and_its_pick_is_the_one_composed() -> None:
-    replies = iter(["Jane Doe leads it.", "Insufficient information.", "Jane Doe."])
+    replies = iter(["Jane Doe", "Insufficient information.", "Acme Robotics"])
     model = ScriptedGenerator(lambda _: next(replies))
     seen: list[Sampled] = []
 
@@ -41,24 +55,21 @@ def test_the_weigher_sees_every_sample_and_its_pick_is_the_one_composed() -> Non
         seen.append(sampled)
         return "weighed", 2
 
-    answered = answer_question("What does Acme Robotics do?", PASSAGES, CONTEXT, model, _how(), weigh)
+    answered = answer_question("Who leads Acme Robotics?", PASSAGES, model, _how(3), weigh)
     assert len(seen) == 1 and len(seen[0].answers) == 3, "the weigher gets all samples, the decline too"
-    assert answered.weighed == "weighed" and answered.sampled is seen[0]
-    assert answered.answer.text and answered.answer.confidence.probability > 0
+    assert answered.weighed == "weighed" and answered.answer.short == "Acme Robotics"
+    assert answered.answer.evidence is not None and answered.answer.evidence.agreement == round(1 / 3, 3)
 
 
-def test_one_typed_answer_names_its_sources_and_its_confidence_word() -> None:
+def test_without_a_weigher_the_first_usable_answer_is_shown_with_its_confidence_word() -> None:
     model = ScriptedGenerator(lambda _: "Jane Doe")
-    answer = answer_question("Who leads Acme Robotics?", PASSAGES, CONTEXT, model, _how()).answer
+    answer = answer_question("Who leads Acme Robotics?", PASSAGES, model, _how()).answer
     assert answer.short == "Jane Doe" and answer.sources == ("a:acme-1",)
     assert answer.confidence.word.value in ("sure", "likely", "can't tell") and answer.signals()
 
 
-def test_a_yes_no_question_naming_a_licence_is_asked_of_the_model_not_declined() -> None:
-    """A yes/no question such as "Is acme licensed under MIT?" asks for a verdict, not for
-    the licence: no fact reader answers it alone."""
-    model = ScriptedGenerator(lambda _: '{"answer": "yes", "because": "License: MIT."}')
-    how = dataclasses.replace(_how(), withhold_below=0.0)  # every verdict shown: the reader is what is tested
-    answered = answer_question("Is acme licensed under MIT?", PASSAGES, CONTEXT, model, how)
-    assert answered.reading.fact is None and model.requests, "the model reads the verdict"
-    assert answered.answer.short == "Yes" and answered.answer.reader == "vote"
+def test_without_quoting_only_the_short_answer_and_its_source_are_shown() -> None:
+    model = ScriptedGenerator(lambda _: "Jane Doe")
+    how = HowToRead(Sampling(1, 32, 0.0, None), quote=False)
+    answer = answer_question("Who leads Acme Robotics?", PASSAGES, model, how).answer
+    assert answer.text == "Jane Doe. [1: a:acme-1]"

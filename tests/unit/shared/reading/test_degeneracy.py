@@ -20,7 +20,7 @@ BAD = {
     "loop": "The Independent - Sports - Sports, published 2023-10-14 | Sports Writers Blog, published 2023-12-12 | "
     "Sports Writers Blog, published 2023-10-14 | Sports Writers Blog, published 2023-12-14 | Sports Writers Blog",
     "word run": "The Federal Reserve rates rates rates rates rates",
-    "prompt echo": "Yes. sufficient information if the context does not say",
+    "prompt echo": "Yes. the exact words from the passages that answer the question",
     "emoji loop": "LiHua: Sounds great, see you at the party! 🎉 🎉 🎉 🎉 🎉 🎉 🎉 🎉",
     "symbol run": "Sam Bankman-Fried ★★★★★★★★★★",
     "unrelated": "The 26 best Amazon Prime Day deals you can still shop for today include televisions and blenders",

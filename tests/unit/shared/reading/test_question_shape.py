@@ -29,5 +29,4 @@ def test_shapes(question: str, shape: Shape) -> None:
 def test_choice_options_and_who_questions() -> None:
     assert shape_of("Is it consistent or inconsistent?").options == ("consistent", "inconsistent")
     assert shape_of("Did the title go to the Lakers or the Celtics?").options == ("Lakers", "Celtics")
-    assert shape_of("Who founded FTX?").wants_person
-    assert not shape_of("Which company owns YouTube?").wants_person
+    assert shape_of("Who founded FTX?").shape == Shape.ENTITY
