@@ -22,8 +22,8 @@ from shared.cli.exit_codes import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
-from shared.core.sureness import sureness_of
-from shared.core.trace import AnswerTrace, Source
+from shared.core.shown import AnsweredBy, ShownAnswer
+from shared.core.trace import Source
 from shared.core.vocabulary import EDGE_MODES
 from shared.transport.tracing import traced_process
 
@@ -232,20 +232,28 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.json:
         print(result.trace().to_json(indent=2))
         return EXIT_OK
-    _print_answer(
-        result.answer, result.decision, result.verified, result.note, result.sources, result.trace().confidence
-    )
+    _print_answer(result.shown, result.decision, result.verified, result.note, result.sources)
     gate = result.local.gate
     if gate is not None:
         print(f"gate score: {gate.score:.3f} (threshold {gate.threshold:.3f})")
     return EXIT_OK
 
 
+ANSWERED_BY = {
+    AnsweredBy.EDGE: "this edge's model",
+    AnsweredBy.CLOUD: "the cloud's model",
+    AnsweredBy.EXTRACT: "no model: an extract of the documents",
+}
+
+
 def _print_answer(
-    answer: str, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource], confidence: float
+    shown: ShownAnswer, decision: str, verified: bool, note: str, sources: Sequence[Source | ReplySource]
 ) -> None:
-    print(shown_text(answer))
-    print(f"\nconfidence: {sureness_of(confidence).value} ({confidence:.0%})")
+    print(shown_text(shown.text))
+    if shown.short:
+        print(f"\nshort answer: {shown_text(shown.short)}")
+    print(f"confidence: {shown.sureness} ({shown.probability:.0%})")
+    print(f"answered by: {ANSWERED_BY[shown.answered_by]}")
     print(f"decision: {decision}" + ("" if verified else " (unverified)"))
     if note:
         print(f"note: {shown_text(note)}")
@@ -284,8 +292,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json.loads(reply.trace_json), indent=2))
         return EXIT_OK
-    shown = AnswerTrace.from_json(reply.trace_json).confidence if reply.trace_json else 0.0
-    _print_answer(reply.answer, reply.decision, reply.verified, reply.note, reply.sources, shown)
+    _print_answer(reply.shown, reply.decision, reply.verified, reply.note, reply.sources)
     return EXIT_OK
 
 

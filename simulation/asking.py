@@ -18,6 +18,7 @@ import grpc
 
 from shared.core.errors import DgragError
 from shared.core.knowledge import ProbeScores
+from shared.core.shown import AnsweredBy, shown_of
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import EdgeMode
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
@@ -182,7 +183,7 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "correct": strictly_correct(short, q.answer, trace.answer),
         "shape": shape_of_ask(q.question, q.answer),
         "reader": shown_reader(trace),
-        "confidence": trace.confidence,
+        "confidence": shown_of(trace).probability,
         "confidence_signals": trace.confidence_signals,
         "gate": trace.gate.to_dict() if trace.gate else None,
         "sources": [s.to_dict() for s in trace.sources],
@@ -203,21 +204,18 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
 
 
 def shown_short(trace: AnswerTrace) -> str:
-    """The short answer of the answer shown (the cloud's or the local reader's; "" for an extract): judged alone,
-    without the supporting quote that could contain the gold by chance."""
-    if trace.cloud is not None and trace.decision == Decision.CLOUD:
-        return trace.cloud.short
-    if trace.decision == Decision.LOCAL:
-        return trace.reading.get("short", "")
-    return ""
+    """The short answer of the answer shown (shared.core.shown; "" for an extract): judged alone, without the
+    supporting quote that could contain the gold by chance."""
+    return shown_of(trace).short
 
 
 def shown_reader(trace: AnswerTrace) -> str:
-    """Which reader made the answer shown: the local reader's name (vote, extractive, generated, declined), or
+    """Which reader made the answer shown: the local reader's name (span, verdict, unsupported, declined, ...), or
     ``cloud:<reader>`` for the cloud's."""
-    if trace.cloud is not None and trace.decision == Decision.CLOUD:
-        return f"cloud:{trace.cloud.reader or 'unrecorded'}"
-    return trace.reading.get("reader", "") if trace.decision == Decision.LOCAL else ""
+    shown = shown_of(trace)
+    if shown.answered_by == AnsweredBy.CLOUD:
+        return f"cloud:{shown.reader or 'unrecorded'}"
+    return shown.reader
 
 
 def generation_quality(trace: AnswerTrace) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from edge_node.query.answering import LocalAnswer
 from shared.core.knowledge import CloudAnswer, EvidenceClaim, EvidenceVerdict
 from shared.core.model_api import TextSink
 from shared.core.query_vectors import QueryVectors
+from shared.core.shown import ShownAnswer, shown_of
 from shared.core.trace import AnswerTrace, Decision, Source
 
 OFFLINE_NOTE = (
@@ -77,6 +78,11 @@ class EdgeAnswer:
         if self.cloud is not None:
             return [Source(c.chunk.doc_id, c.chunk.chunk_id, c.chunk.score, c.edge_id) for c in self.cloud.context]
         return self.local.retrieval.sources
+
+    @property
+    def shown(self) -> ShownAnswer:
+        """What a person reads (made once, from the trace: shared.core.shown)."""
+        return shown_of(self.trace())
 
     def trace(self) -> AnswerTrace:
         return dataclasses.replace(

@@ -22,6 +22,7 @@ from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.core.edge_stats import EdgeStats
 from shared.core.errors import DgragError
 from shared.core.model_api import TextSink
+from shared.core.shown import ShownAnswer
 from shared.core.trace import Decision, decision_of
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport import serde
@@ -50,6 +51,8 @@ class EdgeReply:
     note: str
     sources: tuple[ReplySource, ...]
     trace_json: str
+    shown: ShownAnswer
+    """What a person reads: the short answer, its confidence, who answered, the sources (made once, by the edge)."""
 
     @property
     def trace(self) -> dict[str, Any]:
@@ -59,7 +62,10 @@ class EdgeReply:
     @classmethod
     def from_proto(cls, reply: edge_pb2.QueryReply) -> EdgeReply:
         sources = tuple(ReplySource(s.edge_id, s.doc_id, s.chunk_id, s.score) for s in reply.sources)
-        return cls(reply.answer, decision_of(reply.decision), reply.verified, reply.note, sources, reply.trace_json)
+        shown = serde.shown_from_proto(reply.shown)
+        return cls(
+            reply.answer, decision_of(reply.decision), reply.verified, reply.note, sources, reply.trace_json, shown
+        )
 
 
 class EdgeClient:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from edge_node.ingest.service import IngestReport, SummaryRefresh
 from edge_node.query.edge_answer import EdgeAnswer
+from shared.core.shown import shown_of
 from shared.proto.dgrag.v1 import edge_pb2
 from shared.transport import serde
 
@@ -34,8 +35,9 @@ def query_reply(result: EdgeAnswer, edge_id: str) -> edge_pb2.QueryReply:
             edge_pb2.Source(edge_id=s.edge_id or edge_id, doc_id=s.doc_id, chunk_id=s.chunk_id, score=s.score)
             for s in result.sources
         ],
-        trace_json=result.trace().to_json(),
+        trace_json=(trace := result.trace()).to_json(),
         timings=serde.timings_to_proto(result.timings),
+        shown=serde.shown_to_proto(shown_of(trace)),
     )
 
 

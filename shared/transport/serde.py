@@ -25,6 +25,7 @@ from shared.core.knowledge import (
     SummaryTombstone,
 )
 from shared.core.query_vectors import MAX_DIM, MAX_TEXTS, QueryVectors, QueryVectorsError
+from shared.core.shown import AnsweredBy, ShownAnswer, shown_of_cloud
 from shared.core.sureness import SIGNALS, unit_interval
 from shared.core.vocabulary import ANSWER_USES, DEFAULT_ANSWER_USE, AnswerUse
 from shared.proto.dgrag.v1 import cloud_pb2, common_pb2, edge_pb2
@@ -145,7 +146,27 @@ def cloud_answer_to_proto(a: CloudAnswer) -> cloud_pb2.GlobalQueryReply:
         matched_offline=a.matched_offline,
         confidence=a.confidence,
         confidence_signals=a.confidence_signals,
+        shown=shown_to_proto(shown_of_cloud(a)),
     )
+
+
+def shown_to_proto(shown: ShownAnswer) -> common_pb2.ShownAnswer:
+    return common_pb2.ShownAnswer(
+        text=shown.text,
+        short_answer=shown.short,
+        probability=shown.probability,
+        sureness=shown.sureness,
+        answered_by=shown.answered_by.value,
+        sources=list(shown.sources),
+        reader=shown.reader,
+    )
+
+
+def shown_from_proto(msg: common_pb2.ShownAnswer) -> ShownAnswer:
+    """A peer's shown answer, checked: the probability bounded to [0, 1] and its word made here from it; an
+    unknown answerer counts as an extract."""
+    by = msg.answered_by if msg.answered_by in {a.value for a in AnsweredBy} else AnsweredBy.EXTRACT.value
+    return ShownAnswer.made(msg.text, msg.short_answer, msg.probability, AnsweredBy(by), tuple(msg.sources), msg.reader)
 
 
 def probe_fields(p: ProbeScores) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from edge_node.policy.audit import AuditEntry
 from edge_node.runtime.owner_view import OwnerView
-from shared.core.sureness import sureness_of
+from shared.core.shown import shown_of
 from shared.core.trace import AnswerTrace, Decision, Source
 
 WHAT_LEFT = {
@@ -79,8 +79,7 @@ class Passage:
 def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -> str:
     """An answer as the page shows it: the text, the short answer, how sure, who answered, and each source with
     the passage that supports it (this device's own) and a link to the whole document."""
-    confidence = trace.confidence
-    word = sureness_of(confidence).value
+    shown = shown_of(trace)
     if trace.decision == Decision.CLOUD and trace.cloud is not None:
         cited = sorted({"this device" if is_own(s, edge_id) else str(s.edge_id) for s in trace.sources})
         who = "the cloud's model" + (f", citing {e(', '.join(cited))}" if cited else "")
@@ -88,11 +87,10 @@ def answer_block(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -
         who = "this device's own model"
     else:
         who = "this device (unverified: the cloud could not answer)" if not trace.verified else "this device"
-    short = trace.reading.get("short", "")
     parts = [
-        f"<div class=answer><p class=text>{e(trace.answer)}</p>",
-        f"<p><strong>Short answer:</strong> {e(short)}</p>" if short else "",
-        f"<p><strong>How sure:</strong> {e(word)} ({confidence:.0%})</p>",
+        f"<div class=answer><p class=text>{e(shown.text)}</p>",
+        f"<p><strong>Short answer:</strong> <span class=short>{e(shown.short)}</span></p>" if shown.short else "",
+        f"<p><strong>How sure:</strong> {e(shown.sureness)} ({shown.probability:.0%})</p>",
         f"<p><strong>Answered by:</strong> {who}</p>",
         f"<p class=note>{e(trace.note)}</p>" if trace.note else "",
         "<h2>Sources</h2>",

@@ -213,7 +213,7 @@ class SummaryMatch(_message.Message):
     def __init__(self, summary_id: _Optional[str] = ..., edge_id: _Optional[str] = ..., score: _Optional[float] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GlobalQueryReply(_message.Message):
-    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received", "probes", "probe_bytes", "short_answer", "withheld_words", "reader", "matched_offline", "confidence", "confidence_signals")
+    __slots__ = ("answer", "summaries", "edges_asked", "edges_replied", "edges_failed", "context_chunks", "context_edges", "timings", "bytes_received", "probes", "probe_bytes", "short_answer", "withheld_words", "reader", "matched_offline", "confidence", "confidence_signals", "shown")
     class ConfidenceSignalsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -238,6 +238,7 @@ class GlobalQueryReply(_message.Message):
     MATCHED_OFFLINE_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_SIGNALS_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
     answer: str
     summaries: _containers.RepeatedCompositeFieldContainer[SummaryMatch]
     edges_asked: _containers.RepeatedScalarFieldContainer[str]
@@ -255,7 +256,8 @@ class GlobalQueryReply(_message.Message):
     matched_offline: bool
     confidence: float
     confidence_signals: _containers.ScalarMap[str, float]
-    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ..., short_answer: _Optional[str] = ..., withheld_words: _Optional[int] = ..., reader: _Optional[str] = ..., matched_offline: _Optional[bool] = ..., confidence: _Optional[float] = ..., confidence_signals: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    shown: _common_pb2.ShownAnswer
+    def __init__(self, answer: _Optional[str] = ..., summaries: _Optional[_Iterable[_Union[SummaryMatch, _Mapping]]] = ..., edges_asked: _Optional[_Iterable[str]] = ..., edges_replied: _Optional[_Iterable[str]] = ..., edges_failed: _Optional[_Iterable[str]] = ..., context_chunks: _Optional[_Iterable[_Union[_common_pb2.KnowledgeChunk, _Mapping]]] = ..., context_edges: _Optional[_Iterable[str]] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., bytes_received: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[ProbeResult, _Mapping]]] = ..., probe_bytes: _Optional[int] = ..., short_answer: _Optional[str] = ..., withheld_words: _Optional[int] = ..., reader: _Optional[str] = ..., matched_offline: _Optional[bool] = ..., confidence: _Optional[float] = ..., confidence_signals: _Optional[_Mapping[str, float]] = ..., shown: _Optional[_Union[_common_pb2.ShownAnswer, _Mapping]] = ...) -> None: ...
 
 class GlobalQueryEvent(_message.Message):
     __slots__ = ("draft", "reply")

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x64grag/v1/common.proto\x12\x08\x64grag.v1\"s\n\x07Summary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x14\n\x0ctop_entities\x18\x04 \x03(\t\x12\x12\n\nn_entities\x18\x05 \x01(\r\x12\x13\n\x0bn_relations\x18\x06 \x01(\r\"(\n\tTombstone\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"Q\n\x0fKnowledgeEntity\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\"W\n\x11KnowledgeRelation\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\"\x9c\x01\n\x0eKnowledgeChunk\x12\x0e\n\x06\x64oc_id\x18\x01 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\x12\x0e\n\x06tokens\x18\x05 \x01(\r\x12\x12\n\nproof_salt\x18\x06 \x01(\x0c\x12\x13\n\x0bproof_index\x18\x07 \x01(\x04\x12\x12\n\nproof_path\x18\x08 \x03(\x0c\"\xe1\x01\n\tKnowledge\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12+\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x19.dgrag.v1.KnowledgeEntity\x12.\n\trelations\x18\x03 \x03(\x0b\x32\x1b.dgrag.v1.KnowledgeRelation\x12(\n\x06\x63hunks\x18\x04 \x03(\x0b\x32\x18.dgrag.v1.KnowledgeChunk\x12\x10\n\x08\x65vidence\x18\x05 \x01(\x02\x12\x19\n\x11retrieval_seconds\x18\x06 \x01(\x01\x12\x0f\n\x07\x61nswers\x18\x07 \x01(\t\"j\n\x07Timings\x12/\n\x07seconds\x18\x01 \x03(\x0b\x32\x1e.dgrag.v1.Timings.SecondsEntry\x1a.\n\x0cSecondsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x64grag/v1/common.proto\x12\x08\x64grag.v1\"s\n\x07Summary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x14\n\x0ctop_entities\x18\x04 \x03(\t\x12\x12\n\nn_entities\x18\x05 \x01(\r\x12\x13\n\x0bn_relations\x18\x06 \x01(\r\"\x8e\x01\n\x0bShownAnswer\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x14\n\x0cshort_answer\x18\x02 \x01(\t\x12\x13\n\x0bprobability\x18\x03 \x01(\x02\x12\x10\n\x08sureness\x18\x04 \x01(\t\x12\x13\n\x0b\x61nswered_by\x18\x05 \x01(\t\x12\x0f\n\x07sources\x18\x06 \x03(\t\x12\x0e\n\x06reader\x18\x07 \x01(\t\"(\n\tTombstone\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"Q\n\x0fKnowledgeEntity\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\"W\n\x11KnowledgeRelation\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\"\x9c\x01\n\x0eKnowledgeChunk\x12\x0e\n\x06\x64oc_id\x18\x01 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x02\x12\x0e\n\x06tokens\x18\x05 \x01(\r\x12\x12\n\nproof_salt\x18\x06 \x01(\x0c\x12\x13\n\x0bproof_index\x18\x07 \x01(\x04\x12\x12\n\nproof_path\x18\x08 \x03(\x0c\"\xe1\x01\n\tKnowledge\x12\x0f\n\x07\x65\x64ge_id\x18\x01 \x01(\t\x12+\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x19.dgrag.v1.KnowledgeEntity\x12.\n\trelations\x18\x03 \x03(\x0b\x32\x1b.dgrag.v1.KnowledgeRelation\x12(\n\x06\x63hunks\x18\x04 \x03(\x0b\x32\x18.dgrag.v1.KnowledgeChunk\x12\x10\n\x08\x65vidence\x18\x05 \x01(\x02\x12\x19\n\x11retrieval_seconds\x18\x06 \x01(\x01\x12\x0f\n\x07\x61nswers\x18\x07 \x01(\t\"j\n\x07Timings\x12/\n\x07seconds\x18\x01 \x03(\x0b\x32\x1e.dgrag.v1.Timings.SecondsEntry\x1a.\n\x0cSecondsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,18 +35,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TIMINGS_SECONDSENTRY']._serialized_options = b'8\001'
   _globals['_SUMMARY']._serialized_start=35
   _globals['_SUMMARY']._serialized_end=150
-  _globals['_TOMBSTONE']._serialized_start=152
-  _globals['_TOMBSTONE']._serialized_end=192
-  _globals['_KNOWLEDGEENTITY']._serialized_start=194
-  _globals['_KNOWLEDGEENTITY']._serialized_end=275
-  _globals['_KNOWLEDGERELATION']._serialized_start=277
-  _globals['_KNOWLEDGERELATION']._serialized_end=364
-  _globals['_KNOWLEDGECHUNK']._serialized_start=367
-  _globals['_KNOWLEDGECHUNK']._serialized_end=523
-  _globals['_KNOWLEDGE']._serialized_start=526
-  _globals['_KNOWLEDGE']._serialized_end=751
-  _globals['_TIMINGS']._serialized_start=753
-  _globals['_TIMINGS']._serialized_end=859
-  _globals['_TIMINGS_SECONDSENTRY']._serialized_start=813
-  _globals['_TIMINGS_SECONDSENTRY']._serialized_end=859
+  _globals['_SHOWNANSWER']._serialized_start=153
+  _globals['_SHOWNANSWER']._serialized_end=295
+  _globals['_TOMBSTONE']._serialized_start=297
+  _globals['_TOMBSTONE']._serialized_end=337
+  _globals['_KNOWLEDGEENTITY']._serialized_start=339
+  _globals['_KNOWLEDGEENTITY']._serialized_end=420
+  _globals['_KNOWLEDGERELATION']._serialized_start=422
+  _globals['_KNOWLEDGERELATION']._serialized_end=509
+  _globals['_KNOWLEDGECHUNK']._serialized_start=512
+  _globals['_KNOWLEDGECHUNK']._serialized_end=668
+  _globals['_KNOWLEDGE']._serialized_start=671
+  _globals['_KNOWLEDGE']._serialized_end=896
+  _globals['_TIMINGS']._serialized_start=898
+  _globals['_TIMINGS']._serialized_end=1004
+  _globals['_TIMINGS_SECONDSENTRY']._serialized_start=958
+  _globals['_TIMINGS_SECONDSENTRY']._serialized_end=1004
 # @@protoc_insertion_point(module_scope)

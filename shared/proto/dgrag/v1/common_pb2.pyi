@@ -22,6 +22,24 @@ class Summary(_message.Message):
     n_relations: int
     def __init__(self, id: _Optional[str] = ..., version: _Optional[int] = ..., text: _Optional[str] = ..., top_entities: _Optional[_Iterable[str]] = ..., n_entities: _Optional[int] = ..., n_relations: _Optional[int] = ...) -> None: ...
 
+class ShownAnswer(_message.Message):
+    __slots__ = ("text", "short_answer", "probability", "sureness", "answered_by", "sources", "reader")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SHORT_ANSWER_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SURENESS_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_BY_FIELD_NUMBER: _ClassVar[int]
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    READER_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    short_answer: str
+    probability: float
+    sureness: str
+    answered_by: str
+    sources: _containers.RepeatedScalarFieldContainer[str]
+    reader: str
+    def __init__(self, text: _Optional[str] = ..., short_answer: _Optional[str] = ..., probability: _Optional[float] = ..., sureness: _Optional[str] = ..., answered_by: _Optional[str] = ..., sources: _Optional[_Iterable[str]] = ..., reader: _Optional[str] = ...) -> None: ...
+
 class Tombstone(_message.Message):
     __slots__ = ("id", "version")
     ID_FIELD_NUMBER: _ClassVar[int]

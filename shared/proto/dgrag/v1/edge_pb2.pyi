@@ -78,7 +78,7 @@ class QueryEvent(_message.Message):
     def __init__(self, draft: _Optional[str] = ..., reply: _Optional[_Union[QueryReply, _Mapping]] = ...) -> None: ...
 
 class QueryReply(_message.Message):
-    __slots__ = ("answer", "decision", "verified", "note", "sources", "trace_json", "timings")
+    __slots__ = ("answer", "decision", "verified", "note", "sources", "trace_json", "timings", "shown")
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +86,7 @@ class QueryReply(_message.Message):
     SOURCES_FIELD_NUMBER: _ClassVar[int]
     TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
     TIMINGS_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
     answer: str
     decision: str
     verified: bool
@@ -93,7 +94,8 @@ class QueryReply(_message.Message):
     sources: _containers.RepeatedCompositeFieldContainer[Source]
     trace_json: str
     timings: _common_pb2.Timings
-    def __init__(self, answer: _Optional[str] = ..., decision: _Optional[str] = ..., verified: _Optional[bool] = ..., note: _Optional[str] = ..., sources: _Optional[_Iterable[_Union[Source, _Mapping]]] = ..., trace_json: _Optional[str] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ...) -> None: ...
+    shown: _common_pb2.ShownAnswer
+    def __init__(self, answer: _Optional[str] = ..., decision: _Optional[str] = ..., verified: _Optional[bool] = ..., note: _Optional[str] = ..., sources: _Optional[_Iterable[_Union[Source, _Mapping]]] = ..., trace_json: _Optional[str] = ..., timings: _Optional[_Union[_common_pb2.Timings, _Mapping]] = ..., shown: _Optional[_Union[_common_pb2.ShownAnswer, _Mapping]] = ...) -> None: ...
 
 class RetrieveRequest(_message.Message):
     __slots__ = ("question",)

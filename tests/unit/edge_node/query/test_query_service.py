@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from edge_node.ingest.readers import RawDocument
 from edge_node.ingest.service import IngestService
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import EdgeConfig, GateConfig

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.config import ChunkingConfig, CloudConfig, EdgeConfig, ModelConfig, load_config
+from shared.config import ChunkingConfig, EdgeConfig, ModelConfig, load_config
 from shared.core.constants import DEFAULT_EDGE_ID, MAX_DOCUMENT_BYTES
 from shared.core.errors import ConfigError
 
