@@ -36,8 +36,9 @@ class ScriptedGenerator:
     def generate(self, request: GenerationRequest) -> Completion:
         self.requests.append(request)
         texts = tuple(self.script(request) for _ in range(request.n))
-        logprobs = tuple(tuple(WORD_LOGPROB for _ in t.split()) for t in texts)
-        return Completion(texts, len(request.prompt.split()), sum(len(t.split()) for t in texts), None, logprobs)
+        pieces = tuple(tuple(re.findall(r"\s*\S+\s*$|\s*\S+", t)) for t in texts)
+        logprobs = tuple(tuple(WORD_LOGPROB for _ in p) for p in pieces)
+        return Completion(texts, len(request.prompt.split()), sum(len(p) for p in pieces), None, logprobs, pieces)
 
     def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
         """:meth:`generate`, giving a single answer to ``on_text`` word by word (as a model decodes it)."""

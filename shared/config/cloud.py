@@ -40,8 +40,8 @@ class CloudQueryConfig:
     and keywords (0 = the chunk as the edge sent it). 480 with a 448-token context against whole chunks in 640, on
     the fit half of multihop4 (docs/results/cloud-excerpts): entity answers 33 of 48 asks right either way, yes/no
     68 against 67 of 92, escalated entity p50 10.0 s against 13.3 s (240 with 320 tokens cost 3 of 25)."""
-    max_tokens: int = 40
-    """Longest cloud answer: the answer alone is asked for, a span or a verdict."""
+    max_tokens: int = 80
+    """Longest cloud answer: a span, or a verdict after the sentence it copies."""
     withhold_below: float = CLOUD_WITHHOLD_BELOW
     """A yes/no verdict whose own confidence is below this is withheld: the answer says "can't tell" and shows the
     sentence that bears most on the question (0: every verdict is shown, as a calibration fit needs)."""

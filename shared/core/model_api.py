@@ -64,6 +64,20 @@ class Completion:
     """Where the runtime measures it (llama_cpp): prompt reading and writing, tokens and seconds."""
     token_logprobs: tuple[tuple[float, ...], ...] = ()
     """Per text, each generated token's natural-log probability under the model (empty: the backend gives none)."""
+    token_pieces: tuple[tuple[str, ...], ...] = ()
+    """Per text, each generated token's text (what locates a word's tokens in the text; empty: not given)."""
+
+    def probability_at(self, index: int, offset: int) -> float | None:
+        """The model's probability of the token of text ``index`` that holds character ``offset`` (None: not
+        given)."""
+        if index >= min(len(self.token_pieces), len(self.token_logprobs)):
+            return None
+        at = 0
+        for piece, logprob in zip(self.token_pieces[index], self.token_logprobs[index], strict=False):
+            at += len(piece)
+            if offset < at:
+                return math.exp(logprob)
+        return None
 
     def probability(self, index: int = 0, first: int = 0) -> float | None:
         """The model's probability of text ``index`` (the product of its tokens'; of its ``first`` tokens alone

@@ -66,13 +66,14 @@ Question: {question}
 {instruction}"""
 
 ANSWER_SPAN = (
-    "Answer with only the exact words from the passages that answer the question: a name, number, value, option, "
-    "path or command. If the passages do not say, answer: Insufficient information."
+    "Answer with only the exact words copied from the passages that answer the question, and nothing else. If the "
+    "passages do not say, answer: Insufficient information."
 )
 
 ANSWER_VERDICT = (
-    "Answer Yes or No, as the passages say; read negations such as not, never or only with care. If the passages "
-    "do not say, answer: Insufficient information."
+    "First copy the one sentence of the passages that answers the question. Then, on a new line, write Answer: Yes "
+    "or Answer: No, reading words such as not, never, cannot and only with care. If no passage answers it, write "
+    "only: Insufficient information."
 )
 
 

@@ -115,7 +115,15 @@ class LlamaCppGenerator:
         written = sum(len(t) for t in run.tokens)
         speed = ModelSpeed(run.prompt_tokens, run.prompt_seconds, written, run.decode_seconds)
         logprobs = tuple(tuple(p) for p in run.logprobs)
-        return Completion(texts, len(prompt), written, speed, logprobs)
+        return Completion(texts, len(prompt), written, speed, logprobs, self._pieces(run.tokens))
+
+    def _pieces(self, samples: list[list[int]]) -> tuple[tuple[str, ...], ...]:
+        """Each sample's tokens as text, decoded in turn so that a character split over tokens is whole once."""
+        out = []
+        for tokens in samples:
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+            out.append(tuple(decoder.decode(self._llm.detokenize([t])) for t in tokens))
+        return tuple(out)
 
     def _chat_formatter(self) -> Any:
         """The model's chat template as llama-cpp-python renders it (a Jinja template given the model's end and

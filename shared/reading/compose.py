@@ -49,14 +49,14 @@ def compose(
     confidence = calibration.confidence(evidence)
     if shown.kind == "verdict" and confidence.probability < withhold_below:
         return unsettled(shown, quote, evidence)
-    made = with_support(shown.short, shown.found, shown.kind) if quote else cited(shown.short, shown.found, shown.kind)
+    made = with_support(shown.short, shown.cited, shown.kind) if quote else cited(shown.short, shown.cited, shown.kind)
     return dataclasses.replace(made, confidence=confidence, evidence=evidence)
 
 
 def unsettled(shown: Said, quote: bool, evidence: Evidence) -> Answer:
     """No verdict: the sentence that bears most on the question, with its source (the evidence of the withheld
     verdict is kept for the trace)."""
-    found = shown.found
+    found = shown.cited
     if found is None:
         return Answer(f"{UNSETTLED}.", "", "unsettled", evidence=evidence, withheld=shown.short)
     said = f' "{truncate_chars(" ".join(found.sentence.split()), SUPPORT_CHARS)}"' if quote else ""

@@ -35,6 +35,7 @@ _LEAD = re.compile(r"^\s*(?:(?:the\s+)?(?:short\s+)?answer\s*(?:is)?\s*[:\-]\s*)
 _CITATION = re.compile(r"\s*\[\d{1,3}(?::[^\]]*)?\]")
 _EDGE_MARKS = "\"'`“”‘’*"
 _VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_STATED_VERDICT = re.compile(r"\banswer\s*[:\-]\s*\W*(yes|no)\b", re.IGNORECASE)
 
 
 DECLINED_KIND = "declined"
@@ -49,9 +50,16 @@ class Said:
     kind: str
     """span, verdict, unsupported or declined."""
     found: Found | None
-    """The sentence cited beside it (None: nothing to cite)."""
+    """The sentence of a passage that holds it (for a verdict: the sentence the model copied), None where none does."""
     probability: float
-    """The model's probability of what it wrote (0: the backend gives none)."""
+    """The model's probability of what it wrote (for a verdict: of its Yes or No token; 0: not given)."""
+    nearest: Found | None = None
+    """For a verdict whose copied sentence no passage holds: the sentence sharing most of the question's words."""
+
+    @property
+    def cited(self) -> Found | None:
+        """The sentence shown beside the answer."""
+        return self.found or self.nearest
 
 
 DECLINED = Said("", DECLINED_KIND, None, 0.0)
@@ -102,16 +110,33 @@ def verdict_of(short: str) -> str | None:
 
 
 def read_said(question: str, text: str, passages: Sequence[Passage], yes_no: bool, probability: float) -> Said:
-    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict)."""
+    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict, written
+    after the sentence the model copied; ``probability``: the model's probability of the whole text)."""
+    if yes_no and (said := _verdict(question, text, passages, probability)) is not None:
+        return said
     short = short_of(text)
     if not short or declares_missing(short):
         return Said("", DECLINED_KIND, None, probability)
-    verdict = verdict_of(short) if yes_no else None
-    if verdict is not None:
-        cited = best_sentences(question, passages, limit=1)
-        return Said(verdict, "verdict", cited[0] if cited else None, probability)
     found = locate(short, passages)
     return Said(short, "span" if found else "unsupported", found, probability)
+
+
+def _verdict(question: str, text: str, passages: Sequence[Passage], probability: float) -> Said | None:
+    """A verdict: "Answer: Yes" after a copied sentence, or a leading Yes/No; the sentence cited is the one
+    copied where a passage holds it (``named``), else the one sharing most of the question's words."""
+    stated = list(_STATED_VERDICT.finditer(text))
+    if stated:
+        verdict, quote = stated[-1].group(1), text[: stated[-1].start()]
+    elif (lead := _VERDICT.match(short_of(text))) is not None:
+        verdict, quote = lead.group(1), ""
+    else:
+        return None
+    copied = short_of(quote)
+    found = locate(copied, passages) if copied else None
+    if found is None:
+        cited = best_sentences(f"{question} {copied}", passages, limit=1)
+        return Said(verdict.capitalize(), "verdict", None, probability, cited[0] if cited else None)
+    return Said(verdict.capitalize(), "verdict", found, probability)
 
 
 def locate(short: str, passages: Sequence[Passage]) -> Found | None:
@@ -129,10 +154,20 @@ def said_all(question: str, completion: Completion, passages: Sequence[Passage],
     every = []
     for i, text in enumerate(completion.texts):
         said = read_said(question, text, passages, yes_no, completion.probability(i) or 0.0)
-        if said.kind == "verdict":  # a verdict's probability is its first token's: what follows it is a reason
-            said = dataclasses.replace(said, probability=completion.probability(i, first=1) or 0.0)
+        if said.kind == "verdict":  # a verdict's probability is its Yes or No token's
+            at = _verdict_offset(text)
+            said = dataclasses.replace(said, probability=completion.probability_at(i, at) or 0.0)
         every.append(said)
     return every
+
+
+def _verdict_offset(text: str) -> int:
+    """Where the verdict's word begins in ``text``."""
+    stated = list(_STATED_VERDICT.finditer(text))
+    if stated:
+        return stated[-1].start(1)
+    lead = re.match(r"^\W*", text)
+    return lead.end() if lead else 0
 
 
 def agreement(shown: Said, every: Sequence[Said]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from shared.reading.answer_format import Sampling
 from shared.reading.passage_reader import read_said, short_of
-from shared.reading.read import HowToRead, Sampled, answer_question
+from shared.reading.read import HowToRead, Sampled, answer_question, read_passages
 from shared.reading.span_reader import Passage
 from simulation.fakes import ScriptedGenerator
 
@@ -33,9 +33,13 @@ def test_the_short_answer_is_the_first_line_without_lead_quotes_or_citation() ->
     assert short_of("") == ""
 
 
-def test_a_verdict_is_yes_or_no_alone_and_only_for_a_yes_no_question() -> None:
-    said = read_said("Does acmectl support Windows?", "No, it does not.", PASSAGES, True, 0.8)
+def test_a_verdict_is_yes_or_no_alone_after_the_sentence_it_copied_and_only_for_a_yes_no_question() -> None:
+    copied = "It does not support Windows.\nAnswer: No"
+    said = read_said("Does acmectl support Windows?", copied, PASSAGES, True, 0.8)
     assert said.short == "No" and said.kind == "verdict" and said.found is not None
+    assert said.found.passage.number == 2
+    bare = read_said("Does acmectl support Windows?", "No, it does not.", PASSAGES, True, 0.8)
+    assert bare.short == "No" and bare.found is None and bare.cited is not None, "a bare verdict cites the nearest"
     named = read_said("Which OS does acmectl not support?", "No idea: Windows", PASSAGES, False, 0.8)
     assert named.kind == "unsupported", "a non-yes/no question never gets a verdict"
 
@@ -44,6 +48,12 @@ def test_a_decline_and_an_answer_no_passage_holds_are_told_apart() -> None:
     assert read_said("Who funds Acme?", "Insufficient information.", PASSAGES, False, 0.9).kind == "declined"
     invented = read_said("Who leads Acme Robotics?", "John Smith", PASSAGES, False, 0.9)
     assert invented.kind == "unsupported" and invented.found is None
+
+
+def test_a_verdicts_probability_is_that_of_its_yes_or_no_token() -> None:
+    model = ScriptedGenerator(lambda _: "It does not support Windows.\nAnswer: No")
+    sampled = read_passages("Does acmectl support Windows?", PASSAGES, model, Sampling(1, 80, 0.0, None))
+    assert sampled.said[0].short == "No" and abs(sampled.said[0].probability - 0.9) < 1e-9
 
 
 def test_the_weigher_sees_every_sample_and_its_pick_is_the_one_composed() -> None:
