@@ -32,14 +32,13 @@ class CloudQueryConfig:
     benchmarks/probe_routing.py."""
     deadline_s: float = 5.0
     """Seconds the edges have to return their knowledge; late edges are reported, not waited for."""
-    context_tokens: int = 448
-    """Token budget of the merged context given to the cloud LLM. The cloud's model reads it before its first word
-    (about 84 tokens a second on 2 cores), so it sets most of an escalated answer's wait."""
-    excerpt_chars: int = 480
+    context_tokens: int = 1000
+    """Token budget of the merged context given to the cloud LLM: about four of the edges' chunks, read whole (chunks
+    are taken best score first until it is spent). The cloud's model reads it before its first word (about 80 tokens
+    a second on 2 cores for Qwen2.5-Coder-1.5B), so it sets most of an escalated answer's wait."""
+    excerpt_chars: int = 0
     """Longest excerpt of one edge's chunk in that context: its sentences sharing the most of the question's names
-    and keywords (0 = the chunk as the edge sent it). 480 with a 448-token context against whole chunks in 640, on
-    the fit half of multihop4 (docs/results/cloud-excerpts): entity answers 33 of 48 asks right either way, yes/no
-    68 against 67 of 92, escalated entity p50 10.0 s against 13.3 s (240 with 320 tokens cost 3 of 25)."""
+    and keywords (0 = the chunk whole, as the edge sent it: an excerpt can cut out the sentence holding the answer)."""
     max_tokens: int = 80
     """Longest cloud answer: a span, or a verdict after the sentence it copies."""
     withhold_below: float = CLOUD_WITHHOLD_BELOW

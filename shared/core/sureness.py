@@ -8,14 +8,10 @@ from enum import StrEnum
 SURE_AT = 0.9
 LIKELY_AT = 0.5
 WITHHOLD_BELOW = 0.6
-"""An edge's yes/no or two-option verdict is shown at this probability or above (below, the answer says can't tell
-and the question goes to the cloud). The edge's model votes on yes/no: on the fit halves its votes were right 47.8%
-of the time (docs/results/confidence-fit)."""
+"""An edge's yes/no verdict is shown at this probability or above (below, the answer says can't tell and the
+question goes to the cloud)."""
 CLOUD_WITHHOLD_BELOW = 0.5
-"""The cloud's: a verdict the cloud's model reads claim by claim is shown at this probability or above. Chosen on
-the fit halves of multihop4 and pkgfit3 (108 yes/no asks, benchmarks.fit_yes_no, cross-validated) as the least
-confidence whose verdicts beat always "yes" by 10 points: 72.2% right against 55.6%, on every ask. Withholding buys
-little: from 0.55, 73.5% right on 76.9% of the asks; from 0.6, 75.0% on 55.6%; from 0.65, 82.1% on 36.1%."""
+"""The cloud's: a verdict of the cloud's model is shown at this probability or above (below, can't tell)."""
 SIGNALS = ("named", "agreement", "parts", "model")
 """The evidence signals a confidence is computed from (shared.reading.confidence.Evidence), as traces and replies
 carry them; any other key a peer sends is dropped."""

@@ -15,20 +15,6 @@ SUPPORT_CHARS = 240
 
 
 @dataclass(frozen=True)
-class ClaimFinding:
-    """One claim of a question and the sentence that bears most on it (None: no passage shares its words)."""
-
-    claim: str
-    found: Found | None
-    held: int
-    """The claim's key words the sentence holds."""
-    terms: int
-    """The claim's key words."""
-    support: float | None = None
-    """The model's probability that the claim's sentences support it (None: not asked)."""
-
-
-@dataclass(frozen=True)
 class Answer:
     """The answer a person reads, and how it was made."""
 
@@ -37,25 +23,22 @@ class Answer:
     short: str
     """The answer alone: a name, yes or no, a date, a phrase ("" for can't tell or an extract)."""
     reader: str
-    """What made it: vote (the samples' choice), extractive (a model-free reader), generated (a sample), fact,
-    dates, speaker, claims (a yes/no verdict read claim by claim), unsettled (a verdict withheld), declined, or
-    fallback (an extract of the evidence for lack of a usable generation)."""
+    """What made it (shared.reading.passage_reader): span (words of a passage), verdict (Yes or No), unsupported
+    (words no passage holds), unsettled (a verdict withheld), declined, or fallback (an extract of the evidence for
+    lack of a usable generation)."""
     support: Found | None = None
     """The evidence sentence shown beside the short answer."""
     confidence: Confidence = CANT_TELL
     """How sure the answer is (shared.reading.confidence): its probability and word; can't tell for a decline or a
-    withheld verdict. Computed and applied in shared.reading.compose, or for a verdict read claim by claim in
-    shared.reading.claims.verdict_answer; nothing after them changes it."""
+    withheld verdict. Computed and applied in shared.reading.compose; nothing after it changes it."""
     evidence: Evidence | None = None
     """What the confidence was computed from (None for a decline)."""
     withheld: str = ""
     """The verdict withheld for its low confidence (the text then says can't tell)."""
-    claims: tuple[ClaimFinding, ...] = ()
-    """For a yes/no question: each claim, the sentence that bears most on it, and the model's support for it."""
 
     @property
     def verdict(self) -> bool:
-        """The answer gives a verdict (not a decline, nor the claims' lines of a withheld one)."""
+        """The answer gives a verdict (not a decline, nor the sentence shown for a withheld one)."""
         return self.evidence is not None and not self.withheld
 
     @property
