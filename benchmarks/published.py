@@ -24,7 +24,7 @@ from benchmarks.membership import read_rows as membership_rows
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
 from simulation.metrics import percentile
-from simulation.report_calibration import coverage_cell, reliability
+from simulation.report_calibration import confidence, coverage_cell, reliability
 from simulation.scoring import rescored, shape_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +32,9 @@ HELD_OUT_PREFIX = "held-out-"
 """A results folder named so holds a run of a held-out bundle: every question counts (it has no fit half)."""
 Row = dict[str, Any]
 DGRAG = "dgrag"
+PLAIN = "plain"
+CONFIDENT = 0.65
+"""A stated probability from which a wrong answer counts as a confident one."""
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,12 @@ def coverage_confidence(run: Path) -> str:
     cell, table = coverage_cell(rows), reliability(rows)
     sure = table["by_word"]["sure"]
     said = f"sure {_pct(table['sure_share'])} of asks, right {_pct(sure['accuracy'])}" if sure["n"] else "none sure"
+    bold = [r for r in rows if confidence(r) >= CONFIDENT]
+    wrong = sum(1 for r in bold if not r["correct"])
     return (
         f"coverage {_pct(cell['coverage'] or 0.0)}, right when answered {_pct(cell['answered_accuracy'] or 0.0)}; "
-        f"{said}; ECE {table['ece'] or 0.0:.3f} (n={len(rows)} asks)"
+        f"{said}; wrong at {CONFIDENT:.0%} or more: {wrong} of {len(rows)}; ECE {table['ece'] or 0.0:.3f} "
+        f"(n={len(rows)} asks)"
     )
 
 
@@ -75,12 +81,15 @@ def _accuracy(rows: Sequence[Row]) -> float:
 
 
 def accuracy_within_out(run: Path) -> str:
-    """``within / out (baseline b_within / b_out; n=N)``: strict accuracy beside the shape-aware baseline."""
+    """``within / out (baseline b_within / b_out; plain NaiveRAG p; n=N)``: strict accuracy beside the shape-aware
+    baseline and, where the run has it, the plain NaiveRAG of the same asks (simulation/plain_rag.py)."""
     rows = report_half(run)
     kinds = [[r for r in rows if r["kind"] == k] for k in ("within", "out")]
     accuracy = " / ".join(_pct(_accuracy(k)) for k in kinds)
     baseline = " / ".join(_pct(shape_baseline(k).accuracy) for k in kinds)
-    return f"{accuracy} (baseline {baseline}; n={len(kinds[0])} questions)"
+    plain = [r for r in report_half(run, PLAIN) if r["kind"] == "within"]
+    beside = f"; plain NaiveRAG {_pct(_accuracy(plain))}" if plain else ""
+    return f"{accuracy} (baseline {baseline}{beside}; n={len(kinds[0])} questions)"
 
 
 def escalation_within_out(run: Path) -> str:

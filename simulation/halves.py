@@ -3,7 +3,8 @@
 Every default fitted to benchmark questions (the gate, readers, thresholds) is fitted on the fit half only, and
 every published figure comes from the report half, so a figure never scores the questions its defaults were
 chosen on. The split depends on the id alone: the same in every bundle, run and benchmark. A bundle written only for
-fitting (pkgfit3) gives its questions ids starting with :data:`FIT_ONLY_PREFIX`: all of them are in the fit half.
+fitting (pkgfit3, debpy3, debpg3) gives its questions ids starting with one of :data:`FIT_ONLY_PREFIXES`: all of
+them are in the fit half.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ class Half(IntEnum):
     REPORT = 1
 
 
-FIT_ONLY_PREFIX = "pf-"
-"""The id prefix of the questions of a bundle written only for fitting (simulation/bundles/pkgfit3)."""
+FIT_ONLY_PREFIXES = ("pf-", "py-", "pg-")
+"""The id prefixes of the questions of the bundles written only for fitting (simulation/bundles/pkgfit3, debpy3 and
+debpg3)."""
 
 
 def half_of(qid: str) -> Half:
     """The half ``qid`` belongs to."""
-    if qid.startswith(FIT_ONLY_PREFIX):
+    if qid.startswith(FIT_ONLY_PREFIXES):
         return Half.FIT
     return Half(hashlib.sha256(qid.encode()).digest()[0] % 2)
 

@@ -39,8 +39,8 @@ class CloudQueryConfig:
     excerpt_chars: int = 0
     """Longest excerpt of one edge's chunk in that context: its sentences sharing the most of the question's names
     and keywords (0 = the chunk whole, as the edge sent it: an excerpt can cut out the sentence holding the answer)."""
-    max_tokens: int = 80
-    """Longest cloud answer: a span, or a verdict after the sentence it copies."""
+    max_tokens: int = 48
+    """Longest cloud answer: the answer alone is asked for (a span of a passage, or Yes or No)."""
     withhold_below: float = CLOUD_WITHHOLD_BELOW
     """A yes/no verdict whose own confidence is below this is withheld: the answer says "can't tell" and shows the
     sentence that bears most on the question (0: every verdict is shown, as a calibration fit needs)."""

@@ -71,9 +71,8 @@ ANSWER_SPAN = (
 )
 
 ANSWER_VERDICT = (
-    "First copy the one sentence of the passages that answers the question. Then, on a new line, write Answer: Yes "
-    "or Answer: No, reading words such as not, never, cannot and only with care. If no passage answers it, write "
-    "only: Insufficient information."
+    "Answer Yes or No, as the passages say; read words such as not, never, cannot and only with care. If the "
+    "passages do not say, answer: Insufficient information."
 )
 
 

@@ -122,8 +122,8 @@ def read_said(question: str, text: str, passages: Sequence[Passage], yes_no: boo
 
 
 def _verdict(question: str, text: str, passages: Sequence[Passage], probability: float) -> Said | None:
-    """A verdict: "Answer: Yes" after a copied sentence, or a leading Yes/No; the sentence cited is the one
-    copied where a passage holds it (``named``), else the one sharing most of the question's words."""
+    """A verdict: a leading Yes or No, or "Answer: Yes" after a sentence the model copied; the sentence cited is
+    the one copied where a passage holds it (``named``), else the one sharing most of the question's words."""
     stated = list(_STATED_VERDICT.finditer(text))
     if stated:
         verdict, quote = stated[-1].group(1), text[: stated[-1].start()]

@@ -53,11 +53,11 @@ def test_a_yes_no_question_gets_a_verdict_alone_and_the_instruction_for_one() ->
     model = _replies("Acme Robotics builds welding arms in Berlin.\nAnswer: No")
     read = read_context("Does Acme Robotics build welding arms in Oslo?", MERGED, model, SHOW_ALL, APP_QUOTING)
     assert read.answer.short == "No" and read.answer.reader == "verdict"
-    assert "Answer: Yes or Answer: No" in model.requests[0].prompt
+    assert "Answer Yes or No" in model.requests[0].prompt
     assert read.answer.evidence is not None and read.answer.evidence.named, "the sentence it copied is in the chunk"
     asked = _replies("Berlin")
     named = read_context("Which city does Acme Robotics build in?", MERGED, asked, SHOW_ALL, APP_QUOTING)
-    assert "Answer: Yes" not in asked.requests[0].prompt and named.answer.short == "Berlin"
+    assert "Answer Yes or No" not in asked.requests[0].prompt and named.answer.short == "Berlin"
 
 
 def test_a_decline_is_shown_as_one() -> None:
