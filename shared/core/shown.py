@@ -44,7 +44,7 @@ class ShownAnswer:
     def made(
         cls, text: str, short: str, probability: float, by: AnsweredBy, sources: tuple[str, ...], reader: str
     ) -> ShownAnswer:
-        p = unit_interval(probability)
+        p = round(unit_interval(probability), 3)  # what a person reads; a float32 on the wire rounds back to it
         return cls(text, short, p, sureness_of(p).value, by, sources, reader)
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,11 +12,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
+from edge_node.cli import _print_answer
 from edge_node.ingest.readers import RawDocument
+from edge_node.transport.api_client import EdgeReply
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.page.sessions import COOKIE
-from tests.support.grpc_harness import ACME, ZEPHYR, Network, connected, free_port, start_edge, start_network
+from shared.core.shown import AnsweredBy
+from tests.support.grpc_harness import ACME, ZEPHYR, Network, ask, connected, free_port, start_edge, start_network
 
 HOSTILE = RawDocument("hostile", "Hostile", "Acme Robotics ships <script>alert('owned')</script> robots to Oslo.", "h")
 
@@ -25,6 +29,7 @@ class Page:
     def __init__(self, net: Network, port: int) -> None:
         self.base = f"http://127.0.0.1:{port}"
         self.token = read_api_token(net.data_dirs["edge-a"] / API_TOKEN_FILE)
+        self.net = net
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=self.base, follow_redirects=False, timeout=30)
@@ -232,5 +237,28 @@ def test_a_rebound_host_a_lockout_and_oversized_bodies_are_refused(tmp_path: Pat
                 headers={"X-CSRF-Token": session_csrf, "Content-Type": "application/json"},
             )
             assert chunked.status_code == 413
+
+    with_page(tmp_path, scenario)
+
+
+def test_an_escalated_answer_shows_the_clouds_short_answer_on_the_page_the_api_and_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cloud reads "Omar Haddad" from edge-b: every surface shows the cloud's short answer, and only it."""
+
+    async def scenario(page: Page) -> None:
+        question = "Who founded Zephyr Medical in Lisbon?"
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            body = (await client.post("/ask", data={"question": question, "csrf": csrf})).text
+        reply = EdgeReply.from_proto(await ask(page.net, "edge-a", question))
+        trace = json.loads(reply.trace_json)
+        local_short = trace["reading"].get("short", "")
+        assert reply.decision == "cloud" and reply.shown.answered_by == AnsweredBy.CLOUD
+        assert reply.shown.short == trace["cloud"]["short"] == "Omar Haddad" != local_short
+        assert "<span class=short>Omar Haddad</span>" in body and body.count("<span class=short>") == 1
+        _print_answer(reply.shown, reply.decision, reply.verified, reply.note, reply.sources)
+        printed = capsys.readouterr().out
+        assert "short answer: Omar Haddad" in printed and "answered by: the cloud's model" in printed
 
     with_page(tmp_path, scenario)

@@ -46,8 +46,9 @@ _FACT = re.compile(r"\[1\] ([^\n]+)")
 
 
 def answer_from_context(request: GenerationRequest) -> str:
-    """Quote the first passage when it shares a capitalised name with the question (its first sentence; "Yes"
-    to a yes/no question), else refuse."""
+    """Where the first passage shares a capitalised name with the question: "Yes" to a yes/no question, else the
+    first run of capitalised words of that passage the question does not name, a full name first (a span);
+    else refuse."""
     if "Question:" in request.prompt and "Passages:" in request.prompt:
         context, question = request.prompt.split("Question:", 1)
         names = set(re.findall(r"\b[A-Z][a-z]+\b", question)) - {"Who", "What", "Which", "Where", "When"}
@@ -55,7 +56,10 @@ def answer_from_context(request: GenerationRequest) -> str:
         fact = match.group(1) if match and any(n in match.group(1) for n in names) else ""
         if fact and "Answer Yes or No" in question:
             return "Yes"
-        return fact.split(". ")[0] if fact else "Insufficient information."
+        asked = set(re.findall(r"\b[A-Z][a-z]+\b", question))
+        runs = [r for r in re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*", fact) if not set(r.split()) & asked]
+        runs.sort(key=lambda r: " " not in r)  # a full name (two words or more) first
+        return runs[0] if runs else fact.split(". ")[0] if fact else "Insufficient information."
     return scripted_slm(request)
 
 
