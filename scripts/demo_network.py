@@ -34,7 +34,7 @@ import grpc
 from cloud_server.cloud_model import missing_model_sentence
 from shared.config import CLOUD_MODEL, EdgeConfig
 from shared.core.errors import DgragError
-from shared.core.sureness import sureness_of
+from shared.core.shown import shown_of
 from shared.core.text import occurs_in
 from shared.core.trace import AnswerTrace
 from shared.models.cpu import prepare_cpu
@@ -221,11 +221,10 @@ def _show(trace: dict[str, Any], row: dict[str, Any], named: dict[str, str]) -> 
         print(f"answered by: the cloud, citing the {', '.join(cited) or 'no'} edge(s)")
     else:
         print(f"answered by: the {ASKED_AT} edge, from its own documents")
-    short = cloud_part.get("short") if cloud_part else (trace.get("reading") or {}).get("short")
-    print(f"short answer: {short or '(none: no verdict)'}   (the bundle's gold answer: {row['answer']})")
-    confidence = AnswerTrace.from_dict(trace).confidence
-    print(f"confidence: {sureness_of(confidence).value} ({confidence:.0%})")
-    print(f"answer:   {trace['answer']}")
+    shown = shown_of(AnswerTrace.from_dict(trace))
+    print(f"short answer: {shown.short or '(none: no verdict)'}   (the bundle's gold answer: {row['answer']})")
+    print(f"confidence: {shown.sureness} ({shown.probability:.0%})")
+    print(f"answer:   {shown.text}")
     print("sources:")
     for doc_id, edge in dict.fromkeys((s["doc_id"], s.get("edge_id") or ASKED_AT) for s in trace["sources"]):
         gold = " (gold evidence)" if doc_id in row["evidence_doc_ids"] else ""

@@ -1,5 +1,6 @@
 """Generation in one llama.cpp context (shared.models.llama_batched) against the real bundled SmolLM2 GGUF: sampled
-answers decoded together read the same prompt as one by one and follow the choice grammar, seeds repeat, the
+answers decoded together read the same prompt as one by one and follow the choice grammar, each token comes with
+its probability and text, seeds repeat, the
 prompt's prefix is read once, samples that would not all fit the context are decoded in waves, greedy decoding
 matches llama-cpp-python's own, and a prompt the context cannot hold is refused with a clear error."""
 
@@ -16,7 +17,6 @@ from shared.config import ModelConfig
 from shared.core.errors import ModelError
 from shared.core.model_api import GenerationRequest
 from shared.models.llama_cpp_backend import LlamaCppGenerator
-from shared.reading.answer_format import Sampling, answer_request
 
 pytestmark = pytest.mark.integration
 
@@ -42,8 +42,19 @@ def one_by_one() -> Iterator[LlamaCppGenerator]:
     yield from _generator(together=False)
 
 
+CHOICE = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string", "enum": ["Apple", "Google", "Insufficient information"]},
+        "because": {"type": "string", "maxLength": 120},
+    },
+    "required": ["answer", "because"],
+}
+
+
 def _choice(n: int = 4, seed: int = 7) -> GenerationRequest:
-    return answer_request("Which company released a phone?", CONTEXT, Sampling(n, 48, 0.8, seed), ("Apple", "Google"))
+    prompt = f"{CONTEXT}\n\nWhich company released a phone? Answer in JSON."
+    return GenerationRequest(prompt, n=n, max_tokens=48, temperature=0.8, seed=seed, json_schema=CHOICE)
 
 
 def test_batched_samples_read_the_same_prompt_and_follow_the_choice_grammar(
@@ -56,6 +67,9 @@ def test_batched_samples_read_the_same_prompt_and_follow_the_choice_grammar(
         assert CHOSEN.match(text), text
     assert together.speed is not None
     assert together.speed.decode_tokens == together.completion_tokens > 0
+    for text, logprobs, pieces in zip(together.texts, together.token_logprobs, together.token_pieces, strict=True):
+        assert len(logprobs) == len(pieces) > 0 and all(lp <= 0.0 for lp in logprobs)
+        assert "".join(pieces) == text, "each token's text, in turn, spells the answer"
 
 
 def test_batched_samples_are_repeatable_and_differ_by_seed(batched: LlamaCppGenerator) -> None:
