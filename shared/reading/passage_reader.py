@@ -7,7 +7,9 @@ No for a yes/no question, or "Insufficient information". What it writes is then 
 
 - a **span**: its words occur in a passage, and the first passage (in retrieval order) holding them is cited with
   the sentence that holds them;
-- a **verdict**: Yes or No to a yes/no question; the sentence sharing most of the question's words is cited;
+- a **verdict**: Yes or No to a yes/no question; the sentence sharing most of the question's words is cited (a
+  model that copies the sentence first and then writes "Answer: Yes" has that sentence cited where a passage
+  holds it);
 - **unsupported**: neither; it is shown, but no passage backs it, and its confidence knows that (``named`` 0);
 - a **decline**: the model says the passages do not answer.
 
@@ -103,15 +105,9 @@ def short_of(text: str) -> str:
     return first if len(words) <= MAX_SHORT_WORDS else " ".join(words[:MAX_SHORT_WORDS])
 
 
-def verdict_of(short: str) -> str | None:
-    """ "Yes" or "No" where the answer leads with one, else None."""
-    match = _VERDICT.match(short)
-    return match.group(1).capitalize() if match else None
-
-
 def read_said(question: str, text: str, passages: Sequence[Passage], yes_no: bool, probability: float) -> Said:
-    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict, written
-    after the sentence the model copied; ``probability``: the model's probability of the whole text)."""
+    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict;
+    ``probability``: the model's probability of the whole text)."""
     if yes_no and (said := _verdict(question, text, passages, probability)) is not None:
         return said
     short = short_of(text)
