@@ -16,7 +16,9 @@ The gate's score and refusal share place a local answer in one of three bands:
 A local answer whose confidence is below ``min_local_confidence``, or whose yes/no verdict was withheld for its
 low confidence (``answer.withhold_below``), is escalated whatever its band: the edge's small model reads that
 question no better than a guess, and the cloud's larger model may. So is a local answer that gives none (a
-decline, or an extract for lack of a usable generation): the cloud's model and the other edges may find one.
+decline, or an extract for lack of a usable generation), and one that no passage holds (an unsupported answer,
+shared.reading.passage_reader): the cloud's model and the other edges may find one. Without a cloud, an unsupported
+answer is never shown: the evidence's extract is.
 
 The evidence check is asked first, before the edge's model reads the question, at :func:`first_check_margin`:
 another edge stronger by that margin escalates the question in every band, so the local reading (about 1.5 s of
@@ -69,6 +71,8 @@ class Signals:
     """The local answer gives a verdict (not a decline, nor the lines of an unsettled shape)."""
     withheld: bool = False
     """The local yes/no verdict was withheld for its low confidence (the answer says can't tell)."""
+    backed: bool = True
+    """The local answer is words of its passages or a verdict (shared.reading.passage_reader): not unsupported."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +108,13 @@ def signals_of(gate: GateTrace, composed: Answer | None) -> Signals:
     """The decision's inputs: the gate's scores and the composed answer's confidence and verdict."""
     confidence = composed.confidence.probability if composed is not None else 0.0
     verdict = composed is not None and composed.verdict
-    return Signals(
-        gate.score, gate.refusal_share, confidence, verdict, composed is not None and bool(composed.withheld)
-    )
+    backed = composed is not None and composed.reader in BACKED_READERS
+    withheld = composed is not None and bool(composed.withheld)
+    return Signals(gate.score, gate.refusal_share, confidence, verdict, withheld, backed)
+
+
+BACKED_READERS = ("span", "verdict")
+"""Readers whose answer its passages back: words a passage holds, or a verdict on them."""
 
 
 def trusted(signals: Signals, gate: GateConfig) -> bool:
@@ -121,6 +129,8 @@ def distrust(signals: Signals, gate: GateConfig) -> tuple[str, ...]:
         reasons.append(f"{share} of the answers declare missing information, are degenerate or unsupported")
     if signals.score < gate.threshold:
         reasons.append(f"score {signals.score:.3f} < threshold {gate.threshold:.3f}")
+    if not signals.backed:
+        reasons.append("no passage holds the answer's words")
     return tuple(reasons)
 
 
@@ -174,6 +184,8 @@ def _rule(signals: Signals, gate: GateConfig, situation: Situation, check: Check
         return Outcome(Action.ESCALATE, "the edge's verdict is too unsure to show; the cloud's model may read it")
     if not signals.verdict:
         return Outcome(Action.ESCALATE, "the edge's reading gave no answer; the cloud's model may find one")
+    if not signals.backed:
+        return Outcome(Action.ESCALATE, "no passage holds the edge's answer; the cloud's model may read it")
     if check == Check.NOT_STRONGER:
         return Outcome(Action.ANSWER_HERE, "trusted and checked" if sure else "doubtful, but this edge leads")
     if situation.checking and sure:

@@ -54,7 +54,8 @@ CHOICE = {
 
 def _choice(n: int = 4, seed: int = 7) -> GenerationRequest:
     prompt = f"{CONTEXT}\n\nWhich company released a phone? Answer in JSON."
-    return GenerationRequest(prompt, n=n, max_tokens=48, temperature=0.8, seed=seed, json_schema=CHOICE)
+    system = "You answer questions using only the given context."
+    return GenerationRequest(prompt, system, n=n, max_tokens=48, temperature=0.8, seed=seed, json_schema=CHOICE)
 
 
 def test_batched_samples_read_the_same_prompt_and_follow_the_choice_grammar(

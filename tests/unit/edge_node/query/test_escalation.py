@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from edge_node.query.escalation import (
@@ -108,3 +110,10 @@ def test_the_first_check_margin_escalates_every_band_and_settles_the_larger_marg
     assert settled(doubtful, first) and not settled(trusted, first), "a smaller margin is asked again"
     assert not settled(Outcome(Action.ESCALATE, "untrusted"), first)
     assert first_check_margin(GateConfig(evidence_margin=0.3, stay_margin=0.0)) == 0.3
+
+
+def test_an_answer_no_passage_holds_is_sent_on_or_never_shown_without_a_cloud() -> None:
+    unbacked = dataclasses.replace(TRUSTED, backed=False)
+    assert decide(unbacked, GATE, Situation(cloud=True)).action == Action.ESCALATE
+    assert decide(unbacked, GATE, Situation(cloud=False)).action == Action.EXTRACT
+    assert decide(TRUSTED, GATE, Situation(cloud=False)).action == Action.ANSWER_HERE
