@@ -55,25 +55,11 @@ QUESTION_KEYWORDS = """Question: {question}
 
 List the names and key terms of this question, copied exactly."""
 
-ANSWER_SYSTEM = "You answer questions from the numbered passages given, and from nothing else."
-
-ANSWER_PASSAGES = """Passages:
-
+ANSWER_PASSAGES = """Context:
 {passages}
 
 Question: {question}
-
-{instruction}"""
-
-ANSWER_SPAN = (
-    "Answer with only the exact words copied from the passages that answer the question, and nothing else. If the "
-    "passages do not say, answer: Insufficient information."
-)
-
-ANSWER_VERDICT = (
-    "Answer Yes or No, as the passages say; read words such as not, never, cannot and only with care. If the "
-    "passages do not say, answer: Insufficient information."
-)
+Answer with the short answer only. If the context does not answer the question, answer: Insufficient information."""
 
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {

@@ -52,7 +52,7 @@ class Sampling:
     repeat_penalty: float = 1.0
 
 
-ANSWER_INSTRUCTIONS = (prompts.ANSWER_SYSTEM, prompts.ANSWER_SPAN, prompts.ANSWER_VERDICT)
+ANSWER_INSTRUCTIONS = (prompts.ANSWER_PASSAGES.split("{question}", 1)[1],)
 """The answer prompt's own words (without passages and question): an answer repeating them echoes the prompt."""
 
 

@@ -1,9 +1,9 @@
 """The one reader, for every question on every side: the model reads the retrieved passages whole and answers
 with the passages' own words or a verdict.
 
-The passages are numbered and read whole, so the sentence holding an answer is never cut out of what the model
-sees. The model is asked for the answer alone: the fewest words of the passages that answer the question, Yes or
-No for a yes/no question, or "Insufficient information". What it writes is then checked without a model:
+The passages are read whole, so the sentence holding an answer is never cut out of what the model sees. The model
+is asked for the short answer alone, or "Insufficient information" (one instruction for every question: the model
+itself answers Yes or No where the question wants a verdict). What it writes is then checked without a model:
 
 - a **span**: its words occur in a passage, and the first passage (in retrieval order) holding them is cited with
   the sentence that holds them;
@@ -68,22 +68,17 @@ DECLINED = Said("", DECLINED_KIND, None, 0.0)
 """What a model that gave no usable answer said."""
 
 
-def passage_prompt(question: str, passages: Sequence[Passage], yes_no: bool) -> str:
-    """The user message: the numbered passages whole, the question, the instruction (a verdict's where
-    ``yes_no``, else a span's)."""
-    listed = "\n\n".join(f"[{p.number}] {p.text.strip()}" for p in passages) or "(no passages were found)"
-    return prompts.ANSWER_PASSAGES.format(
-        passages=listed,
-        question=question.strip(),
-        instruction=prompts.ANSWER_VERDICT if yes_no else prompts.ANSWER_SPAN,
-    )
+def passage_prompt(question: str, passages: Sequence[Passage]) -> str:
+    """The user message: the passages whole, the question, and the instruction to give the short answer alone.
+    The same for every question: the model chooses between words of the passages and Yes or No."""
+    listed = "\n\n".join(p.text.strip() for p in passages) or "(nothing was found)"
+    return prompts.ANSWER_PASSAGES.format(passages=listed, question=question.strip())
 
 
-def passage_request(question: str, passages: Sequence[Passage], how: Sampling, yes_no: bool) -> GenerationRequest:
+def passage_request(question: str, passages: Sequence[Passage], how: Sampling) -> GenerationRequest:
     """The request reading ``passages`` for ``question``: one greedy answer, or ``how.n`` sampled ones."""
     return GenerationRequest(
-        prompt=passage_prompt(question, passages, yes_no),
-        system=prompts.ANSWER_SYSTEM,
+        prompt=passage_prompt(question, passages),
         n=how.n,
         max_tokens=how.max_tokens,
         temperature=how.temperature if how.n > 1 else 0.0,
@@ -105,10 +100,10 @@ def short_of(text: str) -> str:
     return first if len(words) <= MAX_SHORT_WORDS else " ".join(words[:MAX_SHORT_WORDS])
 
 
-def read_said(question: str, text: str, passages: Sequence[Passage], yes_no: bool, probability: float) -> Said:
-    """What one completion ``text`` says for ``question`` (``yes_no``: the question asks for a verdict;
-    ``probability``: the model's probability of the whole text)."""
-    if yes_no and (said := _verdict(question, text, passages, probability)) is not None:
+def read_said(question: str, text: str, passages: Sequence[Passage], probability: float) -> Said:
+    """What one completion ``text`` says for ``question`` (``probability``: the model's probability of the whole
+    text). An answer that leads with Yes or No is a verdict, whatever the question looks like."""
+    if (said := _verdict(question, text, passages, probability)) is not None:
         return said
     short = short_of(text)
     if not short or declares_missing(short):
@@ -145,11 +140,11 @@ def locate(short: str, passages: Sequence[Passage]) -> Found | None:
     return None
 
 
-def said_all(question: str, completion: Completion, passages: Sequence[Passage], yes_no: bool) -> list[Said]:
+def said_all(question: str, completion: Completion, passages: Sequence[Passage]) -> list[Said]:
     """Every completion of ``completion`` as read (its probability 0 where the backend gives none)."""
     every = []
     for i, text in enumerate(completion.texts):
-        said = read_said(question, text, passages, yes_no, completion.probability(i) or 0.0)
+        said = read_said(question, text, passages, completion.probability(i) or 0.0)
         if said.kind == "verdict":  # a verdict's probability is its Yes or No token's
             at = _verdict_offset(text)
             said = dataclasses.replace(said, probability=completion.probability_at(i, at) or 0.0)

@@ -22,7 +22,6 @@ from shared.reading.answer_format import Sampling, degeneracy
 from shared.reading.compose import compose
 from shared.reading.confidence import PRIOR, Calibration
 from shared.reading.passage_reader import Said, passage_request, said_all
-from shared.reading.plan import Shape, shape_of
 from shared.reading.span_reader import Passage
 
 W = TypeVar("W")
@@ -99,9 +98,8 @@ def answer_question(
 def read_passages(question: str, passages: Sequence[Passage], generator: TextGenerator, how: Sampling) -> Sampled:
     """The model's answers to ``question`` from ``passages``, each read (a benchmark reads them without
     composing)."""
-    yes_no = shape_of(question).shape == Shape.YES_NO
-    request = passage_request(question, passages, how, yes_no)
+    request = passage_request(question, passages, how)
     completion = generator.generate(request)
-    said = said_all(question, completion, passages, yes_no)
+    said = said_all(question, completion, passages)
     degenerate = degeneracy(question, request.prompt, [t.strip() for t in completion.texts])
     return Sampled(question, tuple(passages), request, completion, said, degenerate)

@@ -69,7 +69,7 @@ def test_a_short_answer_that_copies_a_whole_line_is_cut_to_a_phrase_the_policy_a
 def _repeats_context(request: GenerationRequest) -> str:
     """A cloud model that obeys the injection: it answers with the context it was given."""
     if "Question:" in request.prompt:
-        return request.prompt.split("Question:", 1)[0].replace("Passages:", "", 1).strip()[:1500]
+        return request.prompt.split("Question:", 1)[0].replace("Context:", "", 1).strip()[:1500]
     return "A summary."
 
 

@@ -32,7 +32,7 @@ def scripted_slm(request: GenerationRequest) -> str:
 
 def answering_slm(request: GenerationRequest) -> str:
     """:func:`scripted_slm`, and an answer to a question about Acme Robotics where its passages name Jane Doe."""
-    if "Question:" in request.prompt and "Passages:" in request.prompt:
+    if "Question:" in request.prompt and "Context:" in request.prompt:
         return "Jane Doe leads Acme Robotics." if "Jane Doe" in request.prompt else "Insufficient information."
     return scripted_slm(request)
 

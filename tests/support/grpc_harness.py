@@ -42,19 +42,18 @@ from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from tests.support.fakes_edge import scripted_slm
 
 DIM = 64
-_FACT = re.compile(r"\[1\] ([^\n]+)")
 
 
 def answer_from_context(request: GenerationRequest) -> str:
     """Where the first passage shares a capitalised name with the question: "Yes" to a yes/no question, else the
     first run of capitalised words of that passage the question does not name, a full name first (a span);
     else refuse."""
-    if "Question:" in request.prompt and "Passages:" in request.prompt:
+    if "Question:" in request.prompt and "Context:" in request.prompt:
         context, question = request.prompt.split("Question:", 1)
         names = set(re.findall(r"\b[A-Z][a-z]+\b", question)) - {"Who", "What", "Which", "Where", "When"}
-        match = _FACT.search(context)
-        fact = match.group(1) if match and any(n in match.group(1) for n in names) else ""
-        if fact and "Answer Yes or No" in question:
+        lines = [line for line in context.replace("Context:", "", 1).strip().splitlines() if line.strip()]
+        fact = lines[0] if lines and any(n in lines[0] for n in names) else ""
+        if fact and re.match(r"\s*(?:Does|Is|Can|Did|Are)\b", question):
             return "Yes"
         asked = set(re.findall(r"\b[A-Z][a-z]+\b", question))
         runs = [r for r in re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*", fact) if not set(r.split()) & asked]

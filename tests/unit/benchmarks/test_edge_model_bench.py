@@ -31,7 +31,7 @@ def test_each_model_is_scored_on_the_same_passages(tmp_path: Path, monkeypatch: 
         edge_model,
         "build_generator",
         lambda config: ScriptedGenerator(
-            lambda r: "Yes" if "Answer Yes or No" in r.prompt else answers[config.packaged or "smollm2"]
+            lambda r: "Yes" if "Question: Does" in r.prompt else answers[config.packaged or "smollm2"]
         ),
     )
     rows = tmp_path / "rows.jsonl"

@@ -49,15 +49,15 @@ def test_an_answer_no_chunk_holds_is_shown_as_unsupported_and_its_confidence_kno
     assert answer.confidence.probability < held.confidence.probability
 
 
-def test_a_yes_no_question_gets_a_verdict_alone_and_the_instruction_for_one() -> None:
-    model = _replies("Acme Robotics builds welding arms in Berlin.\nAnswer: No")
+def test_a_verdict_is_yes_or_no_alone_and_every_question_gets_one_instruction() -> None:
+    model = _replies("No, it builds them in Berlin.")
     read = read_context("Does Acme Robotics build welding arms in Oslo?", MERGED, model, SHOW_ALL, APP_QUOTING)
     assert read.answer.short == "No" and read.answer.reader == "verdict"
-    assert "Answer Yes or No" in model.requests[0].prompt
-    assert read.answer.evidence is not None and read.answer.evidence.named, "the sentence it copied is in the chunk"
     asked = _replies("Berlin")
     named = read_context("Which city does Acme Robotics build in?", MERGED, asked, SHOW_ALL, APP_QUOTING)
-    assert "Answer Yes or No" not in asked.requests[0].prompt and named.answer.short == "Berlin"
+    assert named.answer.short == "Berlin"
+    instruction = "Answer with the short answer only."
+    assert instruction in model.requests[0].prompt and instruction in asked.requests[0].prompt
 
 
 def test_a_decline_is_shown_as_one() -> None:

@@ -33,20 +33,22 @@ def test_the_short_answer_is_the_first_line_without_lead_quotes_or_citation() ->
     assert short_of("") == ""
 
 
-def test_a_verdict_is_yes_or_no_alone_after_the_sentence_it_copied_and_only_for_a_yes_no_question() -> None:
+def test_an_answer_leading_with_yes_or_no_is_a_verdict_whatever_the_question_looks_like() -> None:
     copied = "It does not support Windows.\nAnswer: No"
-    said = read_said("Does acmectl support Windows?", copied, PASSAGES, True, 0.8)
+    said = read_said("Does acmectl support Windows?", copied, PASSAGES, 0.8)
     assert said.short == "No" and said.kind == "verdict" and said.found is not None
     assert said.found.passage.number == 2
-    bare = read_said("Does acmectl support Windows?", "No, it does not.", PASSAGES, True, 0.8)
+    bare = read_said("Does acmectl support Windows?", "No, it does not.", PASSAGES, 0.8)
     assert bare.short == "No" and bare.found is None and bare.cited is not None, "a bare verdict cites the nearest"
-    named = read_said("Which OS does acmectl not support?", "No idea: Windows", PASSAGES, False, 0.8)
-    assert named.kind == "unsupported", "a non-yes/no question never gets a verdict"
+    stated = read_said("The acmectl tool runs on Windows, true?", "No.", PASSAGES, 0.8)
+    assert stated.kind == "verdict" and stated.short == "No"
+    named = read_said("Which OS does acmectl not support?", "Windows", PASSAGES, 0.8)
+    assert named.kind == "span" and named.short == "Windows"
 
 
 def test_a_decline_and_an_answer_no_passage_holds_are_told_apart() -> None:
-    assert read_said("Who funds Acme?", "Insufficient information.", PASSAGES, False, 0.9).kind == "declined"
-    invented = read_said("Who leads Acme Robotics?", "John Smith", PASSAGES, False, 0.9)
+    assert read_said("Who funds Acme?", "Insufficient information.", PASSAGES, 0.9).kind == "declined"
+    invented = read_said("Who leads Acme Robotics?", "John Smith", PASSAGES, 0.9)
     assert invented.kind == "unsupported" and invented.found is None
 
 
