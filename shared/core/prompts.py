@@ -59,7 +59,7 @@ ANSWER_PASSAGES = """Context:
 {passages}
 
 Question: {question}
-Answer with the short answer only. If the context does not answer the question, answer: Insufficient information."""
+Answer with the short answer only."""
 
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {

@@ -10,8 +10,10 @@ LIKELY_AT = 0.5
 WITHHOLD_BELOW = 0.6
 """An edge's yes/no verdict is shown at this probability or above (below, the answer says can't tell and the
 question goes to the cloud)."""
-CLOUD_WITHHOLD_BELOW = 0.5
-"""The cloud's: a verdict of the cloud's model is shown at this probability or above (below, can't tell)."""
+CLOUD_WITHHOLD_BELOW = 0.0
+"""The cloud's: a verdict of the cloud's model is shown at this probability or above (below, can't tell). 0: every
+verdict is shown with its probability and word: no calibration is fitted for the one reader yet, and the unfitted
+prior put right verdicts below even odds on held-out documentation."""
 SIGNALS = ("named", "agreement", "parts", "model")
 """The evidence signals a confidence is computed from (shared.reading.confidence.Evidence), as traces and replies
 carry them; any other key a peer sends is dropped."""

@@ -2,8 +2,9 @@
 with the passages' own words or a verdict.
 
 The passages are read whole, so the sentence holding an answer is never cut out of what the model sees. The model
-is asked for the short answer alone, or "Insufficient information" (one instruction for every question: the model
-itself answers Yes or No where the question wants a verdict). What it writes is then checked without a model:
+is asked for the short answer alone (one instruction for every question, as a plain NaiveRAG asks it: the model
+itself answers Yes or No where the question wants a verdict, and may say the context does not tell). What it
+writes is then checked without a model:
 
 - a **span**: its words occur in a passage, and the first passage (in retrieval order) holding them is cited with
   the sentence that holds them;

@@ -81,9 +81,8 @@ def test_a_degenerate_answer_gives_an_extract_or_nothing() -> None:
 
 def test_a_verdict_below_the_threshold_is_withheld_with_the_sentence_that_bears_on_it() -> None:
     unsure = Calibration(bias=-5.0)
-    read = read_context(
-        "Does Acme Robotics build welding arms?", MERGED, _replies("Yes"), CloudQueryConfig(), APP_QUOTING, unsure
-    )
+    config = CloudQueryConfig(withhold_below=0.5)
+    read = read_context("Does Acme Robotics build welding arms?", MERGED, _replies("Yes"), config, APP_QUOTING, unsure)
     shown = read.answer
     assert shown.short == "" and shown.reader == "unsettled" and shown.withheld == "Yes"
     assert shown.text.startswith("Can't tell") and "welding" in shown.text and shown.confidence.word == "can't tell"
