@@ -199,9 +199,7 @@ def membership(report: Path) -> str:
     return "; ".join(cells) + f" ({names} names)"
 
 
-CORPORA = (
-    ("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),
-)
+CORPORA = (("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),)
 """The held-out corpora of real documentation, reported whole (nothing was fitted on them), and whether their run
 had the machine to itself (only then are its waits published)."""
 
