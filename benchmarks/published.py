@@ -199,7 +199,11 @@ def membership(report: Path) -> str:
     return "; ".join(cells) + f" ({names} names)"
 
 
-CORPORA = (("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),)
+CORPORA = (
+    ("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),
+    ("SQLite documentation (sqlite3-doc)", "docs/results/held-out-debsqlite3", False),
+    ("Debian Administrator's Handbook (debian-handbook)", "docs/results/held-out-debhandbook3", False),
+)
 """The held-out corpora of real documentation, reported whole (nothing was fitted on them), and whether their run
 had the machine to itself (only then are its waits published)."""
 
