@@ -18,7 +18,7 @@ import grpc
 
 from shared.core.errors import DgragError
 from shared.core.knowledge import ProbeScores
-from shared.core.shown import AnsweredBy, shown_of
+from shared.core.shown import AnsweredBy, ShownAnswer, shown_of
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import EdgeMode
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
@@ -166,6 +166,7 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
     cloud = trace.cloud
     answerable = asked.kind != "unanswerable"
     question_bytes = len(q.question.encode()) if cloud is not None else 0
+    shown = shown_of(trace)  # judged by its short answer alone, never the quote that could hold the gold by chance
     return {
         "qid": q.qid,
         "question": q.question,
@@ -179,11 +180,11 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
         "answer": trace.answer,
         "decision": str(trace.decision),
         "escalated": trace.escalated,
-        "short": (short := shown_short(trace)),
-        "correct": strictly_correct(short, q.answer, trace.answer),
+        "short": shown.short,
+        "correct": strictly_correct(shown.short, q.answer, trace.answer),
         "shape": shape_of_ask(q.question, q.answer),
-        "reader": shown_reader(trace),
-        "confidence": shown_of(trace).probability,
+        "reader": reader_of(shown),
+        "confidence": shown.probability,
         "confidence_signals": trace.confidence_signals,
         "gate": trace.gate.to_dict() if trace.gate else None,
         "sources": [s.to_dict() for s in trace.sources],
@@ -203,16 +204,9 @@ def row_from_trace(asked: Asked, mode: str, trace: AnswerTrace, summaries: list[
     }
 
 
-def shown_short(trace: AnswerTrace) -> str:
-    """The short answer of the answer shown (shared.core.shown; "" for an extract): judged alone, without the
-    supporting quote that could contain the gold by chance."""
-    return shown_of(trace).short
-
-
-def shown_reader(trace: AnswerTrace) -> str:
+def reader_of(shown: ShownAnswer) -> str:
     """Which reader made the answer shown: the local reader's name (span, verdict, unsupported, declined, ...), or
     ``cloud:<reader>`` for the cloud's."""
-    shown = shown_of(trace)
     if shown.answered_by == AnsweredBy.CLOUD:
         return f"cloud:{shown.reader or 'unrecorded'}"
     return shown.reader

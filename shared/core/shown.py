@@ -70,9 +70,10 @@ def shown_of(trace: AnswerTrace) -> ShownAnswer:
     edge's reading where it answered itself, else the extract with no short answer and no confidence."""
     sources = tuple(dict.fromkeys(f"{s.edge_id or ''}:{s.doc_id}" for s in trace.sources))
     if trace.cloud is not None and trace.decision == Decision.CLOUD:
-        cloud = trace.cloud
-        return ShownAnswer.made(trace.answer, cloud.short, cloud.confidence, AnsweredBy.CLOUD, sources, cloud.reader)
-    if trace.decision == Decision.LOCAL:
-        short, reader = trace.reading.get("short", ""), trace.reading.get("reader", "")
-        return ShownAnswer.made(trace.answer, short, trace.confidence, AnsweredBy.EDGE, sources, reader)
-    return ShownAnswer.made(trace.answer, "", 0.0, AnsweredBy.EXTRACT, sources, "")
+        by, short, reader = AnsweredBy.CLOUD, trace.cloud.short, trace.cloud.reader
+    elif trace.decision == Decision.LOCAL:
+        by, short, reader = AnsweredBy.EDGE, trace.reading.get("short", ""), trace.reading.get("reader", "")
+    else:
+        by, short, reader = AnsweredBy.EXTRACT, "", ""
+    # the trace's confidence is the cloud's, the local reading's or 0 by the same rule
+    return ShownAnswer.made(trace.answer, short, trace.confidence, by, sources, reader)

@@ -43,11 +43,6 @@ class Found:
     """The sentence's place among all the passages' sentences (reading order)."""
 
 
-def numbered_context(passages: Sequence[Passage]) -> str:
-    """The passages as a model reads them: each as "[number] text", a blank line between them."""
-    return "\n\n".join(f"[{p.number}] {p.text}" for p in passages)
-
-
 def stems(text: str) -> set[str]:
     """The first five letters of each content word: how readers compare a question's words with a text's."""
     return {w[:5] for w in content_words(text)}
