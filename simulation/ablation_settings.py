@@ -33,7 +33,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     Ablation("cd", "no confidence (refusal) detection", edge={"DGRAG__GATE__REFUSAL_DETECTION": "false"}),
     Ablation("se", "no similarity evaluation", edge={"DGRAG__GATE__SIMILARITY_EVALUATION": "false"}),
     Ablation("bq", "one answer instead of a sampled batch", edge={"DGRAG__ANSWER__N_ANSWERS": "1"}),
-    Ablation("kg", "chunk vectors only, no knowledge graph", edge={"DGRAG__RETRIEVAL__USE_GRAPH": "false"}),
     # this project's routing parts
     Ablation("sp", "no sparse summary matching in stage 1", cloud={"DGRAG__QUERY__SPARSE_WEIGHT": "0"}),
     Ablation("pr", "no probes: the top-k edges by summaries are asked", cloud={"DGRAG__QUERY__PROBE_SHORTLIST": "0"}),

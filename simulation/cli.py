@@ -42,7 +42,7 @@ def _run_parser(commands: Any) -> None:
     p.add_argument(
         "--ablate",
         default="",
-        help="comma-separated ablations, each on a network of its own: cd, se, bq, kg (the paper's); sp, pr, rm, gc",
+        help="comma-separated ablations, each on a network of its own: cd, se, bq (the paper's); sp, pr, rm, gc",
     )
     p.add_argument("--limit", type=int, default=0, help="a deterministic sample of N questions (0 = all)")
     p.add_argument("--edges", default="", help="comma-separated subset of the bundle's edges (default: all)")

@@ -46,7 +46,8 @@ def naive_rows(asked: Sequence[Asked], built: dict[str, BuiltIndex], config: Edg
         with progress:
             for edge, items in by_edge.items():
                 with EdgeKnowledgeBase(built[edge].data_dir, read_only=True) as kb:
-                    retriever = Retriever(kb, embedder, WordPieceTokenizer(), generator, config.retrieval)
+                    plain = dataclasses.replace(config.retrieval, use_graph=False)
+                    retriever = Retriever(kb, embedder, WordPieceTokenizer(), generator, plain)
                     for item in items:
                         trace = naive_answer(item.question.question, retriever, generator, config)
                         rows.append(row_from_trace(item, NAIVE_MODE, trace, []))
@@ -59,7 +60,7 @@ def naive_rows(asked: Sequence[Asked], built: dict[str, BuiltIndex], config: Edg
 def naive_answer(question: str, retriever: Retriever, generator: TextGenerator, config: EdgeConfig) -> AnswerTrace:
     """NaiveRAG's answer to ``question``: chunk vectors, one answer as generated (an extract if degenerate)."""
     started = time.perf_counter()
-    retrieval = retriever.retrieve(question, use_graph=False)
+    retrieval = retriever.retrieve(question)
     passages = [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
     sampled = read_passages(question, passages, generator, config.answer.sampling(1))
     answer, why = sampled.answers[0], sampled.degenerate[0]

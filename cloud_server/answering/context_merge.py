@@ -1,6 +1,9 @@
 """Merge the knowledge several edges returned into one token-budgeted context for the cloud LLM.
 
-Chunks from all edges are taken best score first, each cut to the sentences that bear most on the question where
+"Best" fuses two rankings of every chunk received (reciprocal rank fusion): by its score (the cloud's own
+similarity of it to the question, set in claim_check.rescored) and by BM25 over the received texts, so that a
+chunk holding the question's rare words (an option, a path) is not dropped for one that merely sounds alike.
+Chunks from all edges are taken best first, each cut to the sentences that bear most on the question where
 an excerpt length is set; entity and relation descriptions fill what is left (they are all an edge may send when
 its privacy policy keeps raw chunks home).
 """
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 
 from shared.core.candidates import question_terms
 from shared.core.knowledge import ContextChunk, EdgeKnowledge
+from shared.core.lexical import LexicalIndex, fuse_ranks
 from shared.core.text import excerpt
 from shared.models.tokenizer import Tokenizer
 
@@ -41,9 +45,14 @@ def merge_knowledge(
     """The context text for the cloud LLM, and which chunks (as excerpts of ``excerpt_chars`` around ``question``'s
     names and keywords, where it is set) went into it."""
     names, keywords = question_terms(question) if question and excerpt_chars > 0 else ([], [])
-    ranked = sorted(
-        ((k.edge_id, c) for k in replies for c in k.chunks), key=lambda t: (-t[1].score, t[0], t[1].chunk_id)
+    received = [(k.edge_id, c) for k in replies for c in k.chunks]
+    by_score = sorted(
+        range(len(received)), key=lambda i: (-received[i][1].score, received[i][0], received[i][1].chunk_id)
     )
+    lexical = LexicalIndex((i, c.text) for i, (_, c) in enumerate(received)) if question else None
+    by_words = [i for i, _ in lexical.ranked(question, len(received))] if lexical else []
+    fused = fuse_ranks([by_score, by_words])
+    ranked = [received[i] for i in sorted(by_score, key=lambda i: -fused[i])]  # stable: ties keep the score order
     parts: list[str] = []
     used_chunks: list[ContextChunk] = []
     used = 0

@@ -135,15 +135,13 @@ class QueryService:
         self._retriever.graph()
         self._retriever.lexical()
 
-    def retrieve(self, question: str, use_graph: bool = True, given: QueryVectors | None = None) -> Retrieval:
+    def retrieve(self, question: str, given: QueryVectors | None = None) -> Retrieval:
         """Retrieval only (what the cloud asks an edge for). The last few questions' retrievals are remembered
         while the store is unchanged: the cloud probes an edge and then asks it for the same question's
         knowledge, which must not cost a second retrieval (a remembered one reports 0 seconds). ``given``: the
         asker's embeddings of the question, used when they come from this edge's model (and part of what the
         remembered retrieval is keyed by)."""
         _check_question(question)
-        if not use_graph:
-            return self._retriever.retrieve(question, use_graph=False, given=given)
         # keyed by all that decides the retrieval: an asker's vectors (which may steer it) never serve another asker
         key = (question, self._kb.store.generation, vectors_digest(given))
         if (seen := self._recent.get(key)) is not None:
@@ -167,9 +165,7 @@ class QueryService:
         slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords else []
         slm_s = time.perf_counter() - t
         with span("retrieval"):
-            retrieval = self._retriever.retrieve(
-                question, use_graph=self._config.retrieval.use_graph, slm_keywords=slm_words
-            )
+            retrieval = self._retriever.retrieve(question, slm_keywords=slm_words)
         timings = {"keywording": slm_s + retrieval.timings["keywording"], "retrieval": retrieval.timings["retrieval"]}
         return Retrieved(question, retrieval, timings)
 

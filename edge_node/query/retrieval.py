@@ -1,5 +1,10 @@
 """Local retrieval (the local query path without generation): question -> keywords -> matching entities and
-relations -> graph neighbours -> their chunks, plus direct chunk vector search -> a token-budgeted context.
+relations, and the chunks ranked by hybrid search -> a token-budgeted context.
+
+A chunk's rank fuses (reciprocal rank fusion) the chunks nearest the question's vector with the chunks BM25
+ranks highest for its words (shared.core.lexical), and, where ``retrieval.use_graph`` is set, the chunks of the
+graph neighbours of the question's entities. The words find what an embedding misses in technical text (an
+option, a path, a command); the graph's entities and relations are sent with the chunks either way.
 
 Callable on its own: the cloud asks edges for exactly this.
 """
@@ -20,7 +25,7 @@ from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import RetrievalConfig
 from shared.core import prompts
 from shared.core.candidates import question_terms, term_share
-from shared.core.lexical import LexicalIndex
+from shared.core.lexical import LexicalIndex, fuse_ranks
 from shared.core.model_api import Embedder, GenerationRequest, TextGenerator
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.core.text import excerpt, normalise_name, occurs_in
@@ -157,7 +162,6 @@ class Retriever:
     def retrieve(
         self,
         question: str,
-        use_graph: bool = True,
         slm_keywords: list[str] | None = None,
         given: QueryVectors | None = None,
     ) -> Retrieval:
@@ -174,8 +178,8 @@ class Retriever:
         seeds = {
             e: s for e, s in found.entity_scores.items() if s >= self._config.min_entity_score and e in graph.entities
         }
-        graph_scores = _graph_scores(graph, seeds, found.relation_hits) if use_graph and seeds else {}
-        scored = self._rank_chunks(found, graph_scores, use_graph)
+        graph_scores = _graph_scores(graph, seeds, found.relation_hits) if self._config.use_graph and seeds else {}
+        scored = self._rank_chunks(question, found, graph_scores)
         chunks, used = self._pack(scored, keywords)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
         entities, relations = self._described(found, graph)
@@ -213,25 +217,28 @@ class Retriever:
             for hit in hits:
                 found.raise_entity(hit.id, hit.score)
         found.relation_hits = spaces.relations.search(qv, cfg.top_relations)
-        found.chunk_hits = {h.id: h.score for h in spaces.chunks.search(qv, cfg.top_chunks * VECTOR_CHUNKS_FACTOR)}
+        found.chunk_hits = {h.id: h.score for h in spaces.chunks.search(qv, cfg.top_chunks * CANDIDATES_FACTOR)}
         return found
 
     def _rank_chunks(
-        self, found: _Matches, graph_scores: dict[int, float], use_graph: bool
+        self, question: str, found: _Matches, graph_scores: dict[int, float]
     ) -> list[tuple[float, float, float, int]]:
-        """(total, vector score, graph score, chunk id) of every candidate chunk, best first."""
-        cfg = self._config
-        by_graph = sorted(graph_scores, key=lambda c: -graph_scores[c])[: cfg.top_chunks * GRAPH_CHUNKS_FACTOR]
+        """(fused score, vector score, graph score, chunk id) of every candidate chunk, best first. The fused score
+        is the chunk's reciprocal rank fusion over the ranked lists, scaled so that first in every list is 1."""
+        limit = self._config.top_chunks * CANDIDATES_FACTOR
+        lists = [
+            sorted(found.chunk_hits, key=lambda c: (-found.chunk_hits[c], c)),
+            [cid for cid, _ in self.lexical().ranked(question, limit)],
+        ]
+        if graph_scores:
+            lists.append(sorted(graph_scores, key=lambda c: (-graph_scores[c], c))[:limit])
+        fused = fuse_ranks(lists)
         scored: list[tuple[float, float, float, int]] = []
-        for cid in set(found.chunk_hits) | set(by_graph):
+        for cid, total in fused.items():
             vscore = found.chunk_hits.get(cid)
             if vscore is None:
                 vscore = float(np.dot(self._kb.vectors.chunks.vector(cid), found.question_vector))
-            gscore = graph_scores.get(cid, 0.0)
-            total = vscore
-            if use_graph:
-                total = cfg.vector_weight * vscore + (1 - cfg.vector_weight) * min(gscore, 1.0)
-            scored.append((total, vscore, gscore, cid))
+            scored.append((total, vscore, graph_scores.get(cid, 0.0), cid))
         scored.sort(key=lambda t: (-t[0], t[3]))
         return scored
 
@@ -240,7 +247,7 @@ class Retriever:
     ) -> tuple[list[ScoredChunk], int]:
         """The best chunks (as excerpts) that fit the context's token budget, and the tokens they use."""
         cfg = self._config
-        rows = self._kb.store.chunks_by_id([cid for *_, cid in scored[: cfg.top_chunks * VECTOR_CHUNKS_FACTOR]])
+        rows = self._kb.store.chunks_by_id([cid for *_, cid in scored[: cfg.top_chunks * CANDIDATES_FACTOR]])
         chunks: list[ScoredChunk] = []
         used = 0
         for total, vscore, gscore, cid in scored:
@@ -278,10 +285,8 @@ EXACT_NAME_SCORE = 1.0
 """An entity named exactly in the question scores as a perfect match."""
 ENTITIES_PER_NAME = 3
 """Nearest entities looked up for each name in the question."""
-VECTOR_CHUNKS_FACTOR = 2
-"""Chunks taken by vector search (and read from the store): this many times ``top_chunks``."""
-GRAPH_CHUNKS_FACTOR = 3
-"""Chunks taken from the graph walk: this many times ``top_chunks``."""
+CANDIDATES_FACTOR = 5
+"""Chunks taken from each ranked list (vector search, BM25, the graph walk): this many times ``top_chunks``."""
 PATH_NEIGHBOUR_WEIGHT = 0.8
 """A neighbour of two or more matched entities lies on a path between them: most of their mean score."""
 LONE_NEIGHBOUR_WEIGHT = 0.4

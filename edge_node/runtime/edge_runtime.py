@@ -88,7 +88,9 @@ class EdgeRuntime:
         self.id_key = doc_id_key(kb.data_dir)
         """Keys this edge's opaque document ids (edge_node.policy.doc_id_key)."""
         store = kb.store
-        guard = LeakGuard(store.chunk_texts, lambda: store.generation, config.privacy.leak_ngram_words)
+        guard = LeakGuard(
+            lambda: (text for _, text in store.chunk_texts()), lambda: store.generation, config.privacy.leak_ngram_words
+        )
         commitment = CommittedChunks(store, self.id_key, config.privacy.max_chunk_chars)
         self.outbound = OutboundPolicy(config.edge_id, config.privacy, guard, self.id_key, commitment)
         """Every decision about what may leave this edge (asked here, by the session outbox and the cloud link)."""

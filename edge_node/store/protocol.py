@@ -170,8 +170,8 @@ class EdgeStore(Protocol):
         """MUST return (chunk id, document id, index in its document) of every chunk, by id."""
         ...
 
-    def chunk_texts(self) -> Iterator[str]:
-        """MUST yield every chunk's text."""
+    def chunk_texts(self) -> Iterator[tuple[int, str]]:
+        """MUST yield (chunk id, text) of every chunk."""
         ...
 
     def mention_stats(self) -> dict[str, int]:

@@ -72,10 +72,10 @@ class GraphReads:
             (int(a), str(b), int(c)) for a, b, c in self._db.execute("SELECT id, doc_id, idx FROM chunks ORDER BY id")
         ]
 
-    def chunk_texts(self) -> Iterator[str]:
-        """The text of every chunk (together, with their overlaps, every word of every document)."""
-        for (text,) in self._db.execute("SELECT text FROM chunks"):
-            yield str(text)
+    def chunk_texts(self) -> Iterator[tuple[int, str]]:
+        """(chunk id, text) of every chunk (together, with their overlaps, every word of every document)."""
+        for chunk_id, text in self._db.execute("SELECT id, text FROM chunks"):
+            yield int(chunk_id), str(text)
 
     def mention_stats(self) -> dict[str, int]:
         """Mentions per origin (slm, heuristic, cooccurrence), for reports."""

@@ -163,7 +163,7 @@ class SqliteStore:
     def chunk_rows(self) -> list[tuple[int, str, int]]:
         return self._reads.chunk_rows()
 
-    def chunk_texts(self) -> Iterator[str]:
+    def chunk_texts(self) -> Iterator[tuple[int, str]]:
         return self._reads.chunk_texts()
 
     def mention_stats(self) -> dict[str, int]:

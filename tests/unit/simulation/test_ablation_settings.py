@@ -15,7 +15,6 @@ SWITCHED = {
     "cd": lambda e, c: not e.gate.refusal_detection and DEFAULT_EDGE.gate.refusal_detection,
     "se": lambda e, c: not e.gate.similarity_evaluation and DEFAULT_EDGE.gate.similarity_evaluation,
     "bq": lambda e, c: e.answer.n_answers == 1 < DEFAULT_EDGE.answer.n_answers,
-    "kg": lambda e, c: not e.retrieval.use_graph and DEFAULT_EDGE.retrieval.use_graph,
     "gc": lambda e, c: not e.gate.check_other_edges and DEFAULT_EDGE.gate.check_other_edges,
     "sp": lambda e, c: c.query.sparse_weight == 0 < DEFAULT_CLOUD.query.sparse_weight,
     "pr": lambda e, c: c.query.probe_shortlist == 0 < DEFAULT_CLOUD.query.probe_shortlist,

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from edge_node.ingest.readers import RawDocument
 from edge_node.ingest.service import IngestService
 from edge_node.query.answering import NO_CLOUD_NOTE, QueryService
 from shared.config import EdgeConfig, GateConfig
 from shared.core.errors import DgragError
+from shared.core.model_api import FloatMatrix
 from shared.reading.span_reader import is_extractive
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
-from tests.support.fakes_edge import DOCS, answering_slm, make_service
+from tests.support.fakes_edge import DOCS, EMBED_DIM, answering_slm, make_service
 
 
 def _answering(ingest: IngestService, embedder: HashEmbedder, config: EdgeConfig | None = None) -> QueryService:
@@ -101,3 +105,30 @@ def test_a_repeated_cloud_retrieval_is_remembered_until_the_store_changes(
     fresh = service.retrieve(question)
     assert fresh.chunks[0].doc_id == "umbrella" and fresh.timings["retrieval"] > 0
     ingest._kb.close()
+
+
+class ConstantEmbedder(HashEmbedder):
+    """Every text the same vector: vector search ranks by insertion order alone."""
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
+
+
+def test_bm25_brings_the_chunk_that_spells_out_the_questions_rare_word(tmp_path: Path) -> None:
+    """A vector that says nothing (every text embeds alike) still finds the chunk holding the option asked for:
+    hybrid retrieval's lexical half."""
+    ingest, _ = make_service(tmp_path / "edge")
+    fillers = [
+        RawDocument(f"f{i}", f"f{i}", f"Package notes number {i} about mirrors and keys.", "") for i in range(12)
+    ]
+    option = RawDocument("opt", "opt", "Use dpkg --force-overwrite to install over another package's file.", "")
+    ingest.ingest([*fillers, option])
+    config = dataclasses.replace(ingest._config, retrieval=dataclasses.replace(ingest._config.retrieval, top_chunks=2))
+    flat = QueryService(ingest._kb, ScriptedGenerator(answering_slm), ConstantEmbedder(EMBED_DIM), RegexTokenizer(), config)
+    try:
+        found = flat.retrieve("Which dpkg option is force-overwrite?")
+        assert "opt" in [c.doc_id for c in found.chunks], "vector search alone ranks it last of 13"
+    finally:
+        ingest._kb.close()

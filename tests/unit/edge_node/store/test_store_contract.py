@@ -117,7 +117,7 @@ def test_mentions_merge_into_entities_and_relations(store: EdgeStore) -> None:
     assert store.mention_stats()["relation_mentions.cooccurrence"] == 1
     by_id = store.chunks_by_id([cid for cid, _, _ in store.chunk_rows()] + [999])
     assert sorted(c.text for c in by_id.values()) == ["Alice founded Acme.", "Alice met Bob."]
-    assert sorted(store.chunk_texts()) == ["Alice founded Acme.", "Alice met Bob."]
+    assert sorted(text for _, text in store.chunk_texts()) == ["Alice founded Acme.", "Alice met Bob."]
 
 
 def test_a_new_version_replaces_the_old_and_orphans_go(store: EdgeStore) -> None:
