@@ -46,8 +46,7 @@ def naive_rows(asked: Sequence[Asked], built: dict[str, BuiltIndex], config: Edg
         with progress:
             for edge, items in by_edge.items():
                 with EdgeKnowledgeBase(built[edge].data_dir, read_only=True) as kb:
-                    plain = dataclasses.replace(config.retrieval, use_graph=False)
-                    retriever = Retriever(kb, embedder, WordPieceTokenizer(), generator, plain)
+                    retriever = Retriever(kb, embedder, WordPieceTokenizer(), generator, config.retrieval)
                     for item in items:
                         trace = naive_answer(item.question.question, retriever, generator, config)
                         rows.append(row_from_trace(item, NAIVE_MODE, trace, []))

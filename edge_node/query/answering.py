@@ -21,6 +21,7 @@ from shared.config import EdgeConfig
 from shared.core.errors import DgragError
 from shared.core.model_api import Embedder, TextGenerator
 from shared.core.query_vectors import QueryVectors, vectors_digest
+from shared.core.text import excerpt
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.calibration_files import calibration_for
@@ -182,7 +183,8 @@ class QueryService:
             return result, result.best_index
 
         with phase(timings, "generation", answers=a.n_answers):
-            answered = answer_question(question, passages(retrieval), self._generator, how, weigh)
+            read = passages(retrieval, self._config.retrieval.excerpt_chars)
+            answered = answer_question(question, read, self._generator, how, weigh)
         timings["generation"] -= timings["gate"]  # the gate runs inside the answer path, timed apart
         sampled, result, composed = answered.sampled, answered.weighed, answered.answer
         assert result is not None  # a weigher always answers
@@ -217,9 +219,13 @@ class QueryService:
         return evaluate(answers, vectors, evidence, self._config.gate, refused, ungrounded)
 
 
-def passages(retrieval: Retrieval) -> list[Passage]:
-    """The retrieved chunks as the numbered evidence of the answer prompt (the context numbers them alike)."""
-    return [Passage(i + 1, c.text, c.doc_id) for i, c in enumerate(retrieval.chunks)]
+def passages(retrieval: Retrieval, excerpt_chars: int = 0) -> list[Passage]:
+    """The retrieved chunks as the numbered evidence of the edge's own reading, each cut to its ``excerpt_chars``
+    that bear most on the question (0: whole; the cloud is always sent them whole)."""
+    return [
+        Passage(i + 1, excerpt(c.text, retrieval.keywords, excerpt_chars), c.doc_id)
+        for i, c in enumerate(retrieval.chunks)
+    ]
 
 
 def _reading_trace(composed: Answer) -> dict[str, str]:

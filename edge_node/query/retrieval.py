@@ -2,9 +2,9 @@
 relations, and the chunks ranked by hybrid search -> a token-budgeted context.
 
 A chunk's rank fuses (reciprocal rank fusion) the chunks nearest the question's vector with the chunks BM25
-ranks highest for its words (shared.core.lexical), and, where ``retrieval.use_graph`` is set, the chunks of the
-graph neighbours of the question's entities. The words find what an embedding misses in technical text (an
-option, a path, a command); the graph's entities and relations are sent with the chunks either way.
+ranks highest for its words (shared.core.lexical): the words find what an embedding misses in technical text (an
+option, a path, a command). The knowledge graph gives the question's entities and relations, sent with the
+chunks; a walk of it no longer ranks chunks, as it placed the chunk holding the answer lower on six corpora.
 
 Callable on its own: the cloud asks edges for exactly this.
 """
@@ -12,9 +12,7 @@ Callable on its own: the cloud asks edges for exactly this.
 from __future__ import annotations
 
 import json
-import math
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +26,7 @@ from shared.core.candidates import question_terms, term_share
 from shared.core.lexical import LexicalIndex, fuse_ranks
 from shared.core.model_api import Embedder, GenerationRequest, TextGenerator
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
-from shared.core.text import excerpt, normalise_name, occurs_in
+from shared.core.text import normalise_name, occurs_in
 from shared.core.trace import Source
 from shared.models.tokenizer import Tokenizer
 
@@ -59,7 +57,6 @@ class ScoredChunk:
     text: str
     score: float
     vector_score: float
-    graph_score: float
     tokens: int
 
 
@@ -175,12 +172,8 @@ class Retriever:
             if word not in keywords:
                 keywords.append(word)
         found = self._match(question, names, keywords, graph, given)
-        seeds = {
-            e: s for e, s in found.entity_scores.items() if s >= self._config.min_entity_score and e in graph.entities
-        }
-        graph_scores = _graph_scores(graph, seeds, found.relation_hits) if self._config.use_graph and seeds else {}
-        scored = self._rank_chunks(question, found, graph_scores)
-        chunks, used = self._pack(scored, keywords)
+        scored = self._rank_chunks(question, found)
+        chunks, used = self._pack(scored)
         context = "\n\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(chunks))
         entities, relations = self._described(found, graph)
         evidence = _evidence(found, chunks, keywords, self.lexical().coverage(question))
@@ -220,46 +213,35 @@ class Retriever:
         found.chunk_hits = {h.id: h.score for h in spaces.chunks.search(qv, cfg.top_chunks * CANDIDATES_FACTOR)}
         return found
 
-    def _rank_chunks(
-        self, question: str, found: _Matches, graph_scores: dict[int, float]
-    ) -> list[tuple[float, float, float, int]]:
-        """(fused score, vector score, graph score, chunk id) of every candidate chunk, best first. The fused score
-        is the chunk's reciprocal rank fusion over the ranked lists, scaled so that first in every list is 1."""
+    def _rank_chunks(self, question: str, found: _Matches) -> list[tuple[float, float, int]]:
+        """(fused score, vector score, chunk id) of every candidate chunk, best first. The fused score is the
+        chunk's reciprocal rank fusion over vector search and BM25, scaled so that first in both is 1."""
         limit = self._config.top_chunks * CANDIDATES_FACTOR
-        lists = [
-            sorted(found.chunk_hits, key=lambda c: (-found.chunk_hits[c], c)),
-            [cid for cid, _ in self.lexical().ranked(question, limit)],
-        ]
-        if graph_scores:
-            lists.append(sorted(graph_scores, key=lambda c: (-graph_scores[c], c))[:limit])
-        fused = fuse_ranks(lists)
-        scored: list[tuple[float, float, float, int]] = []
+        by_vector = sorted(found.chunk_hits, key=lambda c: (-found.chunk_hits[c], c))
+        fused = fuse_ranks([by_vector, [cid for cid, _ in self.lexical().ranked(question, limit)]])
+        scored: list[tuple[float, float, int]] = []
         for cid, total in fused.items():
             vscore = found.chunk_hits.get(cid)
             if vscore is None:
                 vscore = float(np.dot(self._kb.vectors.chunks.vector(cid), found.question_vector))
-            scored.append((total, vscore, graph_scores.get(cid, 0.0), cid))
-        scored.sort(key=lambda t: (-t[0], t[3]))
+            scored.append((total, vscore, cid))
+        scored.sort(key=lambda t: (-t[0], t[2]))
         return scored
 
-    def _pack(
-        self, scored: list[tuple[float, float, float, int]], keywords: list[str]
-    ) -> tuple[list[ScoredChunk], int]:
-        """The best chunks (as excerpts) that fit the context's token budget, and the tokens they use."""
+    def _pack(self, scored: list[tuple[float, float, int]]) -> tuple[list[ScoredChunk], int]:
+        """The best chunks, whole, that fit the context's token budget, and the tokens they use."""
         cfg = self._config
         rows = self._kb.store.chunks_by_id([cid for *_, cid in scored[: cfg.top_chunks * CANDIDATES_FACTOR]])
         chunks: list[ScoredChunk] = []
         used = 0
-        for total, vscore, gscore, cid in scored:
+        for total, vscore, cid in scored:
             row = rows.get(cid)
             if row is None or len(chunks) >= cfg.top_chunks:
                 continue
-            text = excerpt(row.text, keywords, cfg.excerpt_chars)
-            tokens = row.tokens if text == row.text else self._tokenizer.count(text)
-            if used + tokens > cfg.context_tokens and chunks:
+            if used + row.tokens > cfg.context_tokens and chunks:
                 continue
-            used += tokens
-            chunks.append(ScoredChunk(cid, row.doc_id, text, total, vscore, gscore, tokens))
+            used += row.tokens
+            chunks.append(ScoredChunk(cid, row.doc_id, row.text, total, vscore, row.tokens))
         return chunks, used
 
     def _described(self, found: _Matches, graph: KnowledgeGraph) -> tuple[list[ScoredEntity], list[ScoredRelation]]:
@@ -286,15 +268,7 @@ EXACT_NAME_SCORE = 1.0
 ENTITIES_PER_NAME = 3
 """Nearest entities looked up for each name in the question."""
 CANDIDATES_FACTOR = 5
-"""Chunks taken from each ranked list (vector search, BM25, the graph walk): this many times ``top_chunks``."""
-PATH_NEIGHBOUR_WEIGHT = 0.8
-"""A neighbour of two or more matched entities lies on a path between them: most of their mean score."""
-LONE_NEIGHBOUR_WEIGHT = 0.4
-"""A neighbour of one matched entity: less."""
-RELATION_END_WEIGHT = 0.8
-"""The two ends of a matched relation: most of the relation's score."""
-EXTRA_SEED_BONUS = 0.15
-"""A chunk linked to several matched entities gains this much per entity past the first."""
+"""Chunks taken from each ranked list (vector search, BM25): this many times ``top_chunks``."""
 
 
 @dataclass
@@ -312,33 +286,6 @@ class _Matches:
 
     def raise_entity(self, eid: int, score: float) -> None:
         self.entity_scores[eid] = max(self.entity_scores.get(eid, 0.0), score)
-
-
-def _graph_scores(graph: KnowledgeGraph, seeds: dict[int, float], relation_hits: list[Any]) -> dict[int, float]:
-    """Chunk scores from the graph: the matched entities, their neighbours and the ends of matched relations
-    vote for the chunks they came from; a chunk of several matched entities gains a bonus."""
-    expanded = dict(seeds)
-    reach: dict[int, list[float]] = defaultdict(list)
-    for eid, score in seeds.items():
-        for nb in graph.neighbours.get(eid, {}):
-            if nb not in seeds:
-                reach[nb].append(score)
-    for nb, reached in reach.items():
-        weight = PATH_NEIGHBOUR_WEIGHT if len(reached) >= 2 else LONE_NEIGHBOUR_WEIGHT
-        expanded[nb] = (sum(reached) / len(reached)) * weight
-    for rel in relation_hits:
-        r = graph.relations.get(rel.id)
-        if r is not None:
-            for eid in (r.src_id, r.tgt_id):
-                expanded[eid] = max(expanded.get(eid, 0.0), rel.score * RELATION_END_WEIGHT)
-    scores: dict[int, float] = defaultdict(float)
-    for eid, score in expanded.items():
-        for cid in graph.entity_chunks.get(eid, ()):
-            scores[cid] += score
-    for cid in list(scores):
-        linked_seeds = len(graph.chunk_entities.get(cid, set()) & seeds.keys())
-        scores[cid] = (1 - math.exp(-scores[cid])) + EXTRA_SEED_BONUS * max(0, linked_seeds - 1)
-    return scores
 
 
 def _evidence(found: _Matches, chunks: list[ScoredChunk], terms: list[str], lexical: float) -> Evidence:

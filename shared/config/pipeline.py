@@ -83,22 +83,16 @@ class RetrievalConfig:
     top_chunks: int = 4
     """Most chunks put in the context."""
     context_tokens: int = 1000
-    """Token budget of the context (chunks are added in score order until it is spent): about ``top_chunks``
-    whole chunks, what the cloud asks for. The prompt is the main cost of a local answer: the bundled SLM reads
-    about 650 tokens/s on two CPU cores."""
-    excerpt_chars: int = 0
-    """Longest excerpt of one chunk in the context (its sentences sharing the most question terms); 0 = whole.
-    Whole chunks are what the cloud reads: an excerpt can cut out the sentence that holds the answer."""
-    min_entity_score: float = 0.45
-    """Least cosine for a vector-matched entity to seed graph expansion (exact name matches always do)."""
+    """Token budget of the retrieved chunks, whole (added in score order until it is spent): about ``top_chunks``
+    of them, what the cloud is sent when it asks."""
+    excerpt_chars: int = 480
+    """Longest excerpt of one chunk the edge's own model reads (its sentences sharing the most question terms);
+    0 = whole. The prompt is the main cost of a local answer (the bundled SLM reads about 650 tokens/s on two CPU
+    cores); the cloud is always sent whole chunks, as an excerpt can cut out the sentence holding the answer."""
     name_match_cosine: float = 0.75
     """Least cosine for a name in the question to count as present here when not matched exactly."""
     slm_keywords: bool = False
     """Ask the SLM for the question's keywords too (the model-free ones are always used)."""
-    use_graph: bool = False
-    """Rank chunks by the knowledge graph too: the chunks of the question's entities and their neighbours join
-    vector search and BM25 as a third ranked list. Off: on five documentation corpora it ranked the chunk holding
-    the answer lower (docs/benchmarks.md); entities and relations are matched and sent either way."""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def _retrieval() -> Retrieval:
             ScoredEntity(2, "Lisbon", "LOC", "A city.", 0.5, False),
         ],
         relations=[],
-        chunks=[ScoredChunk(1, "zeph-1", DOC, 0.9, 0.9, 0.0, 20)],
+        chunks=[ScoredChunk(1, "zeph-1", DOC, 0.9, 0.9, 20)],
         context="",
         context_tokens=0,
         evidence=Evidence(1.0, 0.9, 0.9, 0.8),

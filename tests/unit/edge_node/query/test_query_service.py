@@ -126,7 +126,9 @@ def test_bm25_brings_the_chunk_that_spells_out_the_questions_rare_word(tmp_path:
     option = RawDocument("opt", "opt", "Use dpkg --force-overwrite to install over another package's file.", "")
     ingest.ingest([*fillers, option])
     config = dataclasses.replace(ingest._config, retrieval=dataclasses.replace(ingest._config.retrieval, top_chunks=2))
-    flat = QueryService(ingest._kb, ScriptedGenerator(answering_slm), ConstantEmbedder(EMBED_DIM), RegexTokenizer(), config)
+    flat = QueryService(
+        ingest._kb, ScriptedGenerator(answering_slm), ConstantEmbedder(EMBED_DIM), RegexTokenizer(), config
+    )
     try:
         found = flat.retrieve("Which dpkg option is force-overwrite?")
         assert "opt" in [c.doc_id for c in found.chunks], "vector search alone ranks it last of 13"
