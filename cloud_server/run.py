@@ -19,6 +19,7 @@ def run_cloud(config_file: Path | None, port_file: Path | None, askers_see_routi
     from cloud_server.cloud_model import cloud_model
     from cloud_server.sessions.tokens import TokenBook
     from shared.models.factory import build_embedder, build_generator
+    from shared.models.served_probe import served_features
     from shared.models.tokenizer import WordPieceTokenizer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -30,6 +31,9 @@ def run_cloud(config_file: Path | None, port_file: Path | None, askers_see_routi
     if config.llm.packaged_in_use:
         logging.getLogger("dgrag.cloud").info("the cloud reads with %s", config.llm.packaged_in_use)
     models = build_embedder(config.embedder), build_generator(config.llm), WordPieceTokenizer()
+    if config.llm.backend == "openai":  # a model server: say once what it serves of what the cloud asks
+        for line in served_features(models[1]):
+            logging.getLogger("dgrag.cloud").info("model server %s: %s", config.llm.base_url, line)
     parts = build_cloud(config, *models, askers_see_routing=askers_see_routing)
     with traced_process(config.tracing, "dgrag-cloud"):
         asyncio.run(serve_cloud(config, parts, tokens, on_ready=lambda port: write_port_file(port_file, port)))

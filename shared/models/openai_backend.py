@@ -1,22 +1,30 @@
 """Generation through any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp's server, OpenAI).
 
-Servers that ignore ``n`` (llama.cpp's) return fewer choices than asked; the missing samples are
-requested one by one, so callers always get ``n`` texts.
+Every request asks for the written tokens' log-probabilities (``logprobs``), which an answer's confidence reads
+(shared.reading.passage_reader), and free-text answers may stream. What the server sends back is bounded: a
+token's log-probability must be finite and at most 0, and the tokens must spell the text, else the completion
+carries none (an answer without a model probability is read as such, never with a made-up one). Servers that
+ignore ``n`` (llama.cpp's) return fewer choices than asked; the missing samples are requested one by one, so
+callers always get ``n`` texts.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError
-from shared.core.model_api import Completion, GenerationRequest
+from shared.core.model_api import Completion, GenerationRequest, TextSink
 from shared.models.openai_client import openai_client
 from shared.models.pending import GENERATE, model_calls
 
+Tokens = tuple[tuple[float, ...], tuple[str, ...]]
+
 
 class OpenAIGenerator:
-    """A :class:`~shared.core.model_api.TextGenerator` calling an OpenAI-compatible chat endpoint."""
+    """A :class:`~shared.core.model_api.StreamingGenerator` calling an OpenAI-compatible chat endpoint."""
 
     def __init__(self, config: ModelConfig) -> None:
         self._openai, self._client = openai_client(
@@ -36,7 +44,7 @@ class OpenAIGenerator:
             return {"type": "json_object", "schema": schema}
         return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
 
-    def _call(self, request: GenerationRequest, n: int, seed: int | None) -> Any:
+    def _arguments(self, request: GenerationRequest, n: int, seed: int | None) -> dict[str, Any]:
         messages: list[dict[str, str]] = []
         if request.system:
             messages.append({"role": "system", "content": request.system})
@@ -48,6 +56,7 @@ class OpenAIGenerator:
             "temperature": request.temperature,
             "top_p": request.top_p,
             "max_tokens": request.max_tokens,
+            "logprobs": True,
         }
         if self._config.extended_sampling:
             kwargs["extra_body"] = {
@@ -60,6 +69,9 @@ class OpenAIGenerator:
             kwargs["response_format"] = fmt
         if seed is not None:
             kwargs["seed"] = seed
+        return kwargs
+
+    def _call(self, **kwargs: Any) -> Any:
         try:
             return self._client.chat.completions.create(**kwargs)
         except self._openai.APIConnectionError as exc:
@@ -73,19 +85,72 @@ class OpenAIGenerator:
 
     def _generate(self, request: GenerationRequest) -> Completion:
         texts: list[str] = []
+        tokens: list[Tokens | None] = []
         prompt_tokens = completion_tokens = 0
         attempt = 0
         while len(texts) < request.n:
             seed = None if request.seed is None else request.seed + attempt
-            response = self._call(request, request.n - len(texts), seed)
+            response = self._call(**self._arguments(request, request.n - len(texts), seed))
             if not response.choices:
                 raise ModelError(f"the model server at {self._config.base_url} returned no choices")
-            texts.extend((choice.message.content or "") for choice in response.choices)
+            for choice in response.choices:
+                texts.append(choice.message.content or "")
+                tokens.append(checked_tokens(texts[-1], _content(choice.logprobs)))
             if response.usage is not None:
                 prompt_tokens += response.usage.prompt_tokens
                 completion_tokens += response.usage.completion_tokens
             attempt += 1
-        return Completion(tuple(texts[: request.n]), prompt_tokens, completion_tokens)
+        return completion_of(texts[: request.n], tokens[: request.n], prompt_tokens, completion_tokens)
+
+    def generate_streaming(self, request: GenerationRequest, on_text: TextSink) -> Completion:
+        """One answer (``request.n`` must be 1), each piece passed to ``on_text`` as the server sends it."""
+        if request.n != 1:
+            raise ModelError("a streamed request asks for one answer")
+        with model_calls().counted(GENERATE):
+            kwargs = self._arguments(request, 1, request.seed)
+            stream = self._call(**kwargs, stream=True, stream_options={"include_usage": True})
+            pieces: list[str] = []
+            written: list[Any] = []
+            usage = None
+            for chunk in stream:
+                usage = chunk.usage or usage
+                for choice in chunk.choices[:1]:
+                    if choice.delta.content:
+                        pieces.append(choice.delta.content)
+                        on_text(choice.delta.content)
+                    written += _content(choice.logprobs)
+            text = "".join(pieces)
+            prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, len(written))
+            return completion_of([text], [checked_tokens(text, written)], prompt, completion)
 
     def close(self) -> None:
         self._client.close()
+
+
+def _content(logprobs: Any) -> list[Any]:
+    """The per-token entries of a choice's ``logprobs`` (empty where the server sent none)."""
+    return list(getattr(logprobs, "content", None) or [])
+
+
+def checked_tokens(text: str, entries: Iterable[Any]) -> Tokens | None:
+    """(log-probabilities, token texts) of the tokens written, when they can be trusted: each log-probability
+    finite and at most 0, and the tokens spelling ``text`` exactly; else None."""
+    logprobs: list[float] = []
+    pieces: list[str] = []
+    for entry in entries:
+        value, piece = getattr(entry, "logprob", None), getattr(entry, "token", None)
+        if not isinstance(value, int | float) or not isinstance(piece, str) or not -math.inf < value <= 0.0:
+            return None
+        logprobs.append(float(value))
+        pieces.append(piece)
+    if not pieces or "".join(pieces) != text:
+        return None
+    return tuple(logprobs), tuple(pieces)
+
+
+def completion_of(texts: list[str], tokens: list[Tokens | None], prompt: int, written: int) -> Completion:
+    """The completion, with token log-probabilities only where every text has them."""
+    if any(t is None for t in tokens):
+        return Completion(tuple(texts), prompt, written)
+    given = [t for t in tokens if t is not None]
+    return Completion(tuple(texts), prompt, written, None, tuple(t[0] for t in given), tuple(t[1] for t in given))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 from shared.core.errors import ModelError
-from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator
+from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator, TextGenerator
 from shared.models.thread_use import ThreadUse, busy_threads
 
 T = TypeVar("T")
@@ -150,7 +150,7 @@ def stream(generator: StreamingGenerator) -> str:
     return completion.texts[0]
 
 
-def json_answer(generator: StreamingGenerator) -> str:
+def json_answer(generator: TextGenerator) -> str:
     """An answer constrained to a JSON schema, as extraction asks."""
     request = GenerationRequest(
         prompt="Which city is the Oslo lab in? Answer in JSON.", json_schema=_SCHEMA, max_tokens=24, seed=0
@@ -163,7 +163,7 @@ def json_answer(generator: StreamingGenerator) -> str:
     return text
 
 
-def verdict_probability(generator: StreamingGenerator) -> float:
+def verdict_probability(generator: TextGenerator) -> float:
     """The model's probability of its greedy verdict on a claim the sentence states; refused unless every written
     token comes with a probability in (0, 1]."""
     request = GenerationRequest(

@@ -7,9 +7,6 @@ loopback, and the sentence-transformers embedder. No mocks.
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +21,8 @@ from shared.core.errors import ModelError
 from shared.core.model_api import Completion, Embedder, GenerationRequest, StreamingGenerator, TextGenerator
 from shared.models.factory import build_embedder, build_generator
 from shared.models.locate import bundled_slm_path
+from tests.support.llama_server import free_port
+from tests.support.llama_server import llama_server as start_llama_server
 
 pytestmark = pytest.mark.integration
 
@@ -47,13 +46,6 @@ def _assert_matches_schema(text: str) -> None:
     assert set(SCHEMA["required"]) <= value.keys(), text
     assert value["label"] in ("yes", "no"), text
     assert isinstance(value["sunny"], bool), text
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 # --- llama.cpp in process -------------------------------------------------------------------------
@@ -123,49 +115,9 @@ def test_llama_cpp_runs_the_bundled_model_converted_to_q8_0(tmp_path: Path, monk
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """Start ``python -m llama_cpp.server`` on a free loopback port; yield (base_url, model name)."""
-    port = _free_port()
-    log_path: Path = tmp_path_factory.mktemp("llama_server") / "server.log"
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(bundled_slm_path()),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        "--model_alias",
-        SERVER_ALIAS,
-    ]
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        base_url = f"http://127.0.0.1:{port}/v1"
-        deadline = time.monotonic() + 60
-        model_name = ""
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
-                    model_name = json.load(response)["data"][0]["id"]
-                break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"llama_cpp.server not ready after 60 s:\n{log_path.read_text()[-2000:]}")
-        yield base_url, model_name
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    """``python -m llama_cpp.server`` over the bundled SmolLM2 on a free loopback port; (base_url, model name)."""
+    with start_llama_server(bundled_slm_path(), SERVER_ALIAS, tmp_path_factory.mktemp("llama_server")) as served:
+        yield served
 
 
 def _openai(base_url: str, model: str, json_mode: JsonMode = "json_object") -> TextGenerator:
@@ -230,8 +182,47 @@ def test_openai_json_schema_mode_is_served_or_a_clear_model_error(llama_server: 
     _assert_matches_schema(completion.texts[0])  # a server that does support json_schema
 
 
+VERDICT_PROMPT = (
+    "Context:\nThe Oslo lab ships its welding arms to Bergen by rail.\n\n"
+    "Question: Does the Oslo lab ship its arms to Bergen?\nAnswer with the short answer only."
+)
+
+
+def test_openai_gives_the_same_answer_and_token_probabilities_as_the_model_in_process(
+    llama_server: tuple[str, str], llama: TextGenerator
+) -> None:
+    """Parity: over the server, a greedy answer comes with each written token's probability and text, as in
+    process, so an answer's confidence reads the same model probability either way."""
+    request = GenerationRequest(prompt=VERDICT_PROMPT, max_tokens=4)
+    generator = _openai(*llama_server)
+    try:
+        served = generator.generate(request)
+    finally:
+        generator.close()
+    local = llama.generate(request)
+    assert served.texts == local.texts
+    assert "".join(served.token_pieces[0]) == served.texts[0]
+    assert all(lp <= 0.0 for lp in served.token_logprobs[0])
+    assert abs((served.probability_at(0, 0) or 0.0) - (local.probability_at(0, 0) or 0.0)) < 0.02
+
+
+def test_openai_streams_an_answer_piece_by_piece_with_its_probabilities(llama_server: tuple[str, str]) -> None:
+    generator = _openai(*llama_server)
+    request = GenerationRequest(prompt="Describe Paris in one sentence.", max_tokens=24)
+    try:
+        assert isinstance(generator, StreamingGenerator)
+        pieces: list[str] = []
+        streamed = generator.generate_streaming(request, pieces.append)
+        whole = generator.generate(request)
+    finally:
+        generator.close()
+    assert len(pieces) > 3, "the answer came in pieces, not at the end"
+    assert "".join(pieces) == streamed.texts[0] == whole.texts[0]
+    assert streamed.token_logprobs and len(streamed.token_logprobs[0]) == len(streamed.token_pieces[0])
+
+
 def test_openai_unreachable_server_raises_model_error_quickly() -> None:
-    base_url = f"http://127.0.0.1:{_free_port()}/v1"  # closed: nothing listens there
+    base_url = f"http://127.0.0.1:{free_port()}/v1"  # closed: nothing listens there
     generator = build_generator(ModelConfig(backend="openai", base_url=base_url, model="none", timeout_s=2))
     start = time.monotonic()
     try:
