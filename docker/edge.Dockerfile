@@ -70,7 +70,8 @@ COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
 # The edge API listens on the container's loopback and checks its token (api.token in the data volume):
 # apps reach it with `docker exec`; the cloud, on the same network, cannot. To serve apps on another host,
-# set DGRAG__SERVER__HOST=0.0.0.0 on a network the cloud is not on and hand those apps the token file.
+# set DGRAG__SERVER__HOST=0.0.0.0 with TLS (DGRAG__SERVER__TLS_CERT, _KEY) on a network the cloud is not on and
+# hand those apps the token file (plaintext there needs DGRAG__SERVER__INSECURE=true).
 ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \

@@ -14,7 +14,7 @@ COPY benchmarks/ /src/benchmarks/
 COPY lab/ /src/lab/
 RUN pip install --no-cache-dir --no-deps /src/lab
 # the edge image binds its API to loopback; a simulation's hosts bind their node's address themselves
-ENV DGRAG__SERVER__HOST=0.0.0.0
+ENV DGRAG__SERVER__HOST=0.0.0.0 DGRAG__SERVER__INSECURE=true
 USER 10001:10001
 # the edge image checks an edge API that a Ray node does not serve
 HEALTHCHECK NONE

@@ -73,7 +73,11 @@ class EdgeHostActor:
 
     def _edges(self, environ: dict[str, str]) -> list[HostedEdge]:
         for entry in self._spec["edges"]:  # every edge listens on this node's address, wherever it was placed
-            entry["settings"] = {**entry.get("settings", {}), "DGRAG__SERVER__HOST": self._node_ip}
+            entry["settings"] = {
+                **entry.get("settings", {}),
+                "DGRAG__SERVER__HOST": self._node_ip,
+                "DGRAG__SERVER__INSECURE": "true",  # the researcher's own cluster network, as the cloud link is
+            }
         return parse_host_spec(self._spec, self._base_dir, f"host {self.name}", environ)
 
     async def peak_rss_bytes(self) -> int:

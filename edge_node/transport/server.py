@@ -16,7 +16,8 @@ from edge_node.transport.cloud_session import CloudSession
 from edge_node.transport.metrics import EdgeMetrics
 from edge_node.transport.page.app import serve_owner_page
 from edge_node.transport.servicer import EdgeServicer
-from shared.config import CloudLinkConfig, EdgeConfig
+from shared.config import CloudLinkConfig, EdgeConfig, EdgeServerConfig
+from shared.core.addresses import host_is_loopback
 from shared.core.errors import ConfigError
 from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.transport.grpc_auth import ApiTokenInterceptor
@@ -43,6 +44,17 @@ def edge_token(link: CloudLinkConfig) -> str:
     return token
 
 
+def check_api_listener(served: EdgeServerConfig) -> None:
+    """ConfigError when the API would listen off loopback in plaintext: its token and answers would cross the
+    network readable (the owner's page refuses the same)."""
+    if not host_is_loopback(served.host) and not (served.tls_cert and served.tls_key) and not served.insecure:
+        raise ConfigError(
+            f"server.host = {served.host!r} would serve the edge API and its token in the clear over the network: "
+            "set server.tls_cert and server.tls_key (`dgrag certs` makes them), keep it on 127.0.0.1, or, on a "
+            "network you trust entirely, set server.insecure = true"
+        )
+
+
 async def serve_edge(
     config: EdgeConfig,
     runtime: EdgeRuntime,
@@ -61,6 +73,7 @@ async def serve_edge(
         )
     client = cloud_link(runtime, config)
     session = CloudSession(runtime, client) if client else None
+    check_api_listener(config.server)
     token_file = api_token_path(runtime.data_dir, config.server.token_file)
     api_token = ensure_api_token(token_file)
     served = config.server

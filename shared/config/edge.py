@@ -40,6 +40,9 @@ class EdgeServerConfig:
     """PEM certificate chain of the edge API; with tls_key enables TLS (for apps on other hosts)."""
     tls_key: str = ""
     """PEM private key of the edge API."""
+    insecure: bool = False
+    """Allow host off loopback without tls_cert and tls_key: the API token and every answer would cross the network
+    in the clear (a container's own network, a cluster the researcher owns)."""
     ingest_roots: str = ""
     """Directories the Ingest call may read under, separated by ``:``; empty = none (Ingest over the API is
     refused; `dgrag edge ingest` on the device reads any path its user can)."""

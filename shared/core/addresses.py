@@ -24,10 +24,15 @@ def host_of(address: str) -> str:
     return address.rsplit(":", 1)[0] if address.count(":") == 1 or address.startswith("[") else address
 
 
+def host_is_loopback(host: str) -> bool:
+    """Whether a bare host (a name, an IPv4 or IPv6 address, bracketed or not) is this machine."""
+    host = host.strip("[]")
+    return is_loopback(f"[{host}]:0" if ":" in host else f"{host}:0")
+
+
 def url_on_this_machine(url: str) -> bool:
     """Whether the host ``url`` names is this machine."""
-    host = urlsplit(url).hostname or ""
-    return is_loopback(f"[{host}]:0" if ":" in host else f"{host}:0")
+    return host_is_loopback(urlsplit(url).hostname or "")
 
 
 def plaintext_off_machine(url: str) -> bool:

@@ -32,7 +32,7 @@ from edge_node.transport.page.uploads import (
     ingest_with,
     store_uploads,
 )
-from shared.core.addresses import host_of, is_loopback
+from shared.core.addresses import host_is_loopback, host_of
 from shared.core.errors import ConfigError, DgragError
 from shared.core.model_api import TextSink
 from shared.core.trace import AnswerTrace
@@ -334,7 +334,7 @@ def serve_owner_page(
     served = runtime.config.server
     if served.page_port < 0:
         return None
-    if not is_loopback(f"{served.page_host}:{served.page_port}") and not served.page_insecure:
+    if not host_is_loopback(served.page_host) and not served.page_insecure:
         raise ConfigError(
             f"page_host = {served.page_host!r} would send the page's login in the clear over the network: keep it "
             "on 127.0.0.1 and reach the page through an SSH tunnel, or set server.page_insecure = true"
