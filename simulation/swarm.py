@@ -102,7 +102,7 @@ class Swarm:
         self.work.mkdir(parents=True, exist_ok=True)
         self.ids = [f"swarm-{i:05d}" for i in range(opts.edges)]
         self.real_ids = load_edges(opts.real_bench) if opts.real_bench is not None else []
-        self.tokens = {e: secrets.token_urlsafe(18) for e in [*self.ids, *self.real_ids, ADMIN]}
+        self.tokens = {e: secrets.token_urlsafe(32) for e in [*self.ids, *self.real_ids, ADMIN]}
         lines = [f"{'admin' if e == ADMIN else 'edge'} {e} {t}\n" for e, t in self.tokens.items()]
         write_secret(self.work / "tokens", "".join(lines))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {

@@ -21,11 +21,10 @@ from typing import Literal, get_args
 
 from shared.core.errors import ConfigError
 from shared.core.vocabulary import valid_edge_id
-from shared.transport.secret_file import read_secret, refuse_example_token
+from shared.transport.secret_file import read_secret, refuse_example_token, refuse_weak_token
 
 Role = Literal["edge", "app", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
-MIN_TOKEN_CHARS = 16
 
 
 @dataclass(frozen=True)
@@ -96,6 +95,5 @@ def _parse_line(raw: str, where: str) -> Credential | None:
     if not valid_edge_id(caller_id):
         raise ConfigError(f"{where}: id {caller_id!r} may hold only letters, digits and ._-")
     refuse_example_token(token, where)
-    if len(token) < MIN_TOKEN_CHARS:
-        raise ConfigError(f"{where}: the token of {caller_id!r} is shorter than {MIN_TOKEN_CHARS} characters")
+    refuse_weak_token(token, f"{where}: the token of {caller_id!r}")
     return Credential(caller_id, role, token)

@@ -11,12 +11,11 @@ import secrets
 from pathlib import Path
 
 from shared.core.errors import ConfigError
-from shared.transport.secret_file import read_secret
+from shared.transport.secret_file import read_secret, refuse_weak_token
 
 API_TOKEN_FILE = "api.token"
 API_TOKEN_FILE_ENV = "DGRAG_EDGE_API_TOKEN_FILE"
 """Where clients (`dgrag edge ask`) find the token when not told with --token-file."""
-MIN_API_TOKEN_CHARS = 16
 
 
 def api_token_path(data_dir: Path, configured: str = "") -> Path:
@@ -45,6 +44,5 @@ def read_api_token(path: Path) -> str:
             f"edge API token file {path} does not exist; start the edge once (it creates it) or pass --token-file"
         )
     token = read_secret(path, "edge API token file").strip()
-    if len(token) < MIN_API_TOKEN_CHARS or any(c.isspace() for c in token):
-        raise ConfigError(f"edge API token file {path} must hold one token of {MIN_API_TOKEN_CHARS}+ characters")
+    refuse_weak_token(token, f"edge API token file {path}")
     return token

@@ -23,7 +23,7 @@ from shared.proto.dgrag.v1 import edge_pb2_grpc
 from shared.transport.grpc_auth import ApiTokenInterceptor
 from shared.transport.grpc_server import Closer, GrpcService, Lifetime, Listener, serve_grpc
 from shared.transport.metrics_http import metrics_opener
-from shared.transport.secret_file import read_secret, refuse_example_token
+from shared.transport.secret_file import read_secret, refuse_example_token, refuse_weak_token
 
 log = logging.getLogger(__name__)
 EDGE_SERVICE = "dgrag.v1.Edge"
@@ -41,6 +41,7 @@ def edge_token(link: CloudLinkConfig) -> str:
             f"a cloud is configured ({link.address}) but this edge has no token: set {link.token_env} "
             "or cloud.token_file"
         )
+    refuse_weak_token(token, "this edge's cloud token")
     return token
 
 

@@ -55,6 +55,12 @@ def read_secret(path: Path, what: str) -> str:
     return text
 
 
+MAKE_TOKEN = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+"""The command that makes a token of 43 random characters (256 bits)."""
+MIN_TOKEN_CHARS = 32
+"""The shortest token accepted anywhere: guessing one of 32 random characters is out of reach."""
+MIN_DISTINCT_CHARS = 12
+"""A token of fewer distinct characters ("aaaa...", "abab...") is not random whatever its length."""
 EXAMPLE_MARKS = ("insecure-demo-token", "replace-me")
 """What the public example tokens of docker/tokens.example hold: a token with one of them is refused."""
 
@@ -62,7 +68,13 @@ EXAMPLE_MARKS = ("insecure-demo-token", "replace-me")
 def refuse_example_token(token: str, where: str) -> None:
     """Refuse one of the repository's public example tokens (anyone who read the repository holds it)."""
     if any(mark in token for mark in EXAMPLE_MARKS):
+        raise ConfigError(f"{where} holds a public example token (docker/tokens.example); make your own: {MAKE_TOKEN}")
+
+
+def refuse_weak_token(token: str, where: str) -> None:
+    """Refuse a token too short or too repetitive to be random, with the command that makes a strong one."""
+    if len(token) < MIN_TOKEN_CHARS or len(set(token)) < MIN_DISTINCT_CHARS or any(c.isspace() for c in token):
         raise ConfigError(
-            f"{where} holds a public example token (docker/tokens.example); make your own, e.g. "
-            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            f"{where} holds a token of {len(token)} characters ({len(set(token))} distinct); a token needs "
+            f"{MIN_TOKEN_CHARS} or more random characters and no spaces; make one with: {MAKE_TOKEN}"
         )

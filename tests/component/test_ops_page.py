@@ -33,16 +33,18 @@ def test_the_page_throttles_failed_logins_bounds_idle_connections_and_stays_on_l
         def edge_statuses(self) -> list[object]:
             return []
 
-    tokens = TokenBook.parse("admin ops the-operators-token-0123\n", Path("tokens"))
+    tokens = TokenBook.parse("admin ops the-operators-token-0123456789abcdefghij\n", Path("tokens"))
     with pytest.raises(ConfigError, match="SSH tunnel"):
         serve_ops_page(Parts(), RecentQuestions(), tokens, "0.0.0.0", 0)  # type: ignore[arg-type]
     server = HttpServer(ops_app(Parts(), RecentQuestions(), tokens), "127.0.0.1", 0, "page")  # type: ignore[arg-type]
     try:
         url = f"http://127.0.0.1:{server.port}/"
-        assert _get(url, "ops", "the-operators-token-0123")[0] == 200
+        assert _get(url, "ops", "the-operators-token-0123456789abcdefghij")[0] == 200
         codes = [_get(url, "ops", f"guess-{i}")[0] for i in range(7)]
         assert codes[:5] == [401] * 5 and codes[5:] == [429, 429], codes
-        assert _get(url, "ops", "the-operators-token-0123")[0] == 429, "a throttled address waits, right token or not"
+        assert _get(url, "ops", "the-operators-token-0123456789abcdefghij")[0] == 429, (
+            "a throttled address waits, right token or not"
+        )
         idle = socket.create_connection(("127.0.0.1", server.port))
         idle.settimeout(IDLE_S + 5)
         started = time.monotonic()

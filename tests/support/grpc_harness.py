@@ -69,7 +69,7 @@ ADMIN_ID = "ops"
 
 
 def token_of(edge_id: str) -> str:
-    return f"token-of-{edge_id}-0123456789"
+    return f"token-of-{edge_id}-0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass
