@@ -39,6 +39,7 @@ from edge_node.store.records import SubgraphRecord
 from edge_node.transport.api_client import EdgeClient, EdgeReply
 from edge_node.transport.api_token import API_TOKEN_FILE, read_api_token
 from edge_node.transport.server import cloud_link, serve_edge
+from shared.cli.console import one_line
 from shared.config import EdgeConfig, load_config
 from shared.core.constants import DEFAULT_EDGE_ID
 from shared.core.edge_stats import EdgeStats
@@ -91,7 +92,7 @@ class TqdmProgress(ProgressSink):
 
     def advance(self, stage: str, note: str = "") -> None:
         bar = self._bars[stage]
-        bar.set_postfix_str(note[-50:], refresh=False)
+        bar.set_postfix_str(one_line(note)[-50:], refresh=False)  # a file name's control characters stay escaped
         bar.update(1)
 
     def done(self, stage: str) -> None:

@@ -207,7 +207,7 @@ def _read_bundle(handle: BinaryIO, path: str, max_bytes: int, bundle_edge: str |
             continue
         if bundle_edge is not None and row.get("edge_id") != bundle_edge:
             continue
-        if not _valid_doc_id(row["doc_id"]):
+        if not valid_doc_id(row["doc_id"]):
             yield InputDocumentError(
                 where, f"doc_id must be 1-{MAX_DOC_ID_CHARS} printable characters, not {row['doc_id'][:40]!r}"
             )
@@ -243,7 +243,9 @@ def _lines(handle: BinaryIO, max_bytes: int) -> Iterator[bytes | None]:
         yield line
 
 
-def _valid_doc_id(doc_id: str) -> bool:
+def valid_doc_id(doc_id: str) -> bool:
+    """1 to MAX_DOC_ID_CHARS printable characters, not all spaces: no newline, escape or other control character
+    that could forge a line of a log or a terminal."""
     return 0 < len(doc_id) <= MAX_DOC_ID_CHARS and doc_id.isprintable() and bool(doc_id.strip())
 
 

@@ -14,7 +14,7 @@ from edge_node.ingest.chunking import chunk_text
 from edge_node.ingest.extraction import ChunkExtraction, Extractor
 from edge_node.ingest.merge_policy import delete_document, write_document
 from edge_node.ingest.partition import partition, project_entity_graph
-from edge_node.ingest.readers import RawDocument, ReadResult
+from edge_node.ingest.readers import MAX_DOC_ID_CHARS, RawDocument, ReadResult, valid_doc_id
 from edge_node.ingest.summaries import plan, render, summarise
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from edge_node.store.records import ChunkInput, DocumentInput, SubgraphRecord
@@ -139,6 +139,11 @@ class IngestService:
         return report
 
     def _ingest_one(self, doc: RawDocument, report: IngestReport) -> str:
+        if not valid_doc_id(doc.doc_id):  # every ingest path comes here: folders, bundles, the API's inline texts
+            shown = doc.doc_id[:60].encode("unicode_escape").decode("ascii")
+            raise InputDocumentError(
+                doc.source or shown, f"its id {shown!r} must be 1-{MAX_DOC_ID_CHARS} printable characters"
+            )
         digest = content_hash(doc)
         old = self._kb.store.document_hash(doc.doc_id)
         if old is None and self._adopt_former_id(doc):
