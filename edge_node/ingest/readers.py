@@ -15,7 +15,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from edge_node.ingest.confined_open import open_confined
-from edge_node.ingest.document_formats import human_bytes, read_document
+from edge_node.ingest.document_formats import human_bytes
+from edge_node.ingest.reader_sandbox import sandbox
 from shared.core.constants import SUPPORTED_SUFFIXES
 from shared.core.errors import InputDocumentError, NoReaderError
 
@@ -162,7 +163,7 @@ def _read_document(handle: BinaryIO, path: Path, max_bytes: int, base: Path) -> 
         return
     try:
         data = handle.read(max_bytes + 1)
-        title, text = read_document(data, path.suffix.lower(), name, max_bytes)
+        title, text = sandbox().read(data, path.suffix.lower(), name, max_bytes)
     except (InputDocumentError, OSError) as exc:
         yield _read_error(name, exc)
         return
