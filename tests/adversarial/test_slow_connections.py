@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
@@ -71,3 +72,53 @@ def test_a_request_head_that_never_ends_is_closed_after_its_deadline(server: Htt
         except ConnectionResetError:
             closed = True
         assert closed and time.perf_counter() - started < HEAD_S + 3
+
+
+async def _login(request: Request) -> PlainTextResponse:
+    await request.form()
+    return PlainTextResponse("logged in")
+
+
+@pytest.fixture
+def login_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[HttpServer]:
+    monkeypatch.setattr("shared.transport.http_server.BODY_S", 2)
+    routes = [Route("/", _page), Route("/login", _login, methods=["POST"])]
+    served = HttpServer(Starlette(routes=routes), "127.0.0.1", 0, "test page")
+    try:
+        yield served
+    finally:
+        served.shutdown()
+
+
+STALLED_BODY = b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+STALLED_BODY += b"Content-Length: 100\r\n\r\ntoken"  # a whole head, 5 of its 100 body bytes, then nothing
+
+
+def test_a_hundred_stalled_request_bodies_leave_the_page_answering(login_server: HttpServer) -> None:
+    held = []
+    try:
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", login_server.port), timeout=5)
+            s.sendall(STALLED_BODY)
+            held.append(s)
+        assert _answered_within(login_server.port) < 2.0, "the owner's request takes an attacker's place"
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_stalled_body_is_closed_after_its_deadline_without_a_traceback(
+    login_server: HttpServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with socket.create_connection(("127.0.0.1", login_server.port), timeout=10) as s:
+        s.sendall(STALLED_BODY)
+        started = time.perf_counter()
+        try:
+            reply = s.recv(1024)
+        except ConnectionResetError:
+            reply = b""
+        waited = time.perf_counter() - started
+        assert reply == b"", f"the connection was answered instead of closed: {reply[:80]!r}"
+        assert 1.5 < waited < 2 + 3, f"closed after {waited:.1f} s, not at the body's deadline (2 s)"
+    time.sleep(0.3)  # the server thread ends the request
+    assert "Traceback" not in capfd.readouterr().err, "a dropped connection is not an error in the log"
