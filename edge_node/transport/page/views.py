@@ -111,8 +111,8 @@ def _sources(trace: AnswerTrace, own: Mapping[int, Passage], edge_id: str) -> st
     items = []
     for s in trace.sources:
         passage = own.get(s.chunk_id) if is_own(s, edge_id) else None
-        if passage is not None:
-            link = f'<a href="/documents/view?id={quote(s.doc_id, safe="")}">{e(s.doc_id)}</a>'
+        if passage is not None:  # linked by this device's own id (the cloud cites it by an opaque one)
+            link = f'<a href="/documents/view?id={quote(passage.doc_id, safe="")}">{e(passage.doc_id)}</a>'
             items.append(f"<li>{link} (this device)<blockquote>{e(passage.text)}</blockquote></li>")
         else:
             where = e(s.edge_id) if s.edge_id else "another device"

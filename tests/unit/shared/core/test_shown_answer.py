@@ -10,10 +10,10 @@ import pytest
 
 from edge_node.cli import _print_answer
 from edge_node.transport.api_client import EdgeReply
-from edge_node.transport.page.views import answer_block
+from edge_node.transport.page.views import Passage, answer_block
 from shared.core.knowledge import CloudAnswer
 from shared.core.shown import AnsweredBy, shown_of
-from shared.core.trace import AnswerTrace, Decision
+from shared.core.trace import AnswerTrace, Decision, Source
 from shared.proto.dgrag.v1 import edge_pb2
 from shared.transport import serde
 
@@ -77,3 +77,12 @@ def test_a_peers_shown_answer_is_bounded_and_its_word_made_here() -> None:
     assert checked.probability == 1.0 and checked.sureness == "sure" and checked.answered_by == AnsweredBy.EXTRACT
     forged.probability = 0.3
     assert serde.shown_from_proto(forged).sureness == "can't tell", "the word follows the probability, not the peer"
+
+
+def test_the_page_links_this_devices_own_sources_by_its_own_ids_not_the_clouds_opaque_ones() -> None:
+    cited = Source("doc-ecde15e1b9455ed8", 7, 0.8, "a")  # how the cloud names this device's chunk 7
+    trace = dataclasses.replace(_trace(Decision.CLOUD), sources=[cited, Source("doc-0123", 3, 0.5, "b")])
+    page = answer_block(trace, {7: Passage("notes/quill budget.txt", "The Quill budget is 3 million kroner.")}, "a")
+    assert 'href="/documents/view?id=notes%2Fquill%20budget.txt"' in page
+    assert "view?id=doc-ecde15e1b9455ed8" not in page, "the opaque id would be a 404 on this device"
+    assert "doc-0123 on b (its text stays on that device)" in page
