@@ -182,6 +182,42 @@ def test_uploads_are_bounded_typed_and_become_answerable_then_deletable(tmp_path
     with_page(tmp_path, scenario)
 
 
+def test_uploads_keep_every_document_unicode_names_collisions_and_a_failed_replacement(tmp_path: Path) -> None:
+    async def scenario(page: Page) -> None:
+        async with page.client() as client:
+            csrf = await page.logged_in(client)
+            chinese = [
+                ("file", ("报告.txt", "报告：Kestrel 预算为三百万。".encode())),
+                ("file", ("笔记.txt", "笔记：Oslo 实验室。".encode())),
+            ]
+            added = await client.post("/documents/upload", data={"csrf": csrf}, files=chinese)
+            assert "报告.txt, 笔记.txt added" in added.text, added.text[-600:]
+            names = [
+                ("Ольга.txt", "Olga runs hall 1."),
+                ("Мария.txt", "Maria runs hall 2."),
+                ("Анна.txt", "Anna runs hall 3."),
+            ]
+            russian = [("file", (n, t.encode())) for n, t in names]
+            added = await client.post("/documents/upload", data={"csrf": csrf}, files=russian)
+            assert "Ольга.txt, Мария.txt, Анна.txt added" in added.text, added.text[-600:]
+            clash = [("file", ("a?.txt", b"First of two.")), ("file", ("a*.txt", b"Second of two."))]
+            added = await client.post("/documents/upload", data={"csrf": csrf}, files=clash)
+            assert "a_.txt, a_ (2).txt added" in added.text, "two files of one upload never share a name"
+            uploads = page.net.data_dirs["edge-a"] / "uploads"
+            before = (uploads / "笔记.txt").read_bytes()
+            broken = await client.post(
+                "/documents/upload", data={"csrf": csrf}, files={"file": ("笔记.txt", b"\x00\x01")}
+            )
+            assert "not added" in broken.text
+            assert (uploads / "笔记.txt").read_bytes() == before, "the copy of the version still indexed is kept"
+            assert not list(uploads.glob(".*.kept")), "nothing is left aside"
+            listing = (await client.get("/documents")).text
+            for name in ("报告.txt", "笔记.txt", "Ольга.txt", "Мария.txt", "Анна.txt", "a_.txt", "a_ (2).txt"):
+                assert f"{name}</a>" in listing, name
+
+    with_page(tmp_path, scenario)
+
+
 async def _declared_too_large(base: str, session: str, csrf: str) -> int:
     """The status of an upload declaring a body of 10 GB (and sending a few bytes): refused before it is read."""
     host, port = base.removeprefix("http://").split(":")

@@ -1,12 +1,16 @@
 """Documents the owner uploads through the page: one file, several, or a whole folder (the browser sends each
 file's path within it). Each is kept under the data directory's ``uploads`` folder, its path made safe (no
-``..``, no odd characters, at most :data:`MAX_DEPTH` folders), and all are ingested as one batch."""
+``..``, letters and digits of any script kept, any other odd character a ``_``, at most :data:`MAX_DEPTH`
+folders), two files of one upload never under one name, and all are ingested as one batch. A file that replaces
+a kept one moves the kept copy aside until the new one is read: a replacement that fails leaves the copy of the
+version still indexed in place."""
 
 from __future__ import annotations
 
 import asyncio
-import re
+import os
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -22,21 +26,41 @@ MAX_FILES = 500
 UPLOAD_FACTOR = 8
 """A whole upload may be this many times ingest.max_file_bytes (each file at most once)."""
 MAX_DEPTH = 6
-_SAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+_KEPT = "._ -()"
+"""Characters kept in a name besides letters and digits."""
 Ingest = Callable[[list[Path], Path], Awaitable[IngestReport]]
 
 
 def safe_path(filename: str) -> PurePosixPath | None:
     """``filename`` (a name, or a path within a chosen folder) as a safe relative path; None when nothing is left."""
-    parts = [_SAFE.sub("_", p).strip(" .")[:120] for p in filename.replace("\\", "/").split("/")]
+    parts = [_safe_part(p) for p in unicodedata.normalize("NFC", filename).replace("\\", "/").split("/")]
     kept = [p for p in parts if p and p not in (".", "..")][-(MAX_DEPTH + 1) :]
     return PurePosixPath(*kept) if kept else None
+
+
+def _safe_part(part: str) -> str:
+    """One folder or file name: letters and digits of any script and :data:`_KEPT` as they are, anything else
+    (control, format and path characters) a ``_``; no leading or trailing dot or space."""
+    return "".join(c if c.isalnum() or c in _KEPT else "_" for c in part).strip(" .")[:120]
+
+
+def _distinct(path: Path, used: set[Path]) -> Path:
+    """``path``, or ``name (2).txt``, ``name (3).txt``... when another file of the same upload took it."""
+    chosen, n = path, 1
+    while chosen in used:
+        n += 1
+        chosen = path.with_name(f"{path.stem} ({n}){path.suffix}")
+    used.add(chosen)
+    return chosen
 
 
 async def store_uploads(files: Sequence[UploadFile], uploads: Path, max_bytes: int, ingest: Ingest) -> str:
     """Save ``files`` under ``uploads`` and ingest them; what happened, in words."""
     saved: list[Path] = []
     skipped: list[str] = []
+    used: set[Path] = set()
+    kept: dict[Path, Path] = {}
+    """A replaced file's path -> where its earlier copy waits until the new one is read."""
     for file in files[:MAX_FILES]:
         relative = safe_path(file.filename or "")
         if relative is None or relative.suffix.lower() not in UPLOAD_SUFFIXES:
@@ -46,9 +70,9 @@ async def store_uploads(files: Sequence[UploadFile], uploads: Path, max_bytes: i
         if len(data) > max_bytes:
             skipped.append(f"{relative} (over the {max_bytes // 1024:,} KiB limit, ingest.max_file_bytes)")
             continue
-        path = uploads.joinpath(*relative.parts)
+        path = _distinct(uploads.joinpath(*relative.parts), used)
         try:
-            await asyncio.to_thread(_write, path, data, uploads)
+            await asyncio.to_thread(_write, path, data, uploads, kept)
         except OSError as exc:  # e.g. a file where a folder of the same name is needed
             skipped.append(f"{relative} (cannot be kept: {exc.strerror or exc})")
             continue
@@ -58,16 +82,37 @@ async def store_uploads(files: Sequence[UploadFile], uploads: Path, max_bytes: i
     if not saved:
         return "Not added: " + "; ".join(skipped[:5]) if skipped else "Choose a file to add."
     started = time.perf_counter()
-    report = await ingest(saved, uploads)
-    for failed, _ in report.failed:
-        Path(failed).unlink(missing_ok=True)
+    try:
+        report = await ingest(saved, uploads)
+    except BaseException:
+        await asyncio.to_thread(_settle, saved, set(saved), kept)
+        raise
+    await asyncio.to_thread(_settle, saved, {Path(failed) for failed, _ in report.failed}, kept)
     return _said(report, skipped, time.perf_counter() - started)
 
 
-def _write(path: Path, data: bytes, uploads: Path) -> None:
+def _write(path: Path, data: bytes, uploads: Path, kept: dict[Path, Path]) -> None:
     uploads.mkdir(mode=0o700, exist_ok=True)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.is_file():
+        aside = path.with_name(f".{path.name}.kept")
+        os.replace(path, aside)
+        kept[path] = aside
     path.write_bytes(data)
+
+
+def _settle(saved: list[Path], failed: set[Path], kept: dict[Path, Path]) -> None:
+    """After the ingest: a file that failed is removed, and the copy it replaced (the version still indexed) is put
+    back; a file that was read lets its earlier copy go."""
+    for path in saved:
+        aside = kept.get(path)
+        if path in failed:
+            if aside is not None:
+                os.replace(aside, path)
+            else:
+                path.unlink(missing_ok=True)
+        elif aside is not None:
+            aside.unlink(missing_ok=True)
 
 
 def _said(report: IngestReport, skipped: list[str], seconds: float) -> str:
