@@ -18,11 +18,10 @@ from shared.config import CloudConfig
 from shared.core.addresses import is_loopback
 from shared.proto.dgrag.v1 import cloud_pb2_grpc
 from shared.transport.call_limits import CallBuckets
+from shared.transport.grpc_auth import FAILED_AUTH_BURST
 from shared.transport.grpc_server import GrpcService, Lifetime, Listener, serve_grpc
 from shared.transport.metrics_http import metrics_opener
 
-FAILED_AUTH_BURST = 10
-"""Failed authentications one address may have at once before failed_auth_per_minute paces it."""
 log = logging.getLogger(__name__)
 CLOUD_SERVICE = "dgrag.v1.Cloud"
 

@@ -20,7 +20,8 @@ from shared.config import CloudLinkConfig, EdgeConfig, EdgeServerConfig
 from shared.core.addresses import host_is_loopback
 from shared.core.errors import ConfigError
 from shared.proto.dgrag.v1 import edge_pb2_grpc
-from shared.transport.grpc_auth import ApiTokenInterceptor
+from shared.transport.call_limits import CallBuckets
+from shared.transport.grpc_auth import FAILED_AUTH_BURST, ApiTokenInterceptor
 from shared.transport.grpc_server import Closer, GrpcService, Lifetime, Listener, serve_grpc
 from shared.transport.metrics_http import metrics_opener
 from shared.transport.secret_file import read_secret, refuse_example_token, refuse_weak_token
@@ -43,6 +44,14 @@ def edge_token(link: CloudLinkConfig) -> str:
         )
     refuse_weak_token(token, "this edge's cloud token")
     return token
+
+
+def api_auth(api_token: str, served: EdgeServerConfig) -> ApiTokenInterceptor:
+    """The API's token check, with a budget of failed authentications per peer address."""
+    auth = ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")
+    if served.failed_auth_per_minute > 0:
+        auth.failed_auth = CallBuckets(served.failed_auth_per_minute, FAILED_AUTH_BURST)
+    return auth
 
 
 def check_api_listener(served: EdgeServerConfig) -> None:
@@ -86,7 +95,7 @@ async def serve_edge(
         listener=Listener(served.host, served.port, served.tls_cert, served.tls_key),
         max_message_bytes=served.max_message_bytes,
         max_concurrent_rpcs=served.max_concurrent_rpcs,
-        interceptors=[ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")],
+        interceptors=[api_auth(api_token, served)],
     )
     closers: list[Closer] = [client.aclose] if client is not None else []
     lifetime = Lifetime(background=session.run if session else None, closers=[*closers, runtime.aclose])

@@ -33,6 +33,10 @@ class EdgeServerConfig:
     """Largest gRPC message accepted or sent."""
     max_concurrent_rpcs: int = 64
     """Calls served at once; more get RESOURCE_EXHAUSTED."""
+    failed_auth_per_minute: float = 30.0
+    """Failed authentications one peer address may have a minute (10 at once); past them every call from that
+    address is refused with RESOURCE_EXHAUSTED until its budget refills, so guessed tokens are never judged
+    (0 = no limit). Every local app shares the loopback address: a process guessing delays the others."""
     token_file: str = ""
     """File holding the token local apps must send (``authorization: Bearer``); empty = ``api.token`` in the
     data directory, created (mode 0600) at the first start."""

@@ -45,6 +45,8 @@ class Refusal:
 
 
 PeerCheck = Callable[[grpc.aio.ServicerContext], Refusal | None]
+FAILED_AUTH_BURST = 10
+"""Failed authentications one address may have at once before failed_auth_per_minute paces it."""
 
 
 class CredentialInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]

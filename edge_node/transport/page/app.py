@@ -124,10 +124,10 @@ class PageHandlers:
         form = await request.form(max_files=0, max_fields=4)
         if str(form.get("csrf", "")) != self.ctx.sessions.login_csrf:
             return HTMLResponse(views.login_page(self.ctx.sessions.login_csrf, "Reload the page."), 403)
-        # the right token always logs in: a process sending wrong ones cannot lock the owner out
-        session_id = self.ctx.sessions.login(client, str(form.get("token", "")))
-        if session_id is None and (wait := self.ctx.sessions.throttled(client)) > 0:
+        # while the address is throttled no token is checked: the reply is the same for the right one and a wrong one
+        if (wait := self.ctx.sessions.throttled(client)) > 0:
             return _plain("too many failed logins; wait a minute", 429, {"Retry-After": str(int(wait) + 1)})
+        session_id = self.ctx.sessions.login(client, str(form.get("token", "")))
         if session_id is None:
             failed = views.login_page(self.ctx.sessions.login_csrf, "That is not this edge's API token.")
             return HTMLResponse(failed, 401)

@@ -44,11 +44,12 @@ class PageSessions:
         return self._failures.waiting(address_block(client))
 
     def login(self, client: str, token: str) -> str | None:
-        """A new session id when ``token`` is the edge's API token; a failure counts against ``client`` (once its
-        failures are throttled, :meth:`throttled` says for how long)."""
+        """A new session id when ``token`` is the edge's API token; a failure counts against ``client``. While
+        ``client`` is throttled no token is checked, the right one neither: a guess then tells nothing."""
+        if self.throttled(client):
+            return None
         if not hmac.compare_digest(token.strip().encode(), self._token.encode()):
-            if not self.throttled(client):
-                self._failures.take(address_block(client))
+            self._failures.take(address_block(client))
             return None
         now = time.time()
         self._sessions = {k: s for k, s in self._sessions.items() if s.expires > now}
