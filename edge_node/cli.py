@@ -88,7 +88,17 @@ def _register_answering(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the whole trace and per-phase timings")
     p.set_defaults(func=cmd_query)
 
-    p = commands.add_parser("serve", help="serve the edge's gRPC API and keep a session to the cloud")
+    p = commands.add_parser(
+        "serve",
+        help="serve the edge's gRPC API and the owner's page, and keep a session to the cloud",
+        description=(
+            "Serve this edge: its gRPC API for local apps (127.0.0.1:50061, [server] port), the owner's page in a "
+            "browser on this device at http://127.0.0.1:8765/ ([server] page_port; -1 turns it off), and a session "
+            "to the cloud when one is configured. Log in to the page with the token in api.token in the data "
+            "directory (the same token `dgrag edge ask` sends); the page asks, lists and adds documents, and shows "
+            "what left this device. The start lines in the log name both addresses."
+        ),
+    )
     common(p)
     p.add_argument("--edge-id", help="this edge's id (default: config edge_id)")
     p.add_argument("--port-file", type=Path, help="write the bound port here once listening")

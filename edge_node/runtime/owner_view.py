@@ -26,6 +26,9 @@ class DocumentState:
 
     doc_id: str
     summarised: bool
+    title: str = ""
+    chars: int = 0
+    stored_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,9 @@ def _document_states(store: EdgeStore, summarised_keys: set[str]) -> tuple[Docum
     key_of = {e.id: e.key for e in store.entities()}
     doc_of = {chunk: doc for chunk, doc, _ in store.chunk_rows()}
     covered = {doc_of[c] for e, c in store.entity_chunk_links() if c in doc_of and key_of.get(e) in summarised_keys}
-    return tuple(DocumentState(d, d in covered) for d in store.document_ids())
+    return tuple(
+        DocumentState(d.doc_id, d.doc_id in covered, d.title, d.chars, d.stored_at) for d in store.document_rows()
+    )
 
 
 def chunk_passages(kb: EdgeKnowledgeBase, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:

@@ -16,6 +16,7 @@ from typing import Protocol
 from edge_node.store.records import (
     ChunkRow,
     DocumentInput,
+    DocumentRow,
     EntityRow,
     InsertedDocument,
     PublicationEntry,
@@ -74,6 +75,10 @@ class EdgeStore(Protocol):
 
     def document_ids(self) -> list[str]:
         """MUST return every document id, sorted."""
+        ...
+
+    def document_rows(self) -> list[DocumentRow]:
+        """MUST return every document's id, title, size in characters and when it was stored, sorted by id."""
         ...
 
     def insert_document(self, doc: DocumentInput) -> InsertedDocument:

@@ -165,6 +165,17 @@ class PublicationEntry:
 
 
 @dataclass(frozen=True)
+class DocumentRow:
+    """A stored document as its owner's list shows it."""
+
+    doc_id: str
+    title: str
+    chars: int
+    stored_at: float
+    """When this version was stored (seconds since the epoch)."""
+
+
+@dataclass(frozen=True)
 class ChunkRow:
     """A stored chunk."""
 

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from edge_node.store.records import DocumentInput, InsertedDocument, RemovedDocument, Vector
+from edge_node.store.records import DocumentInput, DocumentRow, InsertedDocument, RemovedDocument, Vector
 from edge_node.store.sqlite_core import SqliteCore
 from shared.core.text import normalise_name
 
@@ -33,6 +33,10 @@ class DocumentRows:
 
     def document_ids(self) -> list[str]:
         return [str(r[0]) for r in self._db.execute("SELECT doc_id FROM documents ORDER BY doc_id")]
+
+    def document_rows(self) -> list[DocumentRow]:
+        query = "SELECT doc_id, title, n_chars, ingested_at FROM documents ORDER BY doc_id"
+        return [DocumentRow(str(d), str(t), int(n), float(at)) for d, t, n, at in self._db.execute(query)]
 
     def insert_document(self, doc: DocumentInput) -> InsertedDocument:
         """Store a new document with its chunks and mentions (entities and relations are found or created by

@@ -22,6 +22,7 @@ from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import (
     ChunkRow,
     DocumentInput,
+    DocumentRow,
     EntityRow,
     InsertedDocument,
     PublicationEntry,
@@ -97,6 +98,9 @@ class SqliteStore:
 
     def document_ids(self) -> list[str]:
         return self._rows.document_ids()
+
+    def document_rows(self) -> list[DocumentRow]:
+        return self._rows.document_rows()
 
     def insert_document(self, doc: DocumentInput) -> InsertedDocument:
         return self._rows.insert_document(doc)

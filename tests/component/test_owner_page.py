@@ -238,7 +238,14 @@ def test_a_document_link_shows_only_this_devices_documents(tmp_path: Path) -> No
         async with page.client() as client:
             await page.logged_in(client)
             listing = (await client.get("/documents")).text
-            assert "acme-1</a> <span class=meta>indexed; in a summary sent to the cloud" in listing, listing[-1500:]
+            assert re.search(
+                r"acme-1</a> <span class=meta>added \d{4}-\d\d-\d\d \d\d:\d\d; [\d,]+ characters; "
+                r"in a summary sent to the cloud",
+                listing,
+            ), listing[-1500:]
+            assert "<b>Hostile</b>" in listing, "a document is listed by its title beside its file name"
+            found = (await client.get("/documents", params={"q": "HOST"})).text
+            assert "(1 holding HOST)" in found and "hostile</a>" in found and "acme-1</a>" not in found
             mine = await client.get("/documents/view", params={"id": "hostile"})
             assert mine.status_code == 200 and "&lt;script&gt;" in mine.text and "<script>alert" not in mine.text
             assert (await client.get("/documents/view", params={"id": "zeph-1"})).status_code == 404

@@ -166,7 +166,8 @@ class PageHandlers:
     async def documents(self, request: Request, session: Session, message: str = "") -> Response:
         view = await self.ctx.edge.run(self.ctx.runtime.owner_view())
         max_bytes = self.ctx.runtime.config.ingest.max_file_bytes
-        body = views.documents_page(view, session.csrf, message, UPLOAD_SUFFIXES, max_bytes)
+        wanted = request.query_params.get("q", "")[:200] if request.method == "GET" else ""
+        body = views.documents_page(view, session.csrf, message, UPLOAD_SUFFIXES, max_bytes, wanted)
         return HTMLResponse(views.layout("Documents", body, session.csrf, "/documents"))
 
     async def document(self, request: Request, session: Session) -> Response:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from edge_node.policy.audit import AuditEntry
-from edge_node.runtime.owner_view import OwnerView
+from edge_node.runtime.owner_view import DocumentState, OwnerView
 from shared.core.shown import shown_of
 from shared.core.trace import AnswerTrace, Decision, Source
 
@@ -151,19 +151,38 @@ def _short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[str], max_bytes: int) -> str:
+def _document_item(d: DocumentState, csrf: str, sent: str) -> str:
+    """One document: its title, its file name (its id here), when it was added, its size, whether a summary covers
+    it, and its delete button."""
+    added = time.strftime("%Y-%m-%d %H:%M", time.localtime(d.stored_at)) if d.stored_at else "?"
+    title = f"<b>{e(d.title)}</b> " if d.title and d.title != d.doc_id else ""
+    return (
+        f'<li>{title}<a href="/documents/view?id={quote(d.doc_id, safe="")}">{e(d.doc_id)}</a> '
+        f"<span class=meta>added {added}; {d.chars:,} characters; "
+        f"{e('in a summary ' + sent if d.summarised else 'in no summary yet')}</span>"
+        f'<form method=post action="/documents/delete" class=inline><input type=hidden name=csrf value="{e(csrf)}">'
+        f'<input type=hidden name=doc_id value="{e(d.doc_id)}">'
+        f'<button aria-label="Delete {e(d.doc_id)}">Delete</button></form></li>'
+    )
+
+
+def documents_page(
+    view: OwnerView, csrf: str, message: str, allowed: Sequence[str], max_bytes: int, wanted: str = ""
+) -> str:
+    """The documents (those whose title or file name holds ``wanted``, any case, where it is set), the upload form
+    and what the cloud holds."""
     notice = f"<p role=status class=notice>{e(message)}</p>" if message else ""
     state = ("summaries are being refreshed" if view.summaries_pending else "summarised") + (
         "; " + f"{view.publications_pending} change(s) wait for the cloud" if view.publications_pending else ""
     )
     sent = "sent to the cloud" if not view.publications_pending else "waiting to be sent to the cloud"
-    docs = "".join(
-        f'<li><a href="/documents/view?id={quote(d.doc_id, safe="")}">{e(d.doc_id)}</a> '
-        f"<span class=meta>indexed; {e('in a summary ' + sent if d.summarised else 'in no summary yet')}</span>"
-        f'<form method=post action="/documents/delete" class=inline><input type=hidden name=csrf value="{e(csrf)}">'
-        f'<input type=hidden name=doc_id value="{e(d.doc_id)}">'
-        f'<button aria-label="Delete {e(d.doc_id)}">Delete</button></form></li>'
-        for d in view.documents
+    key = wanted.strip().casefold()
+    shown = [d for d in view.documents if key in d.doc_id.casefold() or key in d.title.casefold()]
+    docs = "".join(_document_item(d, csrf, sent) for d in shown)
+    filtered = f" ({len(shown)} holding {e(wanted.strip())})" if key else ""
+    search = (
+        '<form method=get action="/documents" role=search><label for=q>Find by title or file name</label>'
+        f'<input id=q name=q value="{e(wanted)}" maxlength=200><button>Find</button></form>'
     )
     summaries = "".join(
         f"<li><p>{e(s.text)}</p><p class=meta>{e(s.id)} v{s.version}: {e(', '.join(s.top_entities))}</p></li>"
@@ -178,7 +197,7 @@ def documents_page(view: OwnerView, csrf: str, message: str, allowed: Sequence[s
         "<label for=folder>Or every document of a folder</label>"
         "<input id=folder name=file type=file webkitdirectory multiple>"
         "<button>Add</button><progress id=progress max=100 value=0 hidden></progress></form>"
-        f"<h2>Documents on this device</h2><ul class=docs>{docs or '<li>None yet.</li>'}</ul>"
+        f"<h2>Documents on this device{filtered}</h2>{search}<ul class=docs>{docs or '<li>None.</li>'}</ul>"
         "<h2>What the cloud holds about this device</h2><p>The cloud keeps only these summaries. Passages it is sent "
         "for a question are listed under What left this device.</p>"
         f"<ul class=summaries>{summaries or '<li>No summary yet.</li>'}</ul>"

@@ -100,6 +100,8 @@ def test_a_failed_transaction_leaves_everything_as_before(store: EdgeStore) -> N
         raise RuntimeError("crash mid-write")
     assert (store.counts(), store.entities(), store.generation) == (counts, entities, generation)
     assert store.document_ids() == ["memo"] and store.graph_dirty()
+    (row,) = store.document_rows()
+    assert (row.doc_id, row.chars) == ("memo", ALICE_BOB.n_chars) and row.stored_at > 0
 
 
 def test_mentions_merge_into_entities_and_relations(store: EdgeStore) -> None:
