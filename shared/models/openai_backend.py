@@ -57,6 +57,7 @@ class OpenAIGenerator:
             "top_p": request.top_p,
             "max_tokens": request.max_tokens,
             "logprobs": True,
+            "top_logprobs": 1,  # llama-cpp-python's server sends no log-probabilities without it
         }
         if self._config.extended_sampling:
             kwargs["extra_body"] = {
