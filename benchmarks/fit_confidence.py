@@ -48,6 +48,9 @@ MAX_WITHIN = 0.30
 MIN_GAIN = 0.02
 """The least gain in within-domain strict accuracy (a share of the asks) worth more escalation."""
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
+MIN_SUPPORT = 10
+"""A feature nonzero in fewer fit asks than this gets no weight: four right answers of a rare reader would
+otherwise teach the model that reader is good."""
 REGULARISATION = 1.0
 """scikit-learn's C: the inverse strength of the L2 penalty (small cells are pulled towards the mean)."""
 
@@ -95,7 +98,11 @@ def fit(
     from sklearn.linear_model import LogisticRegression
 
     vectorizer = DictVectorizer(sparse=False)
-    features = [e.features() for e, _ in samples]
+    support: dict[str, int] = {}
+    for e, _ in samples:
+        for name, value in e.features().items():
+            support[name] = support.get(name, 0) + int(value != 0.0)
+    features = [{k: v for k, v in e.features().items() if support[k] >= MIN_SUPPORT} for e, _ in samples]
     x = vectorizer.fit_transform(features)
     y = [right for _, right in samples]
     if len(set(y)) < 2:

@@ -15,12 +15,15 @@ from shared.core.sureness import WITHHOLD_BELOW
 from shared.core.text import truncate_chars
 from shared.reading.answer import SUPPORT_CHARS, Answer, cited, with_support
 from shared.reading.answer_format import MISSING
-from shared.reading.confidence import PRIOR, Calibration, Evidence, question_parts
+from shared.reading.confidence import PRIOR, Calibration, Confidence, Evidence, question_parts
 from shared.reading.passage_reader import DECLINED, Said, agreement
 from shared.reading.plan import shape_of
 from shared.reading.span_reader import Passage
 
 UNSETTLED = "Can't tell: the sources do not settle it"
+UNBACKED_CEILING = 0.45
+"""The most an answer no passage holds (``unsupported``) may state: below "likely" (shared.core.sureness.LIKELY_AT),
+whatever a calibration says. A fit sees few such answers, and nothing in the sources backs them."""
 
 
 def compose(
@@ -47,6 +50,8 @@ def compose(
         round(shown.probability, 3),
     )
     confidence = calibration.confidence(evidence)
+    if shown.kind == "unsupported" and confidence.probability > UNBACKED_CEILING:
+        confidence = Confidence.of(UNBACKED_CEILING)
     if shown.kind == "verdict" and confidence.probability < withhold_below:
         return unsettled(shown, quote, evidence)
     made = with_support(shown.short, shown.cited, shown.kind) if quote else cited(shown.short, shown.cited, shown.kind)
