@@ -2,6 +2,7 @@
 
     python -m benchmarks.cloud_load --bench simulation/bundles/debgnu3 --askers 1,2,4,8,16 \
         [--served http://127.0.0.1:18080/v1 --label served-2-slots] [--rows F.jsonl]
+    python -m benchmarks.cloud_load --report runs/cloud-load    # the table and cloud_load.png of every run there
 
 A real network on loopback (simulation.bench_network: the cloud and one edge per bundle edge, on the simulation's
 cached indexes). Each question of the bundle is asked at an edge that does not hold its evidence, so the edge
@@ -149,9 +150,46 @@ def run(args: argparse.Namespace) -> list[Row]:
     return summaries
 
 
+def table(summaries: Sequence[Row]) -> str:
+    """The figures of every configuration and level, as a Markdown table."""
+    lines = [
+        "| configuration | askers at once | answered / asked | answers a minute (per core) | p50 s | p95 s | "
+        "first word p50 s | refused (why) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        refused = "; ".join(f"{n}: {why}" for why, n in dict(s["refusals"]).items()) or "none"
+        lines.append(
+            f"| {s['label']} | {s['level']} | {s['answered']} / {s['asks']} | {s['per_minute']} "
+            f"({s['per_minute_per_core']}) | {s['p50']} | {s['p95']} | {s['first_word_p50']} | {refused} |"
+        )
+    return "\n".join(lines)
+
+
+def plot(summaries: Sequence[Row], png: Path) -> None:
+    """Throughput and p95 against askers at once, one line per configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for label in dict.fromkeys(str(s["label"]) for s in summaries):
+        mine = [s for s in summaries if s["label"] == label]
+        levels = [int(s["level"]) for s in mine]
+        left.plot(levels, [float(s["per_minute"]) for s in mine], marker="o", label=label)
+        right.plot(levels, [float(s["p95"] or 0.0) for s in mine], marker="o", label=label)
+    left.set(xlabel="people asking at once", ylabel="answers a minute", title="Throughput (2 cores)")
+    right.set(xlabel="people asking at once", ylabel="seconds", title="p95 wait for an escalated answer")
+    left.legend()
+    figure.tight_layout()
+    figure.savefig(png, dpi=110)
+    plt.close(figure)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bench", type=Path, required=True, help="a bundle with cached indexes")
+    parser.add_argument("--bench", type=Path, help="a bundle with cached indexes (needed unless --report)")
     parser.add_argument("--askers", default="1,2,4,8,16", help="comma-separated numbers of askers at once")
     parser.add_argument("--served", default="", help="an OpenAI-compatible model server's /v1 URL for the cloud")
     parser.add_argument("--served-model", default="cloud-llm", help="the model name the server answers to")
@@ -160,7 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/cloud-load"))
     parser.add_argument("--rows", type=Path, help="append every ask's row here (JSON lines)")
+    parser.add_argument("--report", type=Path, help="only tabulate and plot the *.summary.jsonl files of this folder")
     args = parser.parse_args(argv)
+    if args.report is not None:
+        done = [json.loads(line) for f in sorted(args.report.glob("*.summary.jsonl")) for line in f.open()]
+        print(table(done))
+        plot(done, args.report / "cloud_load.png")
+        return 0
+    if args.bench is None:
+        parser.error("--bench names the bundle whose network is asked")
     summaries = run(args)
     (args.out / f"{args.label}.summary.jsonl").write_text("".join(json.dumps(s) + "\n" for s in summaries), "utf-8")
     return 0
