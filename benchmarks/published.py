@@ -203,7 +203,7 @@ CORPORA = (
     ("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),
     ("SQLite documentation (sqlite3-doc)", "docs/results/held-out-debsqlite3", False),
     ("Debian Administrator's Handbook (debian-handbook)", "docs/results/held-out-debhandbook3", False),
-    ("News (MultiHop-RAG sample, 40 report-half questions)", "docs/results/multihop4-report40", False),
+    ("News (MultiHop-RAG sample, 30 report-half questions)", "docs/results/multihop4-report30", False),
 )
 """The corpora whose figures are published: three held-out corpora of real documentation, reported whole (nothing
 was fitted on them), and the news bundle's report half; and whether their run had the machine to itself (only
