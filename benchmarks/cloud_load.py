@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_node.transport.api_client import EdgeClient
+from edge_node.api import EdgeClient
 from simulation.bench_network import Network, network, same_level
 from simulation.bundle import load_edges
 from simulation.credentials import api_token_file
