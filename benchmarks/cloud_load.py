@@ -123,8 +123,9 @@ def summary(rows: Sequence[Row], wall: float, cores: int) -> Row:
 
 def run(args: argparse.Namespace) -> list[Row]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DGRAG__")} | {"HF_HUB_OFFLINE": "1"}
+    cloud_env = {}
     if args.served:
-        env |= {
+        cloud_env = {
             "DGRAG__LLM__BACKEND": "openai",
             "DGRAG__LLM__BASE_URL": args.served,
             "DGRAG__LLM__MODEL": args.served_model,
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> list[Row]:
     questions = escalated_questions(args.bench, args.seed)
     levels = [int(n) for n in args.askers.split(",")]
     summaries = []
-    with network(work, args.bench, same_level("chunks"), "quote", env) as net:
+    with network(work, args.bench, same_level("chunks"), "quote", env, cloud_env) as net:
         at = 0
         for askers in levels:
             count = max(2 * askers, MIN_ASKS)

@@ -36,15 +36,23 @@ class Network:
 
 @contextmanager
 def network(
-    work: Path, bench: Path, level_of: Callable[[str], str], answers: str, env: dict[str, str]
+    work: Path,
+    bench: Path,
+    level_of: Callable[[str], str],
+    answers: str,
+    env: dict[str, str],
+    cloud_env: dict[str, str] | None = None,
 ) -> Iterator[Network]:
-    """The cloud and every edge of ``bench`` running, each edge under ``level_of(edge)`` and ``answers``."""
+    """The cloud and every edge of ``bench`` running, each edge under ``level_of(edge)`` and ``answers``;
+    ``cloud_env``: settings of the cloud alone (an edge refuses a section it does not have)."""
     edge_ids = load_edges(bench)
     rows = docs_by_edge(bench / "docs.jsonl")
     tokens = {e: secrets.token_urlsafe(24) for e in [*edge_ids, APP, OPERATOR]}
     roles = {APP: "app", OPERATOR: "admin"}
     write_secret(work / "tokens", "".join(f"{roles.get(e, 'edge')} {e} {t}\n" for e, t in tokens.items()))
-    cloud = start_cloud(work, None, env, "127.0.0.1", routing_shown=False)  # as a deployment: the attacker's view
+    cloud = start_cloud(
+        work, None, {**env, **(cloud_env or {})}, "127.0.0.1", routing_shown=False
+    )  # as a deployment: the attacker's view
     servers: list[Server] = [cloud]
     try:
         cloud.wait_ready()
