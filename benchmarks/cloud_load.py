@@ -109,7 +109,7 @@ def summary(rows: Sequence[Row], wall: float, cores: int) -> Row:
         "level": rows[0]["level"] if rows else 0,
         "asks": len(rows),
         "answered": len(answered),
-        "escalated": sum(1 for r in answered if r["decision"] == "cloud"),
+        "escalated": sum(1 for r in answered if r["decision"] == "cloud"),  # the rest: the edge's extract
         "per_minute": round(per_minute, 2),
         "per_minute_per_core": round(per_minute / cores, 2),
         "p50": round(percentile(seconds, 50), 2) if seconds else None,
@@ -154,14 +154,14 @@ def run(args: argparse.Namespace) -> list[Row]:
 def table(summaries: Sequence[Row]) -> str:
     """The figures of every configuration and level, as a Markdown table."""
     lines = [
-        "| configuration | askers at once | answered / asked | answers a minute (per core) | p50 s | p95 s | "
+        "| configuration | askers at once | cloud answers / asked | replies a minute (per core) | p50 s | p95 s | "
         "first word p50 s | refused (why) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
         refused = "; ".join(f"{n}: {why}" for why, n in dict(s["refusals"]).items()) or "none"
         lines.append(
-            f"| {s['label']} | {s['level']} | {s['answered']} / {s['asks']} | {s['per_minute']} "
+            f"| {s['label']} | {s['level']} | {s['escalated']} / {s['asks']} | {s['per_minute']} "
             f"({s['per_minute_per_core']}) | {s['p50']} | {s['p95']} | {s['first_word_p50']} | {refused} |"
         )
     return "\n".join(lines)
@@ -180,8 +180,8 @@ def plot(summaries: Sequence[Row], png: Path) -> None:
         levels = [int(s["level"]) for s in mine]
         left.plot(levels, [float(s["per_minute"]) for s in mine], marker="o", label=label)
         right.plot(levels, [float(s["p95"] or 0.0) for s in mine], marker="o", label=label)
-    left.set(xlabel="people asking at once", ylabel="answers a minute", title="Throughput (2 cores)")
-    right.set(xlabel="people asking at once", ylabel="seconds", title="p95 wait for an escalated answer")
+    left.set(xlabel="people asking at once", ylabel="replies a minute", title="Replies a minute (2 cores, no AMX)")
+    right.set(xlabel="people asking at once", ylabel="seconds", title="p95 wait for a reply")
     left.legend()
     figure.tight_layout()
     figure.savefig(png, dpi=110)
