@@ -21,11 +21,9 @@ from typing import Any
 
 from edge_node.experiments import EdgeKnowledgeBase, Retriever
 from shared.config import EdgeConfig
-from shared.core.lexical import LexicalIndex
 from shared.core.model_api import Embedder
 from shared.core.text import occurs_in
 from shared.models.factory import build_embedder
-from shared.models.tokenizer import WordPieceTokenizer
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge
 
@@ -53,8 +51,8 @@ def _edge_rows(
     k = config.retrieval.top_chunks
     texts = dict(kb.store.chunk_texts())
     doc_of = {cid: doc for cid, doc, _ in kb.store.chunk_rows()}
-    lexical = LexicalIndex(texts.items())
-    retriever = Retriever(kb, embedder, WordPieceTokenizer(), None, config.retrieval)
+    retriever = Retriever(kb, embedder, None, config.retrieval)
+    lexical = retriever.lexical()  # the index hybrid retrieval ranks with, built once
     rankings: dict[str, Callable[[str], list[int]]] = {
         "vector": lambda q: [h.id for h in kb.vectors.chunks.search(embedder.embed([q])[0], k)],
         "bm25": lambda q: [key for key, _ in lexical.ranked(q, k)],

@@ -22,7 +22,6 @@ from shared.config import EdgeConfig
 from shared.core.model_api import TextGenerator
 from shared.core.trace import AnswerTrace, Decision
 from shared.models.factory import build_embedder, build_generator
-from shared.models.tokenizer import WordPieceTokenizer
 from shared.reading.read import read_passages
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
@@ -46,7 +45,7 @@ def naive_rows(asked: Sequence[Asked], built: dict[str, BuiltIndex], config: Edg
         with progress:
             for edge, items in by_edge.items():
                 with EdgeKnowledgeBase(built[edge].data_dir, read_only=True) as kb:
-                    retriever = Retriever(kb, embedder, WordPieceTokenizer(), generator, config.retrieval)
+                    retriever = Retriever(kb, embedder, generator, config.retrieval)
                     for item in items:
                         trace = naive_answer(item.question.question, retriever, generator, config)
                         rows.append(row_from_trace(item, NAIVE_MODE, trace, []))

@@ -21,6 +21,7 @@ from edge_node.store.records import ChunkInput, DocumentInput, SubgraphRecord
 from shared.config import EdgeConfig
 from shared.core.errors import DocumentNotFoundError, InputDocumentError, NoReaderError
 from shared.core.model_api import Embedder, TextGenerator
+from shared.core.text import escaped
 from shared.models.cache import CachingGenerator
 from shared.models.tokenizer import Tokenizer
 
@@ -140,7 +141,7 @@ class IngestService:
 
     def _ingest_one(self, doc: RawDocument, report: IngestReport) -> str:
         if not valid_doc_id(doc.doc_id):  # every ingest path comes here: folders, bundles, the API's inline texts
-            shown = doc.doc_id[:60].encode("unicode_escape").decode("ascii")
+            shown = escaped(doc.doc_id[:60])
             raise InputDocumentError(
                 doc.source or shown, f"its id {shown!r} must be 1-{MAX_DOC_ID_CHARS} printable characters"
             )

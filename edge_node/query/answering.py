@@ -25,7 +25,6 @@ from shared.core.text import excerpt
 from shared.core.trace import AnswerTrace, Decision
 from shared.core.vocabulary import MAX_QUESTION_CHARS
 from shared.models.calibration_files import calibration_for
-from shared.models.tokenizer import Tokenizer
 from shared.reading.answer import Answer
 from shared.reading.read import HowToRead, Sampled, answer_question
 from shared.reading.span_reader import Passage, SourcedText, extractive_answer
@@ -120,13 +119,12 @@ class QueryService:
         kb: EdgeKnowledgeBase,
         generator: TextGenerator,
         embedder: Embedder,
-        tokenizer: Tokenizer,
         config: EdgeConfig,
     ) -> None:
         self._generator = generator
         self._embedder = embedder
         self._config = config
-        self._retriever = Retriever(kb, embedder, tokenizer, generator, config.retrieval)
+        self._retriever = Retriever(kb, embedder, generator, config.retrieval)
         self._kb = kb
         self._recent: OrderedDict[tuple[str, int, str], Retrieval] = OrderedDict()
         self._calibration = calibration_for(config.answer.calibration, config.slm)

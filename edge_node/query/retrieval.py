@@ -28,7 +28,6 @@ from shared.core.model_api import Embedder, GenerationRequest, TextGenerator
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
 from shared.core.text import normalise_name, occurs_in
 from shared.core.trace import Source
-from shared.models.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)
@@ -109,13 +108,11 @@ class Retriever:
         self,
         kb: EdgeKnowledgeBase,
         embedder: Embedder,
-        tokenizer: Tokenizer,
         generator: TextGenerator | None,
         config: RetrievalConfig,
     ) -> None:
         self._kb = kb
         self._embedder = embedder
-        self._tokenizer = tokenizer
         self._generator = generator
         self._config = config
         self._graph: KnowledgeGraph | None = None

@@ -82,7 +82,7 @@ class EdgeRuntime:
         self._models = models
         kb.bind_embedder(models.embedder.name, models.embedder.dim, config.edge_id)  # wrong data dir: fail now
         self._ingest_service: IngestService | None = None  # made on the first write: a query never needs it
-        self._query = QueryService(kb, models.generator, models.embedder, models.tokenizer, config)
+        self._query = QueryService(kb, models.generator, models.embedder, config)
         self.data_dir = kb.data_dir
         self.audit = AuditLog(kb.data_dir)
         self.id_key = doc_id_key(kb.data_dir)

@@ -49,8 +49,7 @@ def edge_token(link: CloudLinkConfig) -> str:
 def api_auth(api_token: str, served: EdgeServerConfig) -> ApiTokenInterceptor:
     """The API's token check, with a budget of failed authentications per peer address."""
     auth = ApiTokenInterceptor(api_token, f"the edge API token ({API_TOKEN_FILE} in its data directory)")
-    if served.failed_auth_per_minute > 0:
-        auth.failed_auth = CallBuckets(served.failed_auth_per_minute, FAILED_AUTH_BURST)
+    auth.failed_auth = CallBuckets(served.failed_auth_per_minute, FAILED_AUTH_BURST)  # 0: buckets that never limit
     return auth
 
 

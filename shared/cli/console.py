@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from shared.core.text import escaped
+
 
 def one_line(text: str) -> str:
     """``text`` with control characters escaped, so a file name holding a newline stays on its line."""
-    return _escaped(text, "")
+    return escaped(text)
 
 
 def shown_text(text: str) -> str:
     """``text`` as a terminal may print it: lines and tabs kept, every other control character (an escape
     sequence a document or a model slipped in) escaped."""
-    return _escaped(text, "\n\t")
+    return escaped(text, "\n\t")
 
 
 class DraftPrinter:
@@ -30,8 +32,3 @@ class DraftPrinter:
     def close(self) -> None:
         if self.printed:
             print("\n", flush=True)
-
-
-def _escaped(text: str, kept: str) -> str:
-    """``text`` with every character that is not printable, but those in ``kept``, written as its escape."""
-    return "".join(c if c.isprintable() or c in kept else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -141,3 +141,9 @@ def words(text: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """Words that carry content (not stop words, not single characters)."""
     return [w for w in words(text) if len(w) > 2 and w not in CONTENT_STOP_WORDS]
+
+
+def escaped(text: str, kept: str = "") -> str:
+    """``text`` with every character that is not printable, but those in ``kept``, written as its escape (a newline
+    as ``\\n``, an escape sequence's ESC as ``\\x1b``): safe on one line of a log or a terminal."""
+    return "".join(c if c.isprintable() or c in kept else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -10,15 +10,7 @@ import grpc
 
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import FAILED_AUTH_BURST, bearer_metadata
-from tests.support.grpc_harness import ACME, start_network
-
-
-async def _code(call: object) -> grpc.StatusCode:
-    try:
-        await call  # type: ignore[misc]
-    except grpc.aio.AioRpcError as exc:
-        return exc.code()
-    return grpc.StatusCode.OK
+from tests.support.grpc_harness import ACME, start_network, status_of
 
 
 def test_past_its_failed_authentications_an_address_is_refused_even_with_the_right_token(tmp_path: Path) -> None:
@@ -28,12 +20,12 @@ def test_past_its_failed_authentications_an_address_is_refused_even_with_the_rig
             async with grpc.aio.insecure_channel(f"127.0.0.1:{net.edge_ports['edge-a']}") as channel:
                 stub = edge_pb2_grpc.EdgeStub(channel)
                 right = net.edge_metadata("edge-a")
-                assert await _code(stub.Stats(edge_pb2.StatsRequest(), metadata=right)) == grpc.StatusCode.OK
+                assert await status_of(stub.Stats(edge_pb2.StatsRequest(), metadata=right)) == grpc.StatusCode.OK
                 wrong = bearer_metadata("not-the-token-0123456789abcdefghijklmnop")
-                codes = [await _code(stub.Stats(edge_pb2.StatsRequest(), metadata=wrong)) for _ in range(40)]
+                codes = [await status_of(stub.Stats(edge_pb2.StatsRequest(), metadata=wrong)) for _ in range(40)]
                 assert codes[:FAILED_AUTH_BURST] == [grpc.StatusCode.UNAUTHENTICATED] * FAILED_AUTH_BURST
                 assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED, "40 guesses are not judged at once"
-                blocked = await _code(stub.Stats(edge_pb2.StatsRequest(), metadata=right))
+                blocked = await status_of(stub.Stats(edge_pb2.StatsRequest(), metadata=right))
                 assert blocked == grpc.StatusCode.RESOURCE_EXHAUSTED, "while throttled the right token is not judged"
         finally:
             await net.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -13,21 +12,23 @@ from shared.cli.health_cli import check
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import bearer_metadata
 from shared.transport.grpc_transport import admitted, auth_metadata
-from tests.support.grpc_harness import ACME, ADMIN_ID, APP_ID, ZEPHYR, connected, run, start_network, token_of
+from tests.support.grpc_harness import (
+    ACME,
+    ADMIN_ID,
+    APP_ID,
+    ZEPHYR,
+    connected,
+    run,
+    start_network,
+    status_of,
+    token_of,
+)
 
 QUESTION = "Who founded Zephyr Medical in Lisbon?"
 
 
 def _as(caller: str) -> tuple[tuple[str, str], ...]:
     return auth_metadata(caller, token_of(caller))
-
-
-async def _code(call: asyncio.Future[object] | object) -> grpc.StatusCode:
-    try:
-        await call  # type: ignore[misc]
-    except grpc.aio.AioRpcError as exc:
-        return exc.code()
-    return grpc.StatusCode.OK
 
 
 def test_each_role_calls_only_its_methods(tmp_path: Path) -> None:
@@ -39,15 +40,15 @@ def test_each_role_calls_only_its_methods(tmp_path: Path) -> None:
                 stub = cloud_pb2_grpc.CloudStub(channel)
                 match = cloud_pb2.MatchSummariesRequest(question=QUESTION, top_m=2)
                 denied = grpc.StatusCode.PERMISSION_DENIED
-                assert await _code(stub.MatchSummaries(match, metadata=_as("edge-a"))) == denied
-                assert await _code(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as("edge-a"))) == (
+                assert await status_of(stub.MatchSummaries(match, metadata=_as("edge-a"))) == denied
+                assert await status_of(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as("edge-a"))) == (
                     grpc.StatusCode.PERMISSION_DENIED
                 )
-                assert await _code(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as(APP_ID))) == (
+                assert await status_of(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as(APP_ID))) == (
                     grpc.StatusCode.PERMISSION_DENIED
                 )
-                assert await _code(stub.MatchSummaries(match, metadata=_as(APP_ID))) == grpc.StatusCode.OK
-                assert await _code(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as(ADMIN_ID))) == (
+                assert await status_of(stub.MatchSummaries(match, metadata=_as(APP_ID))) == grpc.StatusCode.OK
+                assert await status_of(stub.ListEdges(cloud_pb2.ListEdgesRequest(), metadata=_as(ADMIN_ID))) == (
                     grpc.StatusCode.OK
                 )
                 session = stub.Session(iter([]), metadata=_as(APP_ID))  # refused before any message is read
@@ -94,7 +95,7 @@ def test_the_edge_api_wants_its_token_and_reads_only_under_its_ingest_roots(tmp_
             async with grpc.aio.insecure_channel(address) as channel:
                 stub = edge_pb2_grpc.EdgeStub(channel)
                 for metadata in [(), bearer_metadata("not-the-token-0123456789"), _as("edge-a")]:
-                    code = await _code(stub.Delete(edge_pb2.DeleteRequest(doc_ids=["acme-1"]), metadata=metadata))
+                    code = await status_of(stub.Delete(edge_pb2.DeleteRequest(doc_ids=["acme-1"]), metadata=metadata))
                     assert code == grpc.StatusCode.UNAUTHENTICATED
                 assert (await stub.Stats(edge_pb2.StatsRequest(), metadata=net.edge_metadata("edge-a"))).documents == 2
             assert await check(address, "dgrag.v1.Edge", 2.0, "") == "SERVING"  # health stays open

@@ -68,6 +68,15 @@ ADMIN_ID = "ops"
 """An operator's credential (also ListEdges)."""
 
 
+async def status_of(call: object) -> grpc.StatusCode:
+    """The status code a gRPC call ends with (OK when it succeeds)."""
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as exc:
+        return exc.code()
+    return grpc.StatusCode.OK
+
+
 def token_of(edge_id: str) -> str:
     return f"token-of-{edge_id}-0123456789abcdefghijklmnopqrstuvwxyz"
 

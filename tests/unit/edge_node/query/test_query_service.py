@@ -16,15 +16,13 @@ from shared.config import EdgeConfig, GateConfig
 from shared.core.errors import DgragError
 from shared.core.model_api import FloatMatrix
 from shared.reading.span_reader import is_extractive
-from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
+from simulation.fakes import HashEmbedder, ScriptedGenerator
 from tests.support.fakes_edge import DOCS, EMBED_DIM, answering_slm, make_service
 
 
 def _answering(ingest: IngestService, embedder: HashEmbedder, config: EdgeConfig | None = None) -> QueryService:
     """A query service over ``ingest``'s store, answering with :func:`answering_slm`."""
-    return QueryService(
-        ingest._kb, ScriptedGenerator(answering_slm), embedder, RegexTokenizer(), config or ingest._config
-    )
+    return QueryService(ingest._kb, ScriptedGenerator(answering_slm), embedder, config or ingest._config)
 
 
 @pytest.fixture
@@ -126,9 +124,7 @@ def test_bm25_brings_the_chunk_that_spells_out_the_questions_rare_word(tmp_path:
     option = RawDocument("opt", "opt", "Use dpkg --force-overwrite to install over another package's file.", "")
     ingest.ingest([*fillers, option])
     config = dataclasses.replace(ingest._config, retrieval=dataclasses.replace(ingest._config.retrieval, top_chunks=2))
-    flat = QueryService(
-        ingest._kb, ScriptedGenerator(answering_slm), ConstantEmbedder(EMBED_DIM), RegexTokenizer(), config
-    )
+    flat = QueryService(ingest._kb, ScriptedGenerator(answering_slm), ConstantEmbedder(EMBED_DIM), config)
     try:
         found = flat.retrieve("Which dpkg option is force-overwrite?")
         assert "opt" in [c.doc_id for c in found.chunks], "vector search alone ranks it last of 13"

@@ -43,7 +43,7 @@ def test_the_edge_rebuilds_its_lexical_index_when_the_store_changes(tmp_path: Pa
     ingest.ingest([RawDocument("c1", "c1", CHATS[0], "c1.txt"), RawDocument("c2", "c2", CHATS[1], "c2.txt")])
     kb = ingest._kb
     m = edge_models
-    service = QueryService(kb, m.generator, m.embedder, m.tokenizer, ingest._config)
+    service = QueryService(kb, m.generator, m.embedder, ingest._config)
     question = "Did Jennifer recommend protein supplements to Li Hua?"
     try:
         before = service.retrieve(question).evidence.lexical
