@@ -24,6 +24,8 @@ from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 
 FALLBACK = "fallback"
 ENTITY_LINES = "the edges' entities and relations"
+SURE_KINDS = ("span", "verdict")
+"""What a first reading may stand on: a span its passages hold, or a verdict."""
 NO_USABLE_ANSWER = (
     "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
 )
@@ -74,10 +76,26 @@ def _read(
         passages = [Passage(1, merged.text, ENTITY_LINES)]
     sampling = Sampling(1, config.max_tokens, 0.0, None)
     how = HowToRead(sampling, calibration, config.withhold_below, readers.all_quotable(merged))
-    answered: Answered[None] = answer_question(question, passages, generator, how)
+    answered = _read_staged(question, passages, generator, how, config)
     if answered.sampled.usable or not passages:
         return answered.answer
     return Answer(_fallback(question, merged, readers), "", FALLBACK)
+
+
+def _read_staged(
+    question: str, passages: list[Passage], generator: TextGenerator, how: HowToRead, config: CloudQueryConfig
+) -> Answered[None]:
+    """The best passages first: the model reads the first ``config.first_passages`` alone and that answer stands
+    when it is a span they hold or a verdict, written with a probability of at least ``config.first_sure``; else
+    every passage is read. The passages are given in the same order both times, so the second reading's prompt
+    begins with the first's and the model's cache of it is kept: a second reading costs the passages it adds."""
+    first = config.first_passages
+    if 0 < first < len(passages):
+        answered: Answered[None] = answer_question(question, passages[:first], generator, how)
+        said = answered.sampled.said[0] if answered.sampled.usable else None
+        if said is not None and said.kind in SURE_KINDS and said.probability >= config.first_sure:
+            return answered
+    return answer_question(question, passages, generator, how)
 
 
 def _fallback(question: str, merged: MergedContext, readers: Readers) -> str:

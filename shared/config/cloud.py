@@ -36,6 +36,12 @@ class CloudQueryConfig:
     """Token budget of the merged context given to the cloud LLM: about four of the edges' chunks, read whole (chunks
     are taken best score first until it is spent). The cloud's model reads it before its first word (about 80 tokens
     a second on 2 cores for Qwen2.5-Coder-1.5B), so it sets most of an escalated answer's wait."""
+    first_passages: int = 1
+    """The model reads this many of the best passages first, alone; every passage only when that answer is not
+    sure (see first_sure; 0 = every passage at once). Most questions are settled by the best passage, so most
+    answers wait for a quarter of the reading."""
+    first_sure: float = 0.9
+    """The model's own probability of a first reading's span or verdict at which it stands."""
     excerpt_chars: int = 0
     """Longest excerpt of one edge's chunk in that context: its sentences sharing the most of the question's names
     and keywords (0 = the chunk whole, as the edge sent it: an excerpt can cut out the sentence holding the answer)."""
@@ -114,6 +120,11 @@ class CloudQueryConfig:
             raise ConfigError(
                 f"query.copy_words = {self.copy_words} would remove ordinary phrases from answers; use {MIN_RUN_WORDS}"
                 " or more"
+            )
+        if self.first_passages < 0 or not 0.0 <= self.first_sure <= 1.0:
+            raise ConfigError(
+                "query.first_passages must be 0 or more and query.first_sure a probability from 0 to 1 "
+                f"(got {self.first_passages} and {self.first_sure})"
             )
 
 

@@ -34,7 +34,7 @@ class Answer:
     evidence: Evidence | None = None
     """What the confidence was computed from (None for a decline)."""
     withheld: str = ""
-    """The verdict withheld for its low confidence (the text then says can't tell)."""
+    """The short answer withheld: a verdict for its low confidence, or words no passage holds (the text says so)."""
 
     @property
     def verdict(self) -> bool:

@@ -11,7 +11,7 @@ writes is then checked without a model:
 - a **verdict**: Yes or No to a yes/no question; the sentence sharing most of the question's words is cited (a
   model that copies the sentence first and then writes "Answer: Yes" has that sentence cited where a passage
   holds it);
-- **unsupported**: neither; it is shown, but no passage backs it, and its confidence knows that (``named`` 0);
+- **unsupported**: neither; no short answer is shown, only what the model wrote and that no source holds it;
 - a **decline**: the model says the passages do not answer.
 
 The model's own probability of what it wrote (the product of its tokens' probabilities, read off the same pass

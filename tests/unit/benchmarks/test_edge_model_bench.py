@@ -35,9 +35,12 @@ def test_each_model_is_scored_on_the_same_passages(tmp_path: Path, monkeypatch: 
         ),
     )
     rows = tmp_path / "rows.jsonl"
-    table = edge_model.measure(_bundle(tmp_path), ["smollm2", "qwen2.5-coder-0.5b-instruct"], rows)
+    edge_model.measure(_bundle(tmp_path), ["smollm2", "qwen2.5-coder-0.5b-instruct"], rows)
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert len(written) == 4 and all(r["seconds"] >= 0 for r in written)
+    table = edge_model.table(written)
     assert [(r["model"], r["accuracy"], r["backed"]) for r in table] == [
         ("smollm2", 0.5, 1.0),
         ("qwen2.5-coder-0.5b-instruct", 1.0, 1.0),
     ]
-    assert len(rows.read_text().splitlines()) == 4
+    assert "| " + tmp_path.name + " | smollm2 | 2 | 50.0% | 100.0% | 50.0% |" in edge_model.markdown(table)

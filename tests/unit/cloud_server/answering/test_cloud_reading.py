@@ -40,13 +40,13 @@ def test_one_greedy_answer_reads_the_chunk_whole_and_its_span_is_cited_with_its_
     assert answer.evidence is not None and answer.evidence.named
 
 
-def test_an_answer_no_chunk_holds_is_shown_as_unsupported_and_its_confidence_knows_it() -> None:
+def test_an_answer_no_chunk_holds_gets_no_short_answer_and_names_the_models_words() -> None:
     read = read_context("Who leads Acme Robotics?", MERGED, _replies("John Smith"), SHOW_ALL, APP_QUOTING)
     answer = read.answer
-    assert answer.short == "John Smith" and answer.reader == "unsupported"
-    assert answer.evidence is not None and not answer.evidence.named
-    held = read_context("Who leads Acme Robotics?", MERGED, _replies("Jane Doe"), SHOW_ALL, APP_QUOTING).answer
-    assert answer.confidence.probability < held.confidence.probability
+    assert answer.short == "Insufficient information." and answer.reader == "unsupported"
+    assert '"John Smith"' in answer.text and answer.withheld == "John Smith" and not answer.verdict
+    assert answer.confidence.probability == 0.0 and answer.sources == ()
+    assert answer.evidence is not None and not answer.evidence.named, "the trace keeps what was measured"
 
 
 def test_a_verdict_is_yes_or_no_alone_and_every_question_gets_one_instruction() -> None:
@@ -107,3 +107,40 @@ def test_a_span_the_guard_would_cut_is_withheld_whole_not_shown_as_a_fragment() 
     assert read.answer.short == "" and read.answer.text == WITHHELD
     own = read_context(question, merged, _replies(command), SHOW_ALL, APP_QUOTING)
     assert own.answer.short == command, "an asker the owner lets quote gets the whole command"
+
+
+OTHER = "Acme Robotics was founded in 1999. Its welding arms are sold in Norway."
+TWO = MergedContext(
+    f"[1] {TEXT}\n\n[2] {OTHER}",
+    [
+        ContextChunk("edge-b", KnowledgeChunk("acme-1", 0, TEXT, 0.9, 20)),
+        ContextChunk("edge-b", KnowledgeChunk("acme-2", 1, OTHER, 0.8, 14)),
+    ],
+    34,
+    frozenset({"edge-b"}),
+)
+
+
+def test_the_best_passage_is_read_first_and_a_sure_span_of_it_stands() -> None:
+    model = _replies("Berlin")  # one word: the scripted model's probability 0.9
+    settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_sure=0.85)
+    read = read_context("Which city does Acme Robotics build in?", TWO, model, settings, APP_QUOTING)
+    assert len(model.requests) == 1 and TEXT in model.requests[0].prompt and OTHER not in model.requests[0].prompt
+    assert read.answer.short == "Berlin" and read.answer.reader == "span"
+
+
+def test_every_passage_is_read_when_the_first_reading_is_not_sure_and_in_the_same_order() -> None:
+    for first_said, sure, why in (("Berlin", 0.95, "below first_sure"), ("Insufficient information.", 0.5, "declined")):
+        model = _replies(first_said, "1999")
+        settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_sure=sure)
+        read = read_context("When was Acme Robotics founded?", TWO, model, settings, APP_QUOTING)
+        assert len(model.requests) == 2, why
+        first, every = (r.prompt for r in model.requests)
+        assert OTHER not in first and every.index(TEXT) < every.index(OTHER), "the first reading's prompt leads"
+        assert read.answer.short == "1999" and read.answer.reader == "span"
+
+
+def test_first_passages_zero_reads_every_passage_at_once() -> None:
+    model = _replies("Berlin")
+    read_context("Which city?", TWO, model, CloudQueryConfig(first_passages=0), APP_QUOTING)
+    assert len(model.requests) == 1 and OTHER in model.requests[0].prompt
