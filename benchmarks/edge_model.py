@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -76,9 +77,9 @@ def measure(bench: Path, names: Sequence[str], rows_file: Path) -> None:
                 generator.close()
 
 
-def table(rows: Sequence[dict[str, object]]) -> list[dict[str, object]]:
+def table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per bundle and model: questions, accuracy, backed share, right when backed, p50 seconds."""
-    groups: dict[tuple[str, str], list[dict[str, object]]] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((str(r["bench"]), str(r["model"])), []).append(r)
     out = []
@@ -93,13 +94,13 @@ def table(rows: Sequence[dict[str, object]]) -> list[dict[str, object]]:
                 "accuracy": sum(bool(r["correct"]) for r in group) / n,
                 "backed": len(backed) / n,
                 "right_when_backed": sum(bool(r["correct"]) for r in backed) / len(backed) if backed else None,
-                "p50_s": percentile([float(r["seconds"]) for r in group], 50),  # type: ignore[arg-type]
+                "p50_s": percentile([float(r["seconds"]) for r in group], 50),
             }
         )
     return out
 
 
-def markdown(lines: Sequence[dict[str, object]]) -> str:
+def markdown(lines: Sequence[dict[str, Any]]) -> str:
     head = "| bundle | model | questions | accuracy | backed | right when backed | p50 s |\n" + "|---" * 7 + "|\n"
     body = "".join(
         f"| {r['bench']} | {r['model']} | {r['questions']} | {r['accuracy']:.1%} | {r['backed']:.1%} | "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks import edge_model
 from benchmarks.lying_edge import figures, same_questions
 from benchmarks.membership import aucs
 from benchmarks.membership import read_rows as membership_rows
@@ -199,6 +200,20 @@ def membership(report: Path) -> str:
     return "; ".join(cells) + f" ({names} names)"
 
 
+def edge_models(report: Path) -> str:
+    """Per candidate edge model, over every bundle's rows: accuracy, right when backed, p50 seconds."""
+    rows = [json.loads(line) for f in sorted(report.glob("*.jsonl")) for line in f.read_text().splitlines()]
+    cells = []
+    for line in edge_model.table([{**r, "bench": "all"} for r in rows]):
+        backed = line["right_when_backed"]
+        right = "—" if backed is None else _pct(float(backed))
+        cells.append(
+            f"{line['model']} {_pct(float(line['accuracy']))} right, {right} of its backed answers "
+            f"({_pct(float(line['backed']))} backed), p50 {float(line['p50_s']):.2f} s"
+        )
+    return "; ".join(cells) + f" (n={len(rows) // max(len(cells), 1)} questions)"
+
+
 CORPORA = (
     ("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),
     ("SQLite documentation (sqlite3-doc)", "docs/results/held-out-debsqlite3", False),
@@ -244,6 +259,11 @@ FIGURES = (
         "membership inference: best AUC of what an asker sees at telling an edge's names from others' (0.5 = a coin)",
         "docs/results/membership",
         membership,
+    ),
+    Figure(
+        "the edge's model, reading the same 4 excerpts of the three documentation corpora (2 cores, no AMX)",
+        "docs/results/edge-model",
+        edge_models,
     ),
     Figure(
         "extraction prompts whose answer carries a run of a paraphrase-only edge's words",

@@ -107,19 +107,26 @@ class OpenAIGenerator:
         """One answer (``request.n`` must be 1), each piece passed to ``on_text`` as the server sends it."""
         if request.n != 1:
             raise ModelError("a streamed request asks for one answer")
+        import httpx
+
         with model_calls().counted(GENERATE):
             kwargs = self._arguments(request, 1, request.seed)
             stream = self._call(**kwargs, stream=True, stream_options={"include_usage": True})
             pieces: list[str] = []
             written: list[Any] = []
             usage = None
-            for chunk in stream:
-                usage = chunk.usage or usage
-                for choice in chunk.choices[:1]:
-                    if choice.delta.content:
-                        pieces.append(choice.delta.content)
-                        on_text(choice.delta.content)
-                    written += _content(choice.logprobs)
+            try:
+                for chunk in stream:
+                    usage = chunk.usage or usage
+                    for choice in chunk.choices[:1]:
+                        if choice.delta.content:
+                            pieces.append(choice.delta.content)
+                            on_text(choice.delta.content)
+                        written += _content(choice.logprobs)
+            except (self._openai.APIError, httpx.HTTPError):
+                # the stream broke (its server stopped): asked again whole, which the client retries and a
+                # balancer sends to a server that is up; the draft relayed so far is a draft, the reply replaces it
+                return self._generate(request)
             text = "".join(pieces)
             prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, len(written))
             return completion_of([text], [checked_tokens(text, written)], prompt, completion)
