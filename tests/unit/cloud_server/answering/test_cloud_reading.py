@@ -130,7 +130,11 @@ def test_the_best_passage_is_read_first_and_a_sure_span_of_it_stands() -> None:
 
 
 def test_every_passage_is_read_when_the_first_reading_is_not_sure_and_in_the_same_order() -> None:
-    for first_said, sure, why in (("Berlin", 0.95, "below first_sure"), ("Insufficient information.", 0.5, "declined")):
+    for first_said, sure, why in (
+        ("Berlin", 0.95, "unsure"),
+        ("Insufficient information.", 0.5, "declined"),
+        ("Yes", 0.5, "verdict"),
+    ):
         model = _replies(first_said, "1999")
         settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_sure=sure)
         read = read_context("When was Acme Robotics founded?", TWO, model, settings, APP_QUOTING)
