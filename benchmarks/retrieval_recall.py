@@ -51,7 +51,7 @@ def _edge_rows(
     k = config.retrieval.top_chunks
     texts = dict(kb.store.chunk_texts())
     doc_of = {cid: doc for cid, doc, _ in kb.store.chunk_rows()}
-    retriever = Retriever(kb, embedder, None, config.retrieval)
+    retriever = Retriever(kb, embedder, config.retrieval)
     lexical = retriever.lexical()  # the index hybrid retrieval ranks with, built once
     rankings: dict[str, Callable[[str], list[int]]] = {
         "vector": lambda q: [h.id for h in kb.vectors.chunks.search(embedder.embed([q])[0], k)],

@@ -45,7 +45,7 @@ def naive_rows(asked: Sequence[Asked], built: dict[str, BuiltIndex], config: Edg
         with progress:
             for edge, items in by_edge.items():
                 with EdgeKnowledgeBase(built[edge].data_dir, read_only=True) as kb:
-                    retriever = Retriever(kb, embedder, generator, config.retrieval)
+                    retriever = Retriever(kb, embedder, config.retrieval)
                     for item in items:
                         trace = naive_answer(item.question.question, retriever, generator, config)
                         rows.append(row_from_trace(item, NAIVE_MODE, trace, []))

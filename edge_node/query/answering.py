@@ -9,7 +9,6 @@ with their sources), marked unverified, never an untrusted generation; a degener
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -124,7 +123,7 @@ class QueryService:
         self._generator = generator
         self._embedder = embedder
         self._config = config
-        self._retriever = Retriever(kb, embedder, generator, config.retrieval)
+        self._retriever = Retriever(kb, embedder, config.retrieval)
         self._kb = kb
         self._recent: OrderedDict[tuple[str, int, str], Retrieval] = OrderedDict()
         self._calibration = calibration_for(config.answer.calibration, config.slm)
@@ -160,12 +159,9 @@ class QueryService:
     def find(self, question: str) -> Retrieved:
         """The first half of :meth:`query`: the question's keywords and retrieval, without the model's reading."""
         _check_question(question)
-        t = time.perf_counter()
-        slm_words = self._retriever.slm_keywords(question) if self._config.retrieval.slm_keywords else []
-        slm_s = time.perf_counter() - t
         with span("retrieval"):
-            retrieval = self._retriever.retrieve(question, slm_keywords=slm_words)
-        timings = {"keywording": slm_s + retrieval.timings["keywording"], "retrieval": retrieval.timings["retrieval"]}
+            retrieval = self._retriever.retrieve(question)
+        timings = {"keywording": retrieval.timings["keywording"], "retrieval": retrieval.timings["retrieval"]}
         return Retrieved(question, retrieval, timings)
 
     def read(self, found: Retrieved) -> LocalAnswer:

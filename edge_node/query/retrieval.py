@@ -11,7 +11,6 @@ Callable on its own: the cloud asks edges for exactly this.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,12 +20,11 @@ import numpy as np
 from edge_node.store.graph import KnowledgeGraph
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
 from shared.config import RetrievalConfig
-from shared.core import prompts
 from shared.core.candidates import question_terms, term_share
 from shared.core.lexical import LexicalIndex, fuse_ranks
-from shared.core.model_api import Embedder, GenerationRequest, TextGenerator
+from shared.core.model_api import Embedder
 from shared.core.query_vectors import QueryVectors, embed_reusing, to_send
-from shared.core.text import normalise_name, occurs_in
+from shared.core.text import normalise_name
 from shared.core.trace import Source
 
 
@@ -108,12 +106,10 @@ class Retriever:
         self,
         kb: EdgeKnowledgeBase,
         embedder: Embedder,
-        generator: TextGenerator | None,
         config: RetrievalConfig,
     ) -> None:
         self._kb = kb
         self._embedder = embedder
-        self._generator = generator
         self._config = config
         self._graph: KnowledgeGraph | None = None
         self._lexical: LexicalIndex | None = None
@@ -131,32 +127,9 @@ class Retriever:
             self._lexical = LexicalIndex(store.chunk_texts(), store.generation)
         return self._lexical
 
-    def slm_keywords(self, question: str) -> list[str]:
-        """Keywords the SLM picks from the question (constrained JSON); only words of the question are kept."""
-        if self._generator is None:
-            return []
-        schema = {
-            "type": "object",
-            "properties": {"keywords": {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 6}},
-            "required": ["keywords"],
-        }
-        request = GenerationRequest(
-            prompt=prompts.QUESTION_KEYWORDS.format(question=question),
-            system=prompts.EXTRACTION_SYSTEM,
-            json_schema=schema,
-            max_tokens=80,
-        )
-        try:
-            data = json.loads(self._generator.generate(request).texts[0])
-        except json.JSONDecodeError:
-            return []
-        words = data.get("keywords", []) if isinstance(data, dict) else []
-        return [w.strip() for w in words if isinstance(w, str) and w.strip() and occurs_in(w.strip(), question)]
-
     def retrieve(
         self,
         question: str,
-        slm_keywords: list[str] | None = None,
         given: QueryVectors | None = None,
     ) -> Retrieval:
         """Entities, relations and chunks for ``question`` and the context built from them; ``given``: vectors
@@ -165,9 +138,6 @@ class Retriever:
         names, keywords = question_terms(question)
         keywording = time.perf_counter() - started
         graph = self.graph()
-        for word in slm_keywords or []:
-            if word not in keywords:
-                keywords.append(word)
         found = self._match(question, names, keywords, graph, given)
         scored = self._rank_chunks(question, found)
         chunks, used = self._pack(scored)

@@ -91,8 +91,6 @@ class RetrievalConfig:
     cores); the cloud is always sent whole chunks, as an excerpt can cut out the sentence holding the answer."""
     name_match_cosine: float = 0.75
     """Least cosine for a name in the question to count as present here when not matched exactly."""
-    slm_keywords: bool = False
-    """Ask the SLM for the question's keywords too (the model-free ones are always used)."""
 
 
 @dataclass(frozen=True)

@@ -51,10 +51,6 @@ SUBGRAPH_SUMMARY = """Knowledge:
 Summarize in two or three sentences what this knowledge is about, naming the main people, organizations,
 places and topics."""
 
-QUESTION_KEYWORDS = """Question: {question}
-
-List the names and key terms of this question, copied exactly."""
-
 ANSWER_PASSAGES = """Context:
 {passages}
 
@@ -69,7 +65,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
         "ENTITY_EXTRACTION": ENTITY_EXTRACTION,
         "RELATION_EXTRACTION": RELATION_EXTRACTION,
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
-        "QUESTION_KEYWORDS": QUESTION_KEYWORDS,
         "ANSWER_PASSAGES": ANSWER_PASSAGES,
     }.items()
 }

@@ -15,7 +15,7 @@ def test_naive_rag_answers_once_from_chunk_vectors_as_generated(tmp_path: Path, 
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
     model = ScriptedGenerator(answering_slm)
-    retriever = Retriever(ingest._kb, hash_embedder, model, ingest._config.retrieval)
+    retriever = Retriever(ingest._kb, hash_embedder, ingest._config.retrieval)
     trace = naive_answer("Who leads Acme Robotics?", retriever, model, ingest._config)
     ingest._kb.close()
     assert trace.mode == "naive" and trace.gate is None and len(trace.answers) == 1
@@ -28,7 +28,7 @@ def test_a_degenerate_naive_answer_is_replaced_by_an_extract(tmp_path: Path, has
     ingest, _ = make_service(tmp_path / "edge")
     ingest.ingest(DOCS)
     loops = ScriptedGenerator(lambda r: "🎉 " * 40 if "Question:" in r.prompt else scripted_slm(r))
-    retriever = Retriever(ingest._kb, hash_embedder, loops, ingest._config.retrieval)
+    retriever = Retriever(ingest._kb, hash_embedder, ingest._config.retrieval)
     trace = naive_answer("Who leads Acme Robotics?", retriever, loops, ingest._config)
     ingest._kb.close()
     assert not trace.verified and "degenerate" in trace.note and "🎉" not in trace.answer
