@@ -10,14 +10,11 @@ its privacy policy keeps raw chunks home).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.core.candidates import question_terms
 from shared.core.knowledge import ContextChunk, EdgeKnowledge
 from shared.core.lexical import LexicalIndex, fuse_ranks
-from shared.core.text import excerpt
 from shared.models.tokenizer import Tokenizer
 
 
@@ -40,11 +37,9 @@ def merge_knowledge(
     budget_tokens: int,
     tokenizer: Tokenizer,
     question: str = "",
-    excerpt_chars: int = 0,
 ) -> MergedContext:
-    """The context text for the cloud LLM, and which chunks (as excerpts of ``excerpt_chars`` around ``question``'s
-    names and keywords, where it is set) went into it."""
-    names, keywords = question_terms(question) if question and excerpt_chars > 0 else ([], [])
+    """The context text for the cloud LLM, and which chunks (whole, as the edges sent them) went into it, ranked by
+    their scores fused with their BM25 against ``question``."""
     received = [(k.edge_id, c) for k in replies for c in k.chunks]
     by_score = sorted(
         range(len(received)), key=lambda i: (-received[i][1].score, received[i][0], received[i][1].chunk_id)
@@ -57,8 +52,7 @@ def merge_knowledge(
     used_chunks: list[ContextChunk] = []
     used = 0
     seen_text: set[str] = set()
-    for edge_id, sent in ranked:
-        chunk = dataclasses.replace(sent, text=excerpt(sent.text, [*names, *keywords], excerpt_chars))
+    for edge_id, chunk in ranked:
         cost = tokenizer.count(chunk.text)  # never the edge's own count: it could lie
         if chunk.text in seen_text or (used + cost > budget_tokens and used_chunks):
             continue

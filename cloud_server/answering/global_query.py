@@ -179,7 +179,7 @@ class GlobalQueryService:
         with phase(out.timings, "merge"):
             readers = Readers.of("" if share_context else asked_at, replies)
             read, cited = readable(replies, readers)
-            merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer, question, cfg.excerpt_chars)
+            merged = merge_knowledge(read, cfg.context_tokens, self._tokenizer, question)
             out.context = merged.chunks
 
         with phase(out.timings, "cloud_generation") as generation:

@@ -44,9 +44,6 @@ class CloudQueryConfig:
     """The model's own probability of a first reading's span at which it stands. Fitted on the fit-side corpora
     (debpy3, debpg3, pkgfit3; 183 escalated asks): at 0.6, 43% of the asks stood on the best passage and strict
     accuracy was 77.6% against 77.0% reading every passage; at 0.5 it was 76.5%."""
-    excerpt_chars: int = 0
-    """Longest excerpt of one edge's chunk in that context: its sentences sharing the most of the question's names
-    and keywords (0 = the chunk whole, as the edge sent it: an excerpt can cut out the sentence holding the answer)."""
     max_tokens: int = 48
     """Longest cloud answer: the answer alone is asked for (a span of a passage, or Yes or No)."""
     withhold_below: float = CLOUD_WITHHOLD_BELOW
