@@ -24,9 +24,6 @@ from shared.reading.span_reader import Passage, SourcedText, extractive_answer
 
 FALLBACK = "fallback"
 ENTITY_LINES = "the edges' entities and relations"
-FIRST_KINDS = ("span",)
-"""What a first reading may stand on: a span of its passages. A verdict waits for every passage, where a negation
-that settles it may be (on the fit-side corpora, verdicts read from one passage lost 2 of 24)."""
 NO_USABLE_ANSWER = (
     "The cloud's model gave no usable answer from the edges' knowledge; the sources it used are listed by id."
 )
@@ -87,14 +84,16 @@ def _read_staged(
     question: str, passages: list[Passage], generator: TextGenerator, how: HowToRead, config: CloudQueryConfig
 ) -> Answered[None]:
     """The best passages first: the model reads the first ``config.first_passages`` alone and that answer stands
-    when it is a span they hold, written with a probability of at least ``config.first_sure``; else
+    when it is a span they hold or a verdict, written with a probability of at least ``config.first_sure`` or
+    ``config.first_verdict_sure``; else
     every passage is read. The passages are given in the same order both times, so the second reading's prompt
     begins with the first's and the model's cache of it is kept: a second reading costs the passages it adds."""
     first = config.first_passages
     if 0 < first < len(passages):
         answered: Answered[None] = answer_question(question, passages[:first], generator, how)
         said = answered.sampled.said[0] if answered.sampled.usable else None
-        if said is not None and said.kind in FIRST_KINDS and said.probability >= config.first_sure:
+        sure = {"span": config.first_sure, "verdict": config.first_verdict_sure}
+        if said is not None and said.kind in sure and said.probability >= sure[said.kind]:
             return answered
     return answer_question(question, passages, generator, how)
 

@@ -133,10 +133,10 @@ def test_every_passage_is_read_when_the_first_reading_is_not_sure_and_in_the_sam
     for first_said, sure, why in (
         ("Berlin", 0.95, "unsure"),
         ("Insufficient information.", 0.5, "declined"),
-        ("Yes", 0.5, "verdict"),
+        ("Yes", 0.95, "verdict below first_verdict_sure"),
     ):
         model = _replies(first_said, "1999")
-        settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_sure=sure)
+        settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_sure=sure, first_verdict_sure=sure)
         read = read_context("When was Acme Robotics founded?", TWO, model, settings, APP_QUOTING)
         assert len(model.requests) == 2, why
         first, every = (r.prompt for r in model.requests)
@@ -148,3 +148,10 @@ def test_first_passages_zero_reads_every_passage_at_once() -> None:
     model = _replies("Berlin")
     read_context("Which city?", TWO, model, CloudQueryConfig(first_passages=0), APP_QUOTING)
     assert len(model.requests) == 1 and OTHER in model.requests[0].prompt
+
+
+def test_a_sure_verdict_of_the_best_passage_stands() -> None:
+    model = _replies("Yes")  # one word: probability 0.9
+    settings = CloudQueryConfig(withhold_below=0.0, first_passages=1, first_verdict_sure=0.85)
+    read = read_context("Does Acme Robotics build in Berlin?", TWO, model, settings, APP_QUOTING)
+    assert len(model.requests) == 1 and read.answer.short == "Yes" and read.answer.reader == "verdict"

@@ -206,7 +206,9 @@ def test_table_for_string_field_rejected() -> None:
 def test_a_first_reading_setting_out_of_range_is_refused_with_both_values() -> None:
     from shared.config import CloudQueryConfig
 
-    with pytest.raises(ConfigError, match=r"first_passages.*first_sure.*-1 and 0\.6"):
+    with pytest.raises(ConfigError, match=r"first_passages.*first_sure.*-1, 0\.6 and 0\.8"):
         CloudQueryConfig(first_passages=-1)
     with pytest.raises(ConfigError, match=r"1\.5"):
         CloudQueryConfig(first_sure=1.5)
+    with pytest.raises(ConfigError, match=r"-0\.1\)"):
+        CloudQueryConfig(first_verdict_sure=-0.1)
