@@ -26,6 +26,7 @@ def register(roles: Any) -> None:
     serve.add_argument("--threads", type=int, default=1, help="CPU threads of each server (default 1)")
     serve.add_argument("--host", default="127.0.0.1", help="Serve's address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=18080, help="Serve's port (default 18080)")
+    serve.add_argument("--alias", default="cloud-llm", help="the model name it answers to ([llm] model)")
     serve.add_argument("--insecure", action="store_true", help="allow a host off loopback (Serve speaks plain HTTP)")
     serve.set_defaults(func=cmd_serve)
 
@@ -53,7 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from shared.config import ModelConfig
     from shared.core.addresses import host_is_loopback
-    from shared.models.replicas import ALIAS, ServerSettings, serve_replicas
+    from shared.models.replicas import ServerSettings, serve_replicas
 
     if not host_is_loopback(args.host) and not args.insecure:
         print(
@@ -65,10 +66,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.replicas < 1 or args.slots < 1 or args.threads < 1:
         print("--replicas, --slots and --threads must each be 1 or more", file=sys.stderr)
         return EXIT_USAGE
-    settings = ServerSettings(ModelConfig(packaged=args.name), args.threads, args.slots)
+    settings = ServerSettings(ModelConfig(packaged=args.name), args.threads, args.slots, alias=args.alias)
     url = serve_replicas(settings, args.replicas, args.host, args.port)
     print(
-        f'{args.replicas} replicas ready; cloud.toml: [llm] backend = "openai", model = "{ALIAS}", base_url = "{url}"'
+        f'{args.replicas} replicas ready; cloud.toml: [llm] backend = "openai", model = "{args.alias}", '
+        f'base_url = "{url}"',
+        flush=True,
     )
     try:
         while True:

@@ -144,11 +144,6 @@ class ModelReplica:
         if self._proc.poll() is not None:
             raise ModelError(f"the replica's model server exited with {self._proc.returncode}")
 
-    def stop_server(self) -> int:
-        """Stop this replica's server (a test of failover uses it); its process id."""
-        self._proc.kill()
-        return self._proc.pid
-
     def __del__(self) -> None:
         proc = getattr(self, "_proc", None)
         if proc is not None and proc.poll() is None:

@@ -1,21 +1,33 @@
-"""Two replicas of a model behind Ray Serve on loopback; one's server is stopped while questions are being read,
-and every question is still answered (Serve routes the retries to the replica that is up and starts another)."""
+"""`dgrag models serve`: two replicas of a model behind Ray Serve on loopback, in a process of their own. One
+replica's model server is killed while questions are being read, and every question is still answered (Serve
+routes the retries to the replica that is up, and starts another)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
 import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from pathlib import Path
 
 import pytest
 
 from shared.config import ModelConfig
 from shared.models.openai_backend import OpenAIGenerator
+from shared.models.weights import CACHE_ENV, model_cache
 from shared.reading.answer_format import Sampling
 from shared.reading.read import read_passages
 from shared.reading.span_reader import Passage
 
-serve = pytest.importorskip("ray.serve", reason="Ray Serve is not installed: pip install -e '.[dev]'")
+pytest.importorskip("ray.serve", reason="Ray Serve is not installed: pip install -e '.[dev]'")
 pytestmark = pytest.mark.integration
 
 PASSAGE = Passage(1, "Acme Robotics builds welding arms in its Berlin plant. Dana Smith has run it since 2019.", "a")
@@ -27,6 +39,8 @@ QUESTIONS = [
     "Does Acme Robotics build welding arms?",
     "Which company has a plant in Berlin?",
 ]
+ALIAS = f"replica-test-{uuid.uuid4().hex[:8]}"
+"""The served model's name, also how this test finds its servers among the machine's processes."""
 
 
 def _free_port() -> int:
@@ -35,36 +49,69 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _servers() -> list[int]:
+    """The process ids of this test's model servers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+            if ALIAS.encode() in line and (b"llama-server" in line or b"llama_cpp.server" in line):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 @pytest.fixture(scope="module")
 def replicas() -> Iterator[str]:
-    import ray
-
-    from shared.models.replicas import ServerSettings, serve_replicas
-
-    url = serve_replicas(ServerSettings(ModelConfig(), threads=1, slots=1, n_ctx=1024), 2, "127.0.0.1", _free_port())
+    port = _free_port()
+    home = Path(tempfile.mkdtemp(prefix="replicas-"))  # short: Ray's socket paths must fit in 107 bytes
+    log = home / "serve.log"
+    command = [sys.executable, "-m", "dgrag", "models", "serve", "--replicas", "2", "--port", str(port)]
+    # a Ray of its own: its session files and the auth token Ray writes under HOME stay away from other tests' Ray
+    env = {**os.environ, "HOME": str(home), "RAY_TMPDIR": str(home / "ray"), CACHE_ENV: str(model_cache())}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*command, "--alias", ALIAS], stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env
+        )
     try:
-        yield url
+        deadline = time.monotonic() + 240
+        while b"replicas ready" not in log.read_bytes():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"dgrag models serve did not get ready:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+        yield f"http://127.0.0.1:{port}/v1"
     finally:
-        serve.shutdown()
-        ray.shutdown()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        shutil.rmtree(home, ignore_errors=True)
+        for pid in _servers():  # a server its replica did not outlive
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_replica_stopped_mid_run_loses_no_question(replicas: str) -> None:
-    from shared.models.replicas import ALIAS
-
     generator = OpenAIGenerator(ModelConfig(backend="openai", model=ALIAS, base_url=replicas, timeout_s=120))
-    handle = serve.get_deployment_handle("model", app_name="cloud-llm")
 
     def ask(question: str) -> str:
         return read_passages(question, [PASSAGE], generator, Sampling(1, 16, 0.0, None)).completion.texts[0]
 
+    servers = _servers()
+    assert len(servers) == 2, "each replica runs its own model server"
     with ThreadPoolExecutor(len(QUESTIONS)) as pool:
         asked = [pool.submit(ask, q) for q in QUESTIONS]
         wait(asked, return_when=FIRST_COMPLETED)  # one slot per replica: the others are still being read
         pending = sum(not f.done() for f in asked)
-        stopped = handle.stop_server.remote().result(timeout_s=60)
+        os.kill(servers[0], signal.SIGKILL)
         answers = [f.result(timeout=300) for f in asked]
-    assert stopped > 0 and pending >= 2, "a server was stopped while questions were being read"
+    assert pending >= 2, "a server was stopped while questions were being read"
     assert len(answers) == len(QUESTIONS) and all(a.strip() for a in answers), answers
-    after = ask(QUESTIONS[0])  # and the deployment still answers once the stopped replica is replaced
-    assert after.strip()
+    deadline = time.monotonic() + 120
+    while len(_servers()) < 2 and time.monotonic() < deadline:  # Serve replaces the replica whose server died
+        time.sleep(1)
+    assert servers[0] not in _servers() and len(_servers()) == 2
+    assert ask(QUESTIONS[0]).strip(), "and the deployment still answers"
