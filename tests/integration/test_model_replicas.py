@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,14 @@ from shared.reading.answer_format import Sampling
 from shared.reading.read import read_passages
 from shared.reading.span_reader import Passage
 
-pytest.importorskip("ray.serve", reason="Ray Serve is not installed: pip install -e '.[dev]'")
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    # found, not imported: Ray Serve imported into the test process changes how later tests' Ray authenticates
+    pytest.mark.skipif(
+        find_spec("ray") is None or find_spec("grpc_reflection") is None,
+        reason="Ray Serve is not installed: pip install -e '.[dev]'",
+    ),
+]
 
 PASSAGE = Passage(1, "Acme Robotics builds welding arms in its Berlin plant. Dana Smith has run it since 2019.", "a")
 QUESTIONS = [
