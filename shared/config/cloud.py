@@ -40,7 +40,7 @@ class CloudQueryConfig:
     """The model reads this many of the best passages first, alone, and every passage only when that reading
     gives no sure span or verdict (see first_sure; 0 = every passage at once, the default). At 1, about 4 answers
     in 10 of the held-out documentation stood on the best passage: first words came after about 5 s instead of
-    12.5 s, at the same accuracy. On held-out news it lost 8 of 54 asks: a question joining two articles got a
+    13 s, at the same accuracy. On held-out news it lost 8 of 54 asks: a question joining two articles got a
     sure span of the best one (docs/results/first-passage). Turn it on for documents answered one passage at a
     time."""
     first_sure: float = 0.6
