@@ -85,9 +85,9 @@ def _read_staged(
 ) -> Answered[None]:
     """The best passages first: the model reads the first ``config.first_passages`` alone and that answer stands
     when it is a span they hold or a verdict, written with a probability of at least ``config.first_sure`` or
-    ``config.first_verdict_sure``; else
-    every passage is read. The passages are given in the same order both times, so the second reading's prompt
-    begins with the first's and the model's cache of it is kept: a second reading costs the passages it adds."""
+    ``config.first_verdict_sure``; else every passage is read. The passages are given in the same order both
+    times, so the second reading's prompt begins with the first's and the model's cache of it is kept: a second
+    reading costs the passages it adds."""
     first = config.first_passages
     if 0 < first < len(passages):
         answered: Answered[None] = answer_question(question, passages[:first], generator, how)

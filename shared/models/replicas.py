@@ -87,9 +87,7 @@ def start_server(settings: ServerSettings) -> tuple[subprocess.Popen[bytes], int
         proc = subprocess.Popen(server_command(settings, str(path), port))
     else:
         with open_verified(path, expected) as opened:  # the server reads the descriptor that was checked
-            fd = int(opened.load_path.rsplit("/", 1)[1]) if opened.load_path.startswith("/proc/") else -1
-            passed = (fd,) if fd >= 0 else ()
-            proc = subprocess.Popen(server_command(settings, opened.load_path, port), pass_fds=passed)
+            proc = subprocess.Popen(server_command(settings, opened.load_path, port), pass_fds=(opened.fd,))
     deadline = time.monotonic() + READY_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:

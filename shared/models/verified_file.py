@@ -38,6 +38,8 @@ class OpenedModel:
 
     path: Path
     load_path: str
+    fd: int = -1
+    """The open descriptor that was checked (-1: none), for a child process to inherit."""
 
 
 @contextmanager
@@ -59,7 +61,7 @@ def open_verified(path: Path, expected: Expected) -> Iterator[OpenedModel]:
             )
         os.lseek(fd, 0, os.SEEK_SET)
         proc = Path(f"/proc/self/fd/{fd}")
-        yield OpenedModel(path, str(proc) if proc.exists() else str(path))
+        yield OpenedModel(path, str(proc) if proc.exists() else str(path), fd)
     finally:
         os.close(fd)
 

@@ -8,7 +8,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ import pytest
 
 from shared.config import ModelConfig
 from shared.models.openai_backend import OpenAIGenerator
+from shared.models.replicas import free_port
 from shared.models.weights import CACHE_ENV, model_cache
 from shared.reading.answer_format import Sampling
 from shared.reading.read import read_passages
@@ -50,12 +50,6 @@ ALIAS = f"replica-test-{uuid.uuid4().hex[:8]}"
 """The served model's name, also how this test finds its servers among the machine's processes."""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _servers() -> list[int]:
     """The process ids of this test's model servers."""
     found = []
@@ -71,7 +65,7 @@ def _servers() -> list[int]:
 
 @pytest.fixture(scope="module")
 def replicas() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     home = Path(tempfile.mkdtemp(prefix="replicas-"))  # short: Ray's socket paths must fit in 107 bytes
     log = home / "serve.log"
     command = [sys.executable, "-m", "dgrag", "models", "serve", "--replicas", "2", "--port", str(port)]
