@@ -20,6 +20,7 @@ from cloud_server.answering.cloud_reading import read_context
 from cloud_server.answering.context_merge import MergedContext, merge_knowledge
 from cloud_server.answering.draft_stream import DraftRelay
 from cloud_server.answering.query_limits import bounded, check_fan_out, check_match, unit
+from cloud_server.answering.reading_queue import ReadingQueue
 from cloud_server.routing.choice import edge_summary_scores, edge_summary_texts
 from cloud_server.routing.claim_check import ClaimLedger, observe_claims, rescored
 from cloud_server.routing.router import Router, RouteSettings, RoutingStrategy
@@ -74,6 +75,7 @@ class GlobalQueryService:
         self._askers_see_routing = askers_see_routing
         self._held: Counter[str] = Counter()
         """Places each caller holds now (their sum: the questions in flight)."""
+        self._readings = ReadingQueue(config.parallel_readings)
         claims = ClaimLedger(Path(config.trust_file) if config.trust_file else None)
         self._router = Router(index, registry, config, claims, strategy)
 
@@ -114,7 +116,16 @@ class GlobalQueryService:
         check_fan_out(k, deadline, cfg)
         with self._slot(query.caller or query.asked_at):
             return await self._answer(
-                query.question, query.asked_at, m, k, deadline, query.share_context, route, query.vectors, on_text
+                query.question,
+                query.asked_at,
+                m,
+                k,
+                deadline,
+                query.share_context,
+                route,
+                query.vectors,
+                on_text,
+                query.within_s,
             )
 
     @property
@@ -156,10 +167,12 @@ class GlobalQueryService:
         route: RouteSettings,
         given: QueryVectors | None,
         on_text: TextSink | None = None,
+        within_s: float = 0.0,
     ) -> CloudAnswer:
         cfg = self._config
         out = CloudAnswer(answer="")
         started = time.perf_counter()
+        self._readings.check(within_s)  # before the edges are asked
         committed = self._registry.chunk_roots()  # what each edge held before this question arrived
         vector, vectors = await self._question_vectors(question, given)
         embedded = time.perf_counter() - started
@@ -183,7 +196,8 @@ class GlobalQueryService:
             out.context = merged.chunks
 
         with phase(out.timings, "cloud_generation") as generation:
-            await self._read(question, merged, read, readers, out, on_text)
+            async with self._readings.turn(_left(within_s, started)):
+                await self._read(question, merged, read, readers, out, on_text)
             out.context = shown_context(merged, cited, readers)
             generation.set_attribute("withheld_words", out.withheld_words)
         out.timings["total"] = time.perf_counter() - started
@@ -206,9 +220,14 @@ class GlobalQueryService:
         if on_text is not None:
             relay = DraftRelay(question, protected, cfg.copy_words, cfg.copy_sentence_words, on_text)
             generator = Tapped(generator, relay)
-        shown = await asyncio.to_thread(
-            read_context, question, merged, generator, cfg, readers, self._calibration, protected
+        reading = asyncio.ensure_future(
+            asyncio.to_thread(read_context, question, merged, generator, cfg, readers, self._calibration, protected)
         )
+        try:
+            shown = await asyncio.shield(reading)
+        except asyncio.CancelledError:  # the asker left: its turn is held until the model stops reading for it
+            await asyncio.wait([reading])
+            raise
         answer = shown.answer
         out.answer, out.short, out.reader = answer.text, answer.short, answer.reader
         out.withheld_words = shown.withheld_words
@@ -222,6 +241,7 @@ class GlobalQueryService:
         vectors: QueryVectors | None = None,
         *,
         answer_if_stronger: bool = False,
+        within_s: float = 0.0,
     ) -> EvidenceVerdict:
         """Whether an edge other than ``asked_at`` matches ``question`` clearly better than the asker's ``claim``:
         the other edges first by summaries are probed and the best probe score (ProbeRouting.probed: evidence plus
@@ -248,7 +268,10 @@ class GlobalQueryService:
             checked = time.perf_counter() - started
             k = self._router.default_k(route)
             known = dataclasses.replace(route, known=(*probes, mine))
-            answer = await self._answer(question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded)
+            left = _left(within_s, started)
+            answer = await self._answer(
+                question, asked_at, cfg.top_m, k, cfg.deadline_s, False, known, forwarded, within_s=left
+            )
             answer.timings["evidence_check"] = checked
             return EvidenceVerdict(True, answer)
 
@@ -292,3 +315,8 @@ class GlobalQueryService:
         out.timings["edge_retrieval"] = edge_retrieval
         out.timings["transfers"] = max(fan_out - edge_retrieval, 0.0)
         return replies
+
+
+def _left(within_s: float, started: float) -> float:
+    """Seconds an asker who waits ``within_s`` from ``started`` (perf_counter) has left; 0 stays no deadline."""
+    return max(within_s - (time.perf_counter() - started), 1e-3) if within_s else 0.0

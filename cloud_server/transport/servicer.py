@@ -228,7 +228,8 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
         # an edge asks for itself (it cannot claim another edge's question) and gets the answer and the ids of
         # its sources, never the other edges' raw text; apps and operators get the merged context
         try:
-            query = dataclasses.replace(serde.cloud_query_from_proto(request), caller=caller)
+            query = serde.cloud_query_from_proto(request)
+            query = dataclasses.replace(query, caller=caller, within_s=_time_left(context))
             if as_edge:  # an edge asks for itself: it cannot claim another edge's question, nor read their texts
                 query = dataclasses.replace(query, asked_at=caller, share_context=False)
             with linked("cloud.global_query", traceparent_of(metadata), asker=role or "", caller=caller) as traced:
@@ -259,6 +260,7 @@ class CloudServicer(cloud_pb2_grpc.CloudServicer):  # type: ignore[misc]
                     claim,
                     serde.vectors_from_proto(request.vectors),
                     answer_if_stronger=request.answer_if_stronger,
+                    within_s=_time_left(context),
                 )
                 traced.set_attribute("stronger", verdict.stronger)
         except DgragError as exc:
@@ -306,6 +308,12 @@ def _claimed(value: float) -> float:
     """An edge's claim about its own evidence: a value that is not a number counts as the strongest (1.0), so a
     malformed claim never makes another edge look stronger."""
     return value if math.isfinite(value) else 1.0
+
+
+def _time_left(context: grpc.aio.ServicerContext) -> float:
+    """Seconds left of the call's deadline (0: the caller set none)."""
+    left = context.time_remaining()
+    return max(float(left), 1e-3) if left is not None else 0.0
 
 
 async def _pump(session: EdgeSession, out: asyncio.Queue[cloud_pb2.CloudMessage | None]) -> None:

@@ -24,7 +24,7 @@ QUOTES_DOCUMENTS_NOTE = (
     "home: it was not sent to the cloud. Shown instead are the context sentences that best support the question."
 )
 CLOUD_DOWN_NOTE = (
-    "The gate escalated but the cloud could not be reached ({why}); shown instead are the context sentences that "
+    "The gate escalated but the cloud could not answer ({why}); shown instead are the context sentences that "
     "best support the question, with their sources."
 )
 

@@ -78,6 +78,11 @@ class CloudQueryConfig:
     """Longest fan-out deadline a caller may ask for."""
     max_concurrent_queries: int = 32
     """Global queries answered at once; more get RESOURCE_EXHAUSTED at once instead of piling up."""
+    parallel_readings: int = 1
+    """Questions the cloud's model reads at once; the others wait their turn in arrival order, and one whose turn
+    would come after its asker's deadline is refused at once, saying why (cloud_server.answering.reading_queue).
+    On a CPU, 1: readings at once share the cores, so each takes longer and throughput does not rise
+    (docs/results/cloud-load). A model server with parallel slots on a GPU: its number of slots."""
     max_queries_per_caller: int = 8
     """Of those, the most one credential may hold at once (more get RESOURCE_EXHAUSTED), so that one asker
     cannot take every place and leave the edges' escalations refused."""
@@ -117,6 +122,8 @@ class CloudQueryConfig:
     init` sets it). Delete the file to forgive every edge."""
 
     def __post_init__(self) -> None:
+        if self.parallel_readings < 1:
+            raise ConfigError("query.parallel_readings must be 1 or more (the questions the model reads at once)")
         if self.max_queries_per_caller < 1:
             raise ConfigError(
                 "query.max_queries_per_caller must be 1 or more (the questions one credential may have open)"

@@ -200,6 +200,8 @@ class CloudQuery:
     """The asker's embeddings of the question (and its names), used when they come from the cloud's model."""
     caller: str = ""
     """The credential asking, set by the server from the authenticated call (never read from the request)."""
+    within_s: float = 0.0
+    """Seconds the asker waits for the answer, set by the server from the call's deadline (0: no deadline)."""
 
 
 @dataclass(frozen=True)

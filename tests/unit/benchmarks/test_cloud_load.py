@@ -27,8 +27,19 @@ def test_a_levels_figures_count_refusals_by_reason_and_answers_mixed_up() -> Non
         {"level": 4, "seconds": 10.0, "first_word": 2.0, "decision": "cloud", "mixed_up": False},
         {"level": 4, "seconds": 20.0, "first_word": 3.0, "decision": "cloud", "mixed_up": True},
         {"level": 4, "seconds": 30.0, "refused": "RESOURCE_EXHAUSTED: too many questions"},
+        {"level": 4, "seconds": 4.0, "decision": "escalate", "cloud_refused": "RESOURCE_EXHAUSTED", "mixed_up": False},
     ]
     got = summary(rows, wall=60.0, cores=2)
-    assert got["answered"] == 2 and got["per_minute"] == 2.0 and got["per_minute_per_core"] == 1.0
-    assert got["p50"] == 15.0 and got["mixed_up"] == 1 and got["escalated"] == 2
-    assert got["refusals"] == {"RESOURCE_EXHAUSTED: too many questions": 1}
+    assert got["escalated"] == 2 and got["per_minute"] == 2.0 and got["per_minute_per_core"] == 1.0
+    assert got["p50"] == 15.0 and got["mixed_up"] == 1, "the waits are the cloud's answers' alone"
+    assert got["refusals"] == {"RESOURCE_EXHAUSTED: too many questions": 1, "RESOURCE_EXHAUSTED": 1}
+    assert got["refused_p95"] is not None and got["refused_p95"] > 4.0
+
+
+def test_the_cloud_refusal_is_read_from_the_note_of_the_extract_shown_instead() -> None:
+    from benchmarks.cloud_load import CLOUD_SAID
+    from edge_node.query.edge_answer import CLOUD_DOWN_NOTE
+
+    note = CLOUD_DOWN_NOTE.format(why="RESOURCE_EXHAUSTED: the cloud's model has 5 questions to read")
+    found = CLOUD_SAID.search(note)
+    assert found is not None and found.group(1) == "RESOURCE_EXHAUSTED"
