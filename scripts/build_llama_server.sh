@@ -4,9 +4,11 @@
 # the same llama.cpp. It downloads that release's source from the package index (pip), compiles only the server
 # for this CPU (about 8 minutes on 2 cores) and installs it as .venv/bin/llama-server. Nothing happens where it is
 # already built for this version. Needs cmake and a C++ compiler (apt-get install cmake g++).
+# DGRAG_VENV: another venv than .venv (the cloud image's build); LLAMA_CMAKE_ARGS: more cmake flags (the image
+# passes -DGGML_NATIVE=OFF, so that the server runs on CPUs other than the builder's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=.venv
+venv=${DGRAG_VENV:-.venv}
 version=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('llama_cpp_python'))")
 target="$venv/bin/llama-server"
 stamp="$target.version"
@@ -23,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 tar xzf "$work"/llama_cpp_python-"$version".tar.gz -C "$work"
 src="$work/llama_cpp_python-$version/vendor/llama.cpp"
 cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DBUILD_SHARED_LIBS=OFF > "$work/configure.log" \
+  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DBUILD_SHARED_LIBS=OFF ${LLAMA_CMAKE_ARGS:-} > "$work/configure.log" \
   || { tail -20 "$work/configure.log" >&2; exit 1; }
 echo "build_llama_server: compiling llama-server from llama-cpp-python $version (several minutes)"
 cmake --build "$work/build" --target llama-server -j "$(nproc)" > "$work/build.log" \

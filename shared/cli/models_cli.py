@@ -20,8 +20,15 @@ def register(roles: Any) -> None:
     serve = actions.add_parser(
         "serve", help='serve a model as replicas behind Ray Serve, for the cloud\'s [llm] backend = "openai"'
     )
-    serve.add_argument("name", nargs="?", default="", help="a packaged model (default: the bundled SmolLM2)")
-    serve.add_argument("--replicas", type=int, default=2, help="model servers behind Serve (default 2)")
+    serve.add_argument(
+        "name",
+        nargs="?",
+        default="",
+        help="a packaged model, or a .gguf file of your own (default: the bundled SmolLM2)",
+    )
+    serve.add_argument(
+        "--replicas", type=int, default=2, help="model servers behind Serve (default 2; 1: one server, no Ray)"
+    )
     serve.add_argument("--slots", type=int, default=1, help="requests each server decodes at once (default 1)")
     serve.add_argument("--threads", type=int, default=1, help="CPU threads of each server (default 1)")
     serve.add_argument("--host", default="127.0.0.1", help="Serve's address (default 127.0.0.1)")
@@ -54,7 +61,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from shared.config import ModelConfig
     from shared.core.addresses import host_is_loopback
-    from shared.models.replicas import ServerSettings, serve_replicas
+    from shared.models.replicas import ServerSettings, exec_server, serve_replicas
 
     if not host_is_loopback(args.host) and not args.insecure:
         print(
@@ -66,7 +73,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.replicas < 1 or args.slots < 1 or args.threads < 1:
         print("--replicas, --slots and --threads must each be 1 or more", file=sys.stderr)
         return EXIT_USAGE
-    settings = ServerSettings(ModelConfig(packaged=args.name), args.threads, args.slots, alias=args.alias)
+    own = args.name.endswith(".gguf")
+    model = ModelConfig(model_path=args.name) if own else ModelConfig(packaged=args.name)
+    settings = ServerSettings(model, args.threads, args.slots, alias=args.alias)
+    if args.replicas == 1:
+        print(
+            f'one model server on {args.host}:{args.port}; cloud.toml: [llm] backend = "openai", model = '
+            f'"{args.alias}", base_url = "http://{args.host}:{args.port}/v1"',
+            flush=True,
+        )
+        exec_server(settings, args.host, args.port)
     url = serve_replicas(settings, args.replicas, args.host, args.port)
     print(
         f'{args.replicas} replicas ready; cloud.toml: [llm] backend = "openai", model = "{args.alias}", '

@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from shared.config import ModelConfig
 from shared.core.errors import ModelError
@@ -48,13 +48,13 @@ class ServerSettings:
     alias: str = ALIAS
 
 
-def server_command(settings: ServerSettings, model_path: str, port: int) -> list[str]:
-    """The command that serves ``model_path`` on loopback ``port``: llama.cpp's own server where it is installed
-    beside this Python (scripts/build_llama_server.sh), else llama-cpp-python's."""
+def server_command(settings: ServerSettings, model_path: str, port: int, host: str = "127.0.0.1") -> list[str]:
+    """The command that serves ``model_path`` on ``host:port``: llama.cpp's own server where it is installed beside
+    this Python (scripts/build_llama_server.sh) or on the PATH, else llama-cpp-python's."""
     native = Path(sys.executable).with_name("llama-server")
     binary = str(native) if native.is_file() else shutil.which("llama-server")
     ctx = settings.n_ctx * settings.slots
-    where = ["--host", "127.0.0.1", "--port", str(port)]
+    where = ["--host", host, "--port", str(port)]
     if binary:
         sizes = ["--threads", str(settings.threads), "--parallel", str(settings.slots), "--ctx-size", str(ctx)]
         return [binary, "-m", model_path, "--alias", settings.alias, *where, *sizes]
@@ -70,6 +70,19 @@ def server_command(settings: ServerSettings, model_path: str, port: int) -> list
         *where,
         *sizes,
     ]
+
+
+def exec_server(settings: ServerSettings, host: str, port: int) -> NoReturn:
+    """Become one model server on ``host:port`` (``--replicas 1``: no Ray), loading the descriptor that was checked
+    against the model's sha256."""
+    path, expected = model_file(settings.model)
+    if expected is None:
+        command = server_command(settings, str(path), port, host)
+        os.execv(command[0], command)
+    with open_verified(path, expected) as opened:
+        os.set_inheritable(opened.fd, True)  # the server this process becomes reads it as load_path
+        command = server_command(settings, opened.load_path, port, host)
+        os.execv(command[0], command)
 
 
 def free_port() -> int:

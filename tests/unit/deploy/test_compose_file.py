@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dgrag.cli import build_parser
 from shared.config import CloudConfig, EdgeConfig
+from shared.config.models import CLOUD_MODEL
 from tests.support.docker_files import (
     COMPOSE_FILE,
     DATA_DIR,
@@ -196,10 +198,15 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
     assert effective_config(cloud).llm.backend == "llama_cpp", "without the profile the cloud runs the bundled model"
     m = re.fullmatch(r"http://([\w-]+):(\d+)/v1", with_openai.llm.base_url)
     assert m and m.group(1) == "llm", f"base_url {with_openai.llm.base_url} is not the llm service"
-    command = [str(w) for w in llm["command"]]
-    assert command[:2] == ["llm", "serve"], "the cloud image's model server (docker/entrypoint.sh)"
-    assert command[command.index("--port") + 1] == m.group(2)
-    assert command[command.index("--model_alias") + 1] == with_openai.llm.model
+    command = [str(w) for w in interpolate(llm["command"])]
+    assert command[:3] == ["dgrag", "models", "serve"], "llama.cpp's server in the cloud image (dgrag models serve)"
+    served = build_parser().parse_args(command[1:])
+    assert served.replicas == 1, "one server: no Ray in the container"
+    assert served.name == CLOUD_MODEL, "the model the cloud reads with in process, served"
+    assert served.slots >= 2 and served.insecure and served.host == "0.0.0.0"
+    assert str(served.port) == m.group(2) and served.alias == with_openai.llm.model
+    parallel = effective_config(cloud).query.parallel_readings
+    assert parallel == 1, "on a CPU the cloud has one question read at a time (docs/results/cloud-load)"
     assert set(networks_of(cloud)) & set(networks_of(llm)), "the cloud and the llm service share a network"
     assert [t for _, t in volume_mounts(llm)] == ["/models"]
     assert llm["image"] == cloud["image"] and "build" not in llm, "no second image: nothing is pulled"

@@ -42,3 +42,35 @@ def test_serve_refuses_a_host_off_loopback_and_empty_counts(
     args = build_parser().parse_args(["models", "serve", *argv])
     assert args.func(args) == EXIT_USAGE
     assert said in capsys.readouterr().err
+
+
+def test_one_replica_is_one_server_that_loads_the_checked_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hashlib
+    import os
+
+    from shared.models.verified_file import Expected
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF weights")
+    expected = Expected(hashlib.sha256(model.read_bytes()).hexdigest(), model.stat().st_size)
+    monkeypatch.setattr(replicas, "model_file", lambda config: (model, expected))
+    monkeypatch.setattr(replicas.shutil, "which", lambda name: "/usr/local/bin/llama-server")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    became: list[list[str]] = []
+
+    def execv(path: str, command: list[str]) -> None:
+        fd = int(command[command.index("-m") + 1].rsplit("/", 1)[1])
+        assert os.get_inheritable(fd), "the server this process becomes inherits the checked descriptor"
+        assert os.read(fd, 4) == b"GGUF"
+        became.append(command)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(replicas.os, "execv", execv)
+    args = build_parser().parse_args(["models", "serve", "--replicas", "1", "--host", "0.0.0.0", "--insecure"])
+    with pytest.raises(SystemExit):
+        args.func(args)
+    assert became[0][0] == "/usr/local/bin/llama-server" and "/proc/self/fd/" in became[0][became[0].index("-m") + 1]
+    assert became[0][became[0].index("--host") + 1] == "0.0.0.0", "no Ray: the server itself listens there"
+    assert "one model server on 0.0.0.0:18080" in capsys.readouterr().out
