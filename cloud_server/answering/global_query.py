@@ -196,6 +196,7 @@ class GlobalQueryService:
             out.context = merged.chunks
 
         with phase(out.timings, "cloud_generation") as generation:
+            self._readings.arrived(time.perf_counter() - started)
             async with self._readings.turn(_left(within_s, started)):
                 await self._read(question, merged, read, readers, out, on_text)
             out.context = shown_context(merged, cited, readers)

@@ -34,6 +34,8 @@ class ReadingQueue:
         self._reading = 0
         self._seconds = 0.0
         """Running estimate of one reading's seconds (0 until one has ended: nothing is refused before)."""
+        self._before = 0.0
+        """Running estimate of a question's seconds from its arrival to its place in line (routing, the edges)."""
         self._moved = asyncio.Event()
 
     @property
@@ -42,10 +44,16 @@ class ReadingQueue:
         return len(self._line) + self._reading
 
     def expected_s(self, place: int | None = None) -> float:
-        """Seconds until the question at ``place`` in the line (None: one arriving now) would have been read: the
-        rounds of readings ahead of it and its own."""
+        """Seconds until the question at ``place`` in the line would have been read: the rounds of readings ahead
+        of it and its own. None: a question arriving now, which has its routing and the edges' replies to wait for
+        first."""
         waiting = len(self._line) if place is None else place
-        return ((self._reading + waiting) // self._parallel + 1) * self._seconds
+        rounds = ((self._reading + waiting) // self._parallel + 1) * self._seconds
+        return rounds + (self._before if place is None else 0.0)
+
+    def arrived(self, seconds_ago: float) -> None:
+        """A question that arrived ``seconds_ago`` is about to join the line (the estimate of that wait moves)."""
+        self._before = seconds_ago if not self._before else (1 - WEIGHT) * self._before + WEIGHT * seconds_ago
 
     def check(self, within_s: float, place: int | None = None) -> None:
         """Refuse (ResourceExhaustedError) the question at ``place`` whose asker waits ``within_s`` more seconds

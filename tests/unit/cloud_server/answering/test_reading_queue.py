@@ -91,3 +91,16 @@ def test_a_waiter_is_refused_once_the_readings_ahead_show_it_cannot_be_read_in_t
         assert done == ["first"] and queue.ahead == 0
 
     asyncio.run(scenario())
+
+
+def test_a_question_arriving_counts_the_wait_for_its_routing_and_the_edges_before_its_place() -> None:
+    async def scenario() -> None:
+        queue, done = ReadingQueue(1), []
+        await _read(queue, 0.1, done, "first")
+        queue.arrived(0.2)  # questions have been taking 0.2 s to reach the line
+        assert queue.expected_s() == pytest.approx(0.3, abs=0.05)
+        assert queue.expected_s(place=0) == pytest.approx(0.1, abs=0.05), "a question in line is past that wait"
+        with pytest.raises(ResourceExhaustedError):
+            queue.check(within_s=0.25)
+
+    asyncio.run(scenario())
