@@ -214,6 +214,21 @@ def edge_models(report: Path) -> str:
     return "; ".join(cells) + f" (n={len(rows) // max(len(cells), 1)} questions)"
 
 
+def cloud_load(report: Path, levels: Sequence[int] = (1, 8, 16)) -> str:
+    """Per configuration: the cloud's answers a minute, p95 seconds and refusals at some numbers of askers."""
+    summaries = [json.loads(line) for f in sorted(report.glob("*.summary.jsonl")) for line in f.open()]
+    cells = []
+    for label in dict.fromkeys(str(s["label"]) for s in summaries):
+        at = {int(s["level"]): s for s in summaries if s["label"] == label}
+        figures = [
+            f"{n}: {at[n]['per_minute']}/min, p95 {at[n]['p95'] or '—'} s, {sum(at[n]['refusals'].values())} refused"
+            for n in levels
+            if n in at
+        ]
+        cells.append(f"{label} " + ", ".join(figures))
+    return "; ".join(cells)
+
+
 CORPORA = (
     ("GNU Coding Standards (gnu-standards)", "docs/results/held-out-debgnu3", True),
     ("SQLite documentation (sqlite3-doc)", "docs/results/held-out-debsqlite3", False),
@@ -264,6 +279,16 @@ FIGURES = (
         "the edge's model, reading the same 4 excerpts of the three documentation corpora (2 cores, no AMX)",
         "docs/results/edge-model",
         edge_models,
+    ),
+    Figure(
+        "GNU Coding Standards read by the cloud's model on llama.cpp's server: strict accuracy within / out",
+        "docs/results/served-model",
+        accuracy_within_out,
+    ),
+    Figure(
+        "the cloud under load, people asking at once (2 cores, no AMX): answers a minute, p95, refused",
+        "docs/results/cloud-load",
+        cloud_load,
     ),
     Figure(
         "extraction prompts whose answer carries a run of a paraphrase-only edge's words",

@@ -62,12 +62,19 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     && if [ -n "${CLOUD_MODEL}" ]; then DGRAG_MODEL_CACHE=/opt/dgrag-models dgrag models fetch "${CLOUD_MODEL}"; fi
 
 # llama.cpp's own model server (parallel slots, continuous batching), for `dgrag models serve` and compose's `llm`
-# service: compiled from the llama.cpp inside the pinned llama-cpp-python release, for any CPU of this architecture.
-FROM build AS llama-server
+# service: compiled from the llama.cpp inside the pinned llama-cpp-python release (constraints.txt), for any CPU of
+# this architecture. A stage of its own on constraints.txt alone, so editing the code does not compile it again.
+FROM ${PYTHON_IMAGE} AS llama-server
 ARG LLAMA_CMAKE_ARGS=-DGGML_NATIVE=OFF
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential cmake \
+    && rm -rf /var/lib/apt/lists/*
+COPY constraints.txt /src/constraints.txt
 COPY scripts/build_llama_server.sh /src/scripts/build_llama_server.sh
 RUN --mount=type=cache,target=/root/.cache/pip \
-    DGRAG_VENV=/opt/venv LLAMA_CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" bash /src/scripts/build_llama_server.sh
+    python -m venv /opt/llama \
+    && LLAMA_CPP_PYTHON_VERSION=$(sed -n 's/^llama[-_]cpp[-_]python==//p' /src/constraints.txt) DGRAG_VENV=/opt/llama \
+        LLAMA_CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" bash /src/scripts/build_llama_server.sh
 
 FROM ${PYTHON_IMAGE} AS runtime
 # libgomp1: OpenMP runtime of the llama.cpp library compiled above (the build stage had it through gcc).
@@ -80,7 +87,7 @@ RUN apt-get update \
     && chown dgrag:dgrag /run/dgrag-lock /var/lib/dgrag
 COPY --from=build /opt/venv /opt/venv
 COPY --from=cloud-model /opt/dgrag-models /opt/dgrag-models
-COPY --from=llama-server /opt/venv/bin/llama-server /opt/venv/bin/llama-server
+COPY --from=llama-server /opt/llama/bin/llama-server /opt/venv/bin/llama-server
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/dgrag-entrypoint
 # DGRAG__* variables override the config file: set others with `-e DGRAG__SECTION__KEY=...`.
 # Mount the tokens file (`edge_id token` lines) at /etc/dgrag/tokens, readable by uid 10001;

@@ -4,12 +4,13 @@
 # the same llama.cpp. It downloads that release's source from the package index (pip), compiles only the server
 # for this CPU (about 8 minutes on 2 cores) and installs it as .venv/bin/llama-server. Nothing happens where it is
 # already built for this version. Needs cmake and a C++ compiler (apt-get install cmake g++).
-# DGRAG_VENV: another venv than .venv (the cloud image's build); LLAMA_CMAKE_ARGS: more cmake flags (the image
-# passes -DGGML_NATIVE=OFF, so that the server runs on CPUs other than the builder's).
+# DGRAG_VENV: another venv than .venv; LLAMA_CPP_PYTHON_VERSION: the release to take, where that venv has none (the
+# cloud image's build); LLAMA_CMAKE_ARGS: more cmake flags (the image passes -DGGML_NATIVE=OFF, so that the server
+# runs on CPUs other than the builder's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${DGRAG_VENV:-.venv}
-version=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('llama_cpp_python'))")
+version=${LLAMA_CPP_PYTHON_VERSION:-$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('llama_cpp_python'))")}
 target="$venv/bin/llama-server"
 stamp="$target.version"
 if [ -x "$target" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ]; then

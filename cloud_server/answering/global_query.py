@@ -8,6 +8,7 @@ LLM answers. The answer carries its provenance: summaries matched, edges asked, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from collections import Counter
@@ -227,7 +228,11 @@ class GlobalQueryService:
         try:
             shown = await asyncio.shield(reading)
         except asyncio.CancelledError:  # the asker left: its turn is held until the model stops reading for it
-            await asyncio.wait([reading])
+            while not reading.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait([reading])
+            if not reading.cancelled():
+                reading.exception()  # retrieved: a failure of a reading nobody waits for is not logged as lost
             raise
         answer = shown.answer
         out.answer, out.short, out.reader = answer.text, answer.short, answer.reader

@@ -31,7 +31,8 @@ class ReadingQueue:
         self._parallel = parallel
         self._line: list[object] = []
         """Questions waiting for a turn, in arrival order."""
-        self._reading = 0
+        self._started: list[float] = []
+        """When each reading now in progress started (monotonic seconds)."""
         self._seconds = 0.0
         """Running estimate of one reading's seconds (0 until one has ended: nothing is refused before)."""
         self._before = 0.0
@@ -41,15 +42,17 @@ class ReadingQueue:
     @property
     def ahead(self) -> int:
         """Questions reading or waiting to read now."""
-        return len(self._line) + self._reading
+        return len(self._line) + len(self._started)
 
     def expected_s(self, place: int | None = None) -> float:
         """Seconds until the question at ``place`` in the line would have been read: the rounds of readings ahead
-        of it and its own. None: a question arriving now, which has its routing and the edges' replies to wait for
-        first."""
+        of it, less what the first of them has read already, then its own. None: a question arriving now, whose
+        routing and the edges' replies (about ``arrived``'s seconds) go on while the line moves."""
         waiting = len(self._line) if place is None else place
-        rounds = ((self._reading + waiting) // self._parallel + 1) * self._seconds
-        return rounds + (self._before if place is None else 0.0)
+        rounds = (len(self._started) + waiting) // self._parallel
+        done = time.monotonic() - min(self._started) if self._started else 0.0
+        ahead = max(rounds * self._seconds - done, 0.0)
+        return max(ahead, self._before if place is None else 0.0) + self._seconds
 
     def arrived(self, seconds_ago: float) -> None:
         """A question that arrived ``seconds_ago`` is about to join the line (the estimate of that wait moves)."""
@@ -57,9 +60,12 @@ class ReadingQueue:
 
     def check(self, within_s: float, place: int | None = None) -> None:
         """Refuse (ResourceExhaustedError) the question at ``place`` whose asker waits ``within_s`` more seconds
-        when it would be read later than that; ``within_s`` 0: no deadline, never refused."""
+        when it would have to wait for a turn and be read later than that; ``within_s`` 0: no deadline, never
+        refused."""
+        ahead = len(self._started) + (len(self._line) if place is None else place)
+        if ahead < self._parallel:  # nothing to wait for: read it (an idle cloud always reads, and so re-measures)
+            return
         if within_s > 0 and (expected := self.expected_s(place)) * MARGIN > within_s:
-            ahead = self._reading + (len(self._line) if place is None else place)
             raise ResourceExhaustedError(
                 f"the cloud's model has {ahead} questions to read before this one, about {expected:.0f} s "
                 f"with it, and this question's deadline leaves {within_s:.0f} s; ask again later"
@@ -77,18 +83,18 @@ class ReadingQueue:
             while True:
                 place = self._line.index(ticket)
                 self.check(max(ends - time.monotonic(), 1e-3) if within_s > 0 else 0.0, place)
-                if place < self._parallel - self._reading:
+                if place < self._parallel - len(self._started):
                     break
                 await self._moved.wait()
         finally:
             self._line.remove(ticket)
             self._move()  # those behind moved up, or may read now
-        self._reading += 1
         started = time.monotonic()
+        self._started.append(started)
         try:
             yield
         finally:
-            self._reading -= 1
+            self._started.remove(started)
             seconds = time.monotonic() - started
             self._seconds = seconds if not self._seconds else (1 - WEIGHT) * self._seconds + WEIGHT * seconds
             self._move()
