@@ -13,7 +13,8 @@ the note of the edge's extract shown instead). An answer is checked against its 
 must come from the reply to that question (the reply echoes it).
 
 ``--served URL`` points the cloud at an OpenAI-compatible model server already running (for example llama.cpp's
-``llama-server --parallel N``, with ``--parallel-readings N``); without it the cloud runs its model in process.
+``llama-server --parallel N``, with ``--parallel-readings N``; ``--machine-lock``: its requests take this machine's
+model lock, as the edges' models do); without it the cloud runs its model in process.
 It prints, per level: the cloud's answers a minute (and per core), their p50 and p95 seconds and p50 first word,
 refusals by reason, and the p95 seconds a refused asker waited to hear it.
 """
@@ -142,6 +143,8 @@ def run(args: argparse.Namespace) -> list[Row]:
             "DGRAG__LLM__MODEL": args.served_model,
             "DGRAG__LLM__JSON_MODE": "json_object",
         }
+        if args.machine_lock:  # the server shares this machine with the edges' models: they take turns
+            cloud_env["DGRAG__LLM__MACHINE_LOCK"] = "true"
     cloud_env["DGRAG__QUERY__PARALLEL_READINGS"] = str(args.parallel_readings)
     work = args.out / "work" / args.label
     work.mkdir(parents=True, exist_ok=True)
@@ -207,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--askers", default="1,2,4,8,16", help="comma-separated numbers of askers at once")
     parser.add_argument("--served", default="", help="an OpenAI-compatible model server's /v1 URL for the cloud")
     parser.add_argument("--served-model", default="cloud-llm", help="the model name the server answers to")
+    parser.add_argument("--machine-lock", action="store_true", help="the served model takes the machine's lock")
     parser.add_argument("--parallel-readings", type=int, default=1, help="the cloud's query.parallel_readings")
     parser.add_argument("--label", default="in-process", help="names this configuration in the rows")
     parser.add_argument("--deadline", type=float, default=180.0, help="seconds an ask may take before it fails")

@@ -29,7 +29,8 @@ def _model_identity(config: EdgeConfig) -> dict[str, object]:
     slm = Path(config.slm.model_path) if config.slm.model_path else bundled_slm_path()  # the source, not a copy
     embedder = Path(config.embedder.model_path) if config.embedder.model_path else bundled_embedder_path()
     identity: dict[str, object] = {
-        "slm": dataclasses.asdict(config.slm),
+        # whether a model server's requests take this machine's lock changes when they run, not what they answer
+        "slm": {k: v for k, v in dataclasses.asdict(config.slm).items() if k != "machine_lock"},
         # The forward pass's arithmetic moves a vector by cosine 3e-5 (bfloat16 against float32): an index
         # built under either serves both, so precision is not part of the key.
         "embedder": {k: v for k, v in dataclasses.asdict(config.embedder).items() if k != "precision"},

@@ -52,6 +52,11 @@ class ModelConfig:
     briefly, then sleep (shared/models/cpu.py), so co-located processes don't spin against each other."""
     timeout_s: float = 120.0
     """Per-request timeout (openai backend)."""
+    machine_lock: bool = False
+    """openai backend: take this machine's model lock around each request, for a server on this machine beside
+    dgrag's own models (compose's llm service on one host). They then take turns, as models in process do, instead
+    of running their threads on the same cores at once: there each reading took 3 times as long
+    (docs/results/cloud-load)."""
     extended_sampling: bool = True
     """openai backend: also send top_k, min_p and repeat_penalty (llama.cpp's server, vLLM and Ollama take
     them); turn off for an endpoint that rejects unknown fields (OpenAI's own API)."""

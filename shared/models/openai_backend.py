@@ -10,6 +10,7 @@ callers always get ``n`` texts.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from shared.config import ModelConfig
 from shared.core.errors import ModelError
 from shared.core.model_api import Completion, GenerationRequest, TextSink
+from shared.models.machine_lock import machine_lock
 from shared.models.openai_client import openai_client
 from shared.models.pending import GENERATE, model_calls
 
@@ -32,6 +34,7 @@ class OpenAIGenerator:
         )
         self._config = config
         self._name = f"openai:{config.model}@{config.base_url}"
+        self._turn = machine_lock().held if config.machine_lock else contextlib.nullcontext
 
     @property
     def name(self) -> str:
@@ -81,7 +84,7 @@ class OpenAIGenerator:
             raise ModelError(f"the model server at {self._config.base_url} refused the request: {exc}") from exc
 
     def generate(self, request: GenerationRequest) -> Completion:
-        with model_calls().counted(GENERATE):
+        with model_calls().counted(GENERATE), self._turn():
             return self._generate(request)
 
     def _generate(self, request: GenerationRequest) -> Completion:
@@ -109,7 +112,7 @@ class OpenAIGenerator:
             raise ModelError("a streamed request asks for one answer")
         import httpx
 
-        with model_calls().counted(GENERATE):
+        with model_calls().counted(GENERATE), self._turn():
             kwargs = self._arguments(request, 1, request.seed)
             stream = self._call(**kwargs, stream=True, stream_options={"include_usage": True})
             pieces: list[str] = []
