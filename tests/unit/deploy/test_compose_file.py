@@ -203,7 +203,11 @@ def test_cloud_llm_points_at_the_llm_service() -> None:
     served = build_parser().parse_args(command[1:])
     assert served.replicas == 1, "one server: no Ray in the container"
     assert served.name == CLOUD_MODEL, "the model the cloud reads with in process, served"
-    assert served.slots >= 2 and served.insecure and served.host == "0.0.0.0"
+    assert served.insecure and served.host == "0.0.0.0"
+    raw = compose()["services"]["llm"]["command"]
+    four = build_parser().parse_args([str(w) for w in interpolate(raw, {"DGRAG_LLM_SLOTS": "4"})][1:])
+    assert four.slots == 4, "DGRAG_LLM_SLOTS sets the server's parallel slots"
+    assert effective_config(cloud).llm.machine_lock, "the llm service shares the host's cores with the edges"
     assert str(served.port) == m.group(2) and served.alias == with_openai.llm.model
     parallel = effective_config(cloud).query.parallel_readings
     assert parallel == 1, "on a CPU the cloud has one question read at a time (docs/results/cloud-load)"
