@@ -214,6 +214,20 @@ def edge_models(report: Path) -> str:
     return "; ".join(cells) + f" (n={len(rows) // max(len(cells), 1)} questions)"
 
 
+def served_beside(report: Path, in_process: str = "docs/results/held-out-debgnu3") -> str:
+    """The served run's strict accuracy beside the same model's in process, and how far their asks agree."""
+    served, local = report_half(report), {(r["qid"], r["asked_at"]): r for r in report_half(ROOT / in_process)}
+    pairs = [(r, local[(r["qid"], r["asked_at"])]) for r in served if (r["qid"], r["asked_at"]) in local]
+    same = sum(1 for a, b in pairs if a["short"] == b["short"])
+    gaps = sorted(abs(float(a["confidence"]) - float(b["confidence"])) for a, b in pairs)
+    gap = gaps[len(gaps) // 2] if gaps else 0.0
+    beside = accuracy_within_out(ROOT / in_process).split(" (")[0]
+    return (
+        f"{accuracy_within_out(report).split(' (')[0]} served, {beside} in process; same short answer on {same} of "
+        f"{len(pairs)} asks; confidence within 0.02 on {sum(1 for g in gaps if g <= 0.02)}, median gap {gap:.2f}"
+    )
+
+
 def cloud_load(report: Path, levels: Sequence[int] = (1, 8, 16)) -> str:
     """Per configuration: the cloud's answers a minute, p95 seconds and refusals at some numbers of askers."""
     summaries = [json.loads(line) for f in sorted(report.glob("*.summary.jsonl")) for line in f.open()]
@@ -281,9 +295,10 @@ FIGURES = (
         edge_models,
     ),
     Figure(
-        "GNU Coding Standards read by the cloud's model on llama.cpp's server: strict accuracy within / out",
-        "docs/results/served-model",
-        accuracy_within_out,
+        "GNU Coding Standards read by the cloud's model on llama.cpp's server and in process: strict accuracy within "
+        "/ out",
+        "docs/results/held-out-debgnu3-served",
+        served_beside,
     ),
     Figure(
         "the cloud under load, people asking at once (2 cores, no AMX): answers a minute, p95, refused",
