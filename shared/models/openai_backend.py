@@ -145,7 +145,9 @@ def _content(logprobs: Any) -> list[Any]:
 
 def checked_tokens(text: str, entries: Iterable[Any]) -> Tokens | None:
     """(log-probabilities, token texts) of the tokens written, when they can be trusted: each log-probability
-    finite and at most 0, and the tokens spelling ``text`` exactly; else None."""
+    finite and at most 0, and the tokens spelling ``text`` exactly; else None. A trailing token without text is
+    the end of the answer, which llama.cpp's server reports and a model in process does not count as written: it
+    is left out, or an answer the model was unsure to end there would read as less sure of its own words."""
     logprobs: list[float] = []
     pieces: list[str] = []
     for entry in entries:
@@ -154,6 +156,9 @@ def checked_tokens(text: str, entries: Iterable[Any]) -> Tokens | None:
             return None
         logprobs.append(float(value))
         pieces.append(piece)
+    while pieces and not pieces[-1]:
+        pieces.pop()
+        logprobs.pop()
     if not pieces or "".join(pieces) != text:
         return None
     return tuple(logprobs), tuple(pieces)

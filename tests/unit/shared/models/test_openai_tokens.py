@@ -17,6 +17,13 @@ def test_tokens_that_spell_the_text_with_sane_log_probabilities_are_kept() -> No
     assert checked_tokens("Yes.", _entries(("Yes", -0.1), (".", -0.5))) == ((-0.1, -0.5), ("Yes", "."))
 
 
+def test_the_end_of_the_answer_llama_server_reports_is_not_a_written_token() -> None:
+    """Measured: llama-server sent "Yes" (0.989) and an empty end token (0.871); in process "Yes" (0.983) alone."""
+    end = math.log(0.871)
+    assert checked_tokens("Yes", _entries(("Yes", -0.011), ("", end))) == ((-0.011,), ("Yes",))
+    assert checked_tokens("", _entries(("", end))) is None, "no written token: no probabilities"
+
+
 def test_a_lying_or_broken_server_gives_no_probabilities_rather_than_wrong_ones() -> None:
     assert checked_tokens("Yes.", _entries(("Yes", 0.3), (".", -0.5))) is None, "a log-probability above 0"
     assert checked_tokens("Yes.", _entries(("Yes", -math.inf), (".", -0.5))) is None
