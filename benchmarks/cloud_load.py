@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> list[Row]:
             "DGRAG__LLM__BASE_URL": args.served,
             "DGRAG__LLM__MODEL": args.served_model,
             "DGRAG__LLM__JSON_MODE": "json_object",
+            "DGRAG__LLM__SERVES": "qwen2.5-coder-1.5b-instruct",
         }
         if args.machine_lock:  # the server shares this machine with the edges' models: they take turns
             cloud_env["DGRAG__LLM__MACHINE_LOCK"] = "true"

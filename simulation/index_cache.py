@@ -29,8 +29,9 @@ def _model_identity(config: EdgeConfig) -> dict[str, object]:
     slm = Path(config.slm.model_path) if config.slm.model_path else bundled_slm_path()  # the source, not a copy
     embedder = Path(config.embedder.model_path) if config.embedder.model_path else bundled_embedder_path()
     identity: dict[str, object] = {
-        # whether a model server's requests take this machine's lock changes when they run, not what they answer
-        "slm": {k: v for k, v in dataclasses.asdict(config.slm).items() if k != "machine_lock"},
+        # a model server's lock and the calibration named for it change when it runs and how sure it says it is,
+        # not what it answers
+        "slm": {k: v for k, v in dataclasses.asdict(config.slm).items() if k not in ("machine_lock", "serves")},
         # The forward pass's arithmetic moves a vector by cosine 3e-5 (bfloat16 against float32): an index
         # built under either serves both, so precision is not part of the key.
         "embedder": {k: v for k, v in dataclasses.asdict(config.embedder).items() if k != "precision"},

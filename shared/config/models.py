@@ -52,6 +52,10 @@ class ModelConfig:
     briefly, then sleep (shared/models/cpu.py), so co-located processes don't spin against each other."""
     timeout_s: float = 120.0
     """Per-request timeout (openai backend)."""
+    serves: str = ""
+    """openai backend: the packaged model the server runs (as `dgrag models serve NAME` does), whose fitted
+    confidence calibration the answers then use. Empty, or a model that is not packaged: the unfitted prior, which
+    never says "sure". The server is not asked to prove it: name only a model you serve."""
     machine_lock: bool = False
     """openai backend: take this machine's model lock around each request, for a server on this machine beside
     dgrag's own models (compose's llm service on one host). They then take turns, as models in process do, instead

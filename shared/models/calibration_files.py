@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import get_args
 
 from shared.config import ModelConfig
+from shared.config.models import PackagedName
 from shared.reading.confidence import PRIOR, Calibration
 from shared.reading.model_data import model_file, read_section
 
@@ -20,7 +22,10 @@ BUNDLED_KEY = "smollm2-135m-instruct"
 
 
 def model_key(config: ModelConfig) -> str:
-    """The name a model's measured data is kept under: its packaged name, the bundled SLM's, or "" (another)."""
+    """The name a model's measured data is kept under: its packaged name (for the openai backend, the packaged model
+    the server serves), the bundled SLM's, or "" (another)."""
+    if config.backend == "openai":
+        return config.serves if config.serves in get_args(PackagedName) else ""
     if config.packaged_in_use:
         return config.packaged_in_use
     return BUNDLED_KEY if config.backend == "llama_cpp" and not config.model_path else ""
