@@ -19,6 +19,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -72,17 +74,30 @@ def server_command(settings: ServerSettings, model_path: str, port: int, host: s
     ]
 
 
+Serving = tuple[list[str], tuple[int, ...]]
+"""A server's command and the descriptors it inherits."""
+
+
+@contextmanager
+def _serving(settings: ServerSettings, port: int, host: str = "127.0.0.1") -> Iterator[Serving]:
+    """The command that serves the model on ``host:port``, and the descriptors the server must inherit: the model
+    file opened and checked against its sha256, which the server reads (none for a ``model_path`` of one's own)."""
+    path, expected = model_file(settings.model)
+    if expected is None:
+        yield server_command(settings, str(path), port, host), ()
+        return
+    with open_verified(path, expected) as opened:
+        yield server_command(settings, opened.load_path, port, host), (opened.fd,)
+
+
 def exec_server(settings: ServerSettings, host: str, port: int) -> NoReturn:
     """Become one model server on ``host:port`` (``--replicas 1``: no Ray), loading the descriptor that was checked
     against the model's sha256."""
-    path, expected = model_file(settings.model)
-    if expected is None:
-        command = server_command(settings, str(path), port, host)
+    with _serving(settings, port, host) as (command, fds):
+        for fd in fds:
+            os.set_inheritable(fd, True)  # the server this process becomes reads it as its model file
         os.execv(command[0], command)
-    with open_verified(path, expected) as opened:
-        os.set_inheritable(opened.fd, True)  # the server this process becomes reads it as load_path
-        command = server_command(settings, opened.load_path, port, host)
-        os.execv(command[0], command)
+    raise AssertionError("unreachable: os.execv returns only by raising")
 
 
 def free_port() -> int:
@@ -94,13 +109,9 @@ def free_port() -> int:
 
 def start_server(settings: ServerSettings) -> tuple[subprocess.Popen[bytes], int]:
     """A model server on a free loopback port, once its health check answers; its process and port."""
-    path, expected = model_file(settings.model)
     port = free_port()
-    if expected is None:
-        proc = subprocess.Popen(server_command(settings, str(path), port))
-    else:
-        with open_verified(path, expected) as opened:  # the server reads the descriptor that was checked
-            proc = subprocess.Popen(server_command(settings, opened.load_path, port), pass_fds=(opened.fd,))
+    with _serving(settings, port) as (command, fds):
+        proc = subprocess.Popen(command, pass_fds=fds)
     deadline = time.monotonic() + READY_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
