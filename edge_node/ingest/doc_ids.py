@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from edge_node.ingest.readers import relative_doc_id
-from edge_node.store.protocol import EdgeStore
+from edge_node.store.sqlite_store import SqliteStore
 from shared.core.errors import InputDocumentError
 
 
@@ -26,7 +26,7 @@ class IdMigration:
     """Absolute-path ids that do not lie under the root (left as they were)."""
 
 
-def migrate_ids(store: EdgeStore, root: Path) -> IdMigration:
+def migrate_ids(store: SqliteStore, root: Path) -> IdMigration:
     """Rename every document whose id is an absolute path under ``root`` to its path relative to ``root``,
     in one transaction (all or nothing)."""
     if not root.expanduser().is_dir():

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import DocumentInput, StoreDelta
+from edge_node.store.sqlite_store import SqliteStore
 from shared.core.errors import DocumentNotFoundError
 from shared.core.text import truncate_chars
 
@@ -26,7 +26,7 @@ DESCRIPTION_SEPARATOR = " | "
 MAX_KEYWORD_CHARS = 200
 
 
-def write_document(store: EdgeStore, doc: DocumentInput, embed: EmbedFn, max_chars: int) -> StoreDelta:
+def write_document(store: SqliteStore, doc: DocumentInput, embed: EmbedFn, max_chars: int) -> StoreDelta:
     """Store ``doc``, replacing any previous version of it everywhere, in one transaction."""
     with store.transaction():
         delta = _remove(store, doc.doc_id, embed, max_chars, missing_ok=True)
@@ -38,7 +38,7 @@ def write_document(store: EdgeStore, doc: DocumentInput, embed: EmbedFn, max_cha
     return delta
 
 
-def delete_document(store: EdgeStore, doc_id: str, embed: EmbedFn, max_chars: int) -> StoreDelta:
+def delete_document(store: SqliteStore, doc_id: str, embed: EmbedFn, max_chars: int) -> StoreDelta:
     """Remove ``doc_id`` with its chunks, links, vectors and the entities/relations only it supported."""
     with store.transaction():
         delta = _remove(store, doc_id, embed, max_chars, missing_ok=False)
@@ -46,7 +46,7 @@ def delete_document(store: EdgeStore, doc_id: str, embed: EmbedFn, max_chars: in
     return delta
 
 
-def _remove(store: EdgeStore, doc_id: str, embed: EmbedFn, max_chars: int, missing_ok: bool) -> StoreDelta:
+def _remove(store: SqliteStore, doc_id: str, embed: EmbedFn, max_chars: int, missing_ok: bool) -> StoreDelta:
     delta = StoreDelta()
     removed = store.remove_document(doc_id)
     if removed is None:
@@ -74,7 +74,7 @@ def relation_text(src: str, tgt: str, description: str, keywords: str) -> str:
     return f"{src} — {tgt}: {description} {keywords}".strip()
 
 
-def refresh_entities(store: EdgeStore, ids: set[int], embed: EmbedFn, max_chars: int) -> StoreDelta:
+def refresh_entities(store: SqliteStore, ids: set[int], embed: EmbedFn, max_chars: int) -> StoreDelta:
     """Recompute merged type/description/vector of ``ids``; delete those left without mentions."""
     delta = StoreDelta()
     texts: list[str] = []
@@ -98,7 +98,7 @@ def refresh_entities(store: EdgeStore, ids: set[int], embed: EmbedFn, max_chars:
     return delta
 
 
-def refresh_relations(store: EdgeStore, ids: set[int], embed: EmbedFn, max_chars: int) -> StoreDelta:
+def refresh_relations(store: SqliteStore, ids: set[int], embed: EmbedFn, max_chars: int) -> StoreDelta:
     """Recompute merged description/keywords/weight/vector of ``ids``; delete those left without mentions."""
     delta = StoreDelta()
     texts: list[str] = []

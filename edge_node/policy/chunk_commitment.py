@@ -12,14 +12,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from edge_node.store.protocol import EdgeStore
+from edge_node.store.sqlite_store import SqliteStore
 from shared.core.chunk_commitment import ChunkProof, MerkleTree, leaf_hash
 
 
 class CommittedChunks:
     """The commitment over ``store``'s chunks, salted with ``key``."""
 
-    def __init__(self, store: EdgeStore, key: bytes, max_chars: int) -> None:
+    def __init__(self, store: SqliteStore, key: bytes, max_chars: int) -> None:
         self._store = store
         self._key = key
         self._max_chars = max_chars

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from edge_node.store.knowledge_base import EdgeKnowledgeBase
-from edge_node.store.protocol import EdgeStore
+from edge_node.store.sqlite_store import SqliteStore
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def owner_view(kb: EdgeKnowledgeBase) -> OwnerView:
     )
 
 
-def _document_states(store: EdgeStore, summarised_keys: set[str]) -> tuple[DocumentState, ...]:
+def _document_states(store: SqliteStore, summarised_keys: set[str]) -> tuple[DocumentState, ...]:
     """Each document, and whether one of its names is among ``summarised_keys`` (members of a summary)."""
     key_of = {e.id: e.key for e in store.entities()}
     doc_of = {chunk: doc for chunk, doc, _ in store.chunk_rows()}

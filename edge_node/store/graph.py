@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import EntityRow, RelationRow
+from edge_node.store.sqlite_store import SqliteStore
 
 
 @dataclass
@@ -20,7 +20,7 @@ class KnowledgeGraph:
     entity_by_key: dict[str, int]
 
     @classmethod
-    def load(cls, store: EdgeStore) -> KnowledgeGraph:
+    def load(cls, store: SqliteStore) -> KnowledgeGraph:
         entities = {e.id: e for e in store.entities()}
         return cls(
             generation=store.generation,

@@ -13,7 +13,6 @@ from pathlib import Path
 from types import TracebackType
 
 from edge_node.store.opening import open_store
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import StoreDelta
 from edge_node.store.vector_index import VectorIndexes
 from shared.core.edge_stats import EdgeStats
@@ -44,7 +43,7 @@ class EdgeKnowledgeBase:
         if read_only:
             if not is_edge_dir(data_dir):
                 raise StoreError(f"{data_dir} holds no edge ({DB_FILE} is missing); check --data-dir")
-            self.store: EdgeStore = open_store(data_dir / DB_FILE, read_only=True)
+            self.store = open_store(data_dir / DB_FILE, read_only=True)
             return
         if data_dir.exists() and not data_dir.is_dir():
             raise StoreError(f"--data-dir {data_dir} exists and is not a directory")

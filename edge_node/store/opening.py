@@ -1,11 +1,10 @@
-"""Opening an edge store by where it lives: the one place that chooses an implementation of the contract
-(:class:`~edge_node.store.protocol.EdgeStore`)."""
+"""Opening an edge store (:class:`~edge_node.store.sqlite_store.SqliteStore`) by where it lives: on disk or in
+SQLite's memory."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.sqlite_store import SqliteStore
 
 MEMORY = ":memory:"
@@ -13,7 +12,7 @@ MEMORY = ":memory:"
 edges."""
 
 
-def open_store(location: str | Path, read_only: bool = False) -> EdgeStore:
+def open_store(location: str | Path, read_only: bool = False) -> SqliteStore:
     """The store at ``location``: :data:`MEMORY`, or the path of an SQLite database (made when missing; with
     ``read_only``, opened to read beside its writer)."""
     return SqliteStore(Path(location), read_only and str(location) != MEMORY)

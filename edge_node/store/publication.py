@@ -6,8 +6,8 @@ position, its newest state (the current summary, or a tombstone when it no longe
 
 from __future__ import annotations
 
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import SubgraphRecord
+from edge_node.store.sqlite_store import SqliteStore
 from shared.core.knowledge import SummaryCard, SummaryChanges, SummaryTombstone
 
 
@@ -17,14 +17,14 @@ def summary_card(record: SubgraphRecord) -> SummaryCard:
     )
 
 
-def full_sync(store: EdgeStore) -> SummaryChanges:
+def full_sync(store: SqliteStore) -> SummaryChanges:
     """Every current summary, as of the newest log position."""
     seq = store.last_publication_seq()
     cards = tuple(summary_card(r) for r in store.subgraphs())
     return SummaryChanges(cards, (), seq, full=True)
 
 
-def delta_after(store: EdgeStore, seq: int) -> SummaryChanges | None:
+def delta_after(store: SqliteStore, seq: int) -> SummaryChanges | None:
     """The changes logged after ``seq`` (None when there are none)."""
     entries = store.publications_after(seq)
     if not entries:

@@ -1,5 +1,5 @@
-"""The SQLite connection of an edge store, its key-value meta table and its all-or-nothing transactions: what
-every part of :class:`~edge_node.store.sqlite_store.SqliteStore` shares."""
+"""The SQLite connection of an edge store, its key-value meta table and its all-or-nothing transactions: the base
+that every part of :class:`~edge_node.store.sqlite_store.SqliteStore` extends."""
 
 from __future__ import annotations
 
@@ -22,30 +22,30 @@ class SqliteCore:
         self.read_only = read_only
         try:
             if read_only:
-                self.db = sqlite3.connect(
+                self._db = sqlite3.connect(
                     f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
                 )
-                self.db.execute("PRAGMA query_only=ON")
-                self.db.execute("SELECT value FROM meta LIMIT 1").fetchall()  # a database without our schema fails here
+                self._db.execute("PRAGMA query_only=ON")
+                self._db.execute("SELECT value FROM meta LIMIT 1").fetchall()  # fails on a database without our schema
             else:
-                self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=FULL")
-                self.db.execute("PRAGMA foreign_keys=ON")
-                self.db.executescript(resources.files("edge_node.store").joinpath("schema.sql").read_text())
+                self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.executescript(resources.files("edge_node.store").joinpath("schema.sql").read_text())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable dgrag edge database: {exc}") from exc
         self.in_transaction = False
 
     def close(self) -> None:
-        self.db.close()
+        self._db.close()
 
     def get_meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
+        self._db.execute(
             "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
@@ -61,15 +61,15 @@ class SqliteCore:
         if self.in_transaction:
             yield
             return
-        self.db.execute("BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE")
         self.in_transaction = True
         try:
             yield
             self.set_meta("generation", str(self.generation + 1))
-            self.db.execute("COMMIT")
+            self._db.execute("COMMIT")
         except BaseException as exc:
-            if self.db.in_transaction:  # SQLite may have rolled back itself (a full disk does)
-                self.db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite may have rolled back itself (a full disk does)
+                self._db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
                 raise StoreError(
                     f"the disk holding {self.path} is full ({exc}); free space and run again "

@@ -20,12 +20,8 @@ def blob(vector: Vector) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
-class DocumentRows:
-    """The document and graph tables of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
-
-    def __init__(self, core: SqliteCore) -> None:
-        self._core = core
-        self._db = core.db
+class DocumentRows(SqliteCore):
+    """The document and graph tables of :class:`~edge_node.store.sqlite_store.SqliteStore` (one of its bases)."""
 
     def document_hash(self, doc_id: str) -> str | None:
         row = self._db.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
@@ -40,7 +36,7 @@ class DocumentRows:
 
     def insert_document(self, doc: DocumentInput) -> InsertedDocument:
         """Store a new document with its chunks and mentions (entities and relations are found or created by
-        name); the caller has removed any earlier version."""
+        name); the caller has removed any earlier version. Returns the new chunks' vectors and the ids touched."""
         self._db.execute(
             "INSERT INTO documents(doc_id, title, source, content_hash, n_chars, ingested_at) VALUES(?,?,?,?,?,?)",
             (doc.doc_id, doc.title, doc.source, doc.content_hash, doc.n_chars, time.time()),
@@ -98,8 +94,8 @@ class DocumentRows:
         return RemovedDocument(chunk_ids, entities, relations)
 
     def rename_document(self, old: str, new: str) -> bool:
-        """Give document ``old`` the id ``new``, chunks and all (nothing else changes); False when ``old`` is
-        unknown or ``new`` is taken."""
+        """Give document ``old`` the id ``new``, chunks and all (their ids kept, nothing else changes); False,
+        changing nothing, when ``old`` is unknown or ``new`` is taken."""
         if self.document_hash(old) is None or self.document_hash(new) is not None:
             return False
         self._db.execute(
@@ -139,6 +135,7 @@ class DocumentRows:
         return [(str(t), str(d)) for t, d in rows]
 
     def entity_name(self, entity_id: int) -> str:
+        """The entity's name as first seen."""
         return str(self._db.execute("SELECT name FROM entities WHERE id = ?", (entity_id,)).fetchone()[0])
 
     def update_entity(self, entity_id: int, etype: str, description: str) -> None:
@@ -165,7 +162,7 @@ class DocumentRows:
         return [(str(d), str(k), float(w)) for d, k, w in rows]
 
     def relation_names(self, relation_id: int) -> tuple[str, str]:
-        """The names of the relation's two ends."""
+        """The names of the relation's two ends (lower id first)."""
         row = self._db.execute(
             "SELECT a.name, b.name FROM relations r JOIN entities a ON a.id = r.src_id "
             "JOIN entities b ON b.id = r.tgt_id WHERE r.id = ?",
@@ -187,4 +184,4 @@ class DocumentRows:
 
     def mark_graph_dirty(self) -> None:
         """The graph changed: its partition and summaries must be refreshed."""
-        self._core.set_meta("graph_dirty", "1")
+        self.set_meta("graph_dirty", "1")

@@ -10,12 +10,8 @@ from edge_node.store.records import PublicationEntry, SubgraphRecord
 from edge_node.store.sqlite_core import SqliteCore
 
 
-class PublicationLog:
-    """The summary side of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
-
-    def __init__(self, core: SqliteCore) -> None:
-        self._core = core
-        self._db = core.db
+class PublicationLog(SqliteCore):
+    """The summary side of :class:`~edge_node.store.sqlite_store.SqliteStore` (one of its bases)."""
 
     def subgraphs(self) -> list[SubgraphRecord]:
         rows = self._db.execute(
@@ -41,7 +37,7 @@ class PublicationLog:
         """Write changed subgraphs and their summaries, delete the vanished ones (``(id, tombstone version)``),
         log every change for publication and clear the graph-dirty flag, in one transaction."""
         now = time.time()
-        with self._core.transaction():
+        with self.transaction():
             for sid, version in deletions:
                 self._db.execute("DELETE FROM subgraphs WHERE id = ?", (sid,))
                 self._db.execute(
@@ -75,10 +71,10 @@ class PublicationLog:
                     "INSERT INTO publication_log(summary_id, version, op, created_at) VALUES(?,?,'upsert',?)",
                     (sg.id, sg.version, now),
                 )
-            self._core.set_meta("graph_dirty", "0")
+            self.set_meta("graph_dirty", "0")
 
     def graph_dirty(self) -> bool:
-        return self._core.get_meta("graph_dirty") == "1"
+        return self.get_meta("graph_dirty") == "1"
 
     def max_tombstone_version(self, summary_id: str) -> int:
         """Highest version ever logged for ``summary_id`` (0 if never), so a reused id never goes backwards."""
@@ -97,7 +93,7 @@ class PublicationLog:
         ]
 
     def last_publication_seq(self) -> int:
-        """Position of the newest entry in the publication log (0 when empty)."""
+        """Position of the newest entry ever logged (0: none); sequence numbers never repeat."""
         row = self._db.execute("SELECT MAX(seq) FROM publication_log").fetchone()
         return int(row[0] or 0)
 
@@ -112,7 +108,7 @@ class PublicationLog:
         ]
 
     def mark_published(self, up_to_seq: int) -> None:
-        with self._core.transaction():
+        with self.transaction():
             self._db.execute(
                 "UPDATE publication_log SET published_at = ? WHERE seq <= ? AND published_at IS NULL",
                 (time.time(), up_to_seq),

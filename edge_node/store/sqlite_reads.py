@@ -8,12 +8,8 @@ from edge_node.store.records import ChunkRow, EntityRow, RelationRow, StoreCount
 from edge_node.store.sqlite_core import SqliteCore
 
 
-class GraphReads:
-    """The read side of :class:`~edge_node.store.sqlite_store.SqliteStore`."""
-
-    def __init__(self, core: SqliteCore) -> None:
-        self._core = core
-        self._db = core.db
+class GraphReads(SqliteCore):
+    """The read side of :class:`~edge_node.store.sqlite_store.SqliteStore` (one of its bases)."""
 
     def counts(self) -> StoreCounts:
         def one(sql: str) -> int:
@@ -30,7 +26,8 @@ class GraphReads:
         )
 
     def vectors(self, table: str) -> Iterator[tuple[int, bytes]]:
-        """(id, float32 bytes) of every row of ``table`` (chunks, entities or relations)."""
+        """(id, float32 bytes; empty while a row has no vector) of every row of ``table`` (chunks, entities or
+        relations); another table raises ValueError."""
         if table not in ("chunks", "entities", "relations"):
             raise ValueError(f"no vectors in table {table!r}")
         yield from ((int(i), bytes(v)) for i, v in self._db.execute(f"SELECT id, vector FROM {table}"))

@@ -16,8 +16,8 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import StoreDelta, Vector, VectorDelta
+from edge_node.store.sqlite_store import SqliteStore
 
 SPACES = ("chunks", "entities", "relations")
 STATE_FILE = "vectors.state.json"
@@ -62,7 +62,7 @@ class VectorSpace:
 class VectorIndexes:
     """The three vector spaces of an edge, loaded from disk or rebuilt from SQLite."""
 
-    def __init__(self, directory: Path, dim: int, store: EdgeStore) -> None:
+    def __init__(self, directory: Path, dim: int, store: SqliteStore) -> None:
         self._dir = directory
         self._dim = dim
         self._store = store

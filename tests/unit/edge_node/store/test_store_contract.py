@@ -1,4 +1,4 @@
-"""One contract, two stores: the SQLite store (deployments) and its in-memory twin pass the same suite."""
+"""The store's contract, two locations: the SQLite store on disk and in SQLite's memory pass the same suite."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 
 from edge_node.ingest.merge_policy import delete_document, write_document
 from edge_node.store.opening import MEMORY, open_store
-from edge_node.store.protocol import EdgeStore
 from edge_node.store.records import (
     ChunkInput,
     DocumentInput,
@@ -25,7 +24,7 @@ DIM = 4
 
 
 @pytest.fixture(params=["sqlite", "memory"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EdgeStore]:
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqliteStore]:
     made = open_store(tmp_path / "edge.sqlite3" if request.param == "sqlite" else MEMORY)
     assert isinstance(made, SqliteStore)
     yield made
@@ -76,7 +75,7 @@ ALICE_BOB = document(
 )
 
 
-def test_identity_is_recorded_then_checked(store: EdgeStore) -> None:
+def test_identity_is_recorded_then_checked(store: SqliteStore) -> None:
     store.check_identity("edge-a", "minilm", 384)
     store.check_identity("edge-a", "minilm", 384)
     with pytest.raises(StoreError, match="edge_id"):
@@ -84,14 +83,14 @@ def test_identity_is_recorded_then_checked(store: EdgeStore) -> None:
     assert store.get_meta("dim") == "384"
 
 
-def test_a_transaction_bumps_the_generation_once_and_nested_ones_join(store: EdgeStore) -> None:
+def test_a_transaction_bumps_the_generation_once_and_nested_ones_join(store: SqliteStore) -> None:
     before = store.generation
     with store.transaction(), store.transaction():
         store.set_meta("x", "1")
     assert store.generation == before + 1 and store.get_meta("x") == "1"
 
 
-def test_a_failed_transaction_leaves_everything_as_before(store: EdgeStore) -> None:
+def test_a_failed_transaction_leaves_everything_as_before(store: SqliteStore) -> None:
     write_document(store, ALICE_BOB, embed, 200)
     counts, entities, generation = store.counts(), store.entities(), store.generation
     with pytest.raises(RuntimeError), store.transaction():
@@ -104,7 +103,7 @@ def test_a_failed_transaction_leaves_everything_as_before(store: EdgeStore) -> N
     assert (row.doc_id, row.chars) == ("memo", ALICE_BOB.n_chars) and row.stored_at > 0
 
 
-def test_mentions_merge_into_entities_and_relations(store: EdgeStore) -> None:
+def test_mentions_merge_into_entities_and_relations(store: SqliteStore) -> None:
     delta = write_document(store, ALICE_BOB, embed, 200)
     counts = store.counts()
     assert (counts.documents, counts.chunks, counts.entities, counts.relations) == (1, 2, 3, 2)
@@ -122,7 +121,7 @@ def test_mentions_merge_into_entities_and_relations(store: EdgeStore) -> None:
     assert sorted(text for _, text in store.chunk_texts()) == ["Alice founded Acme.", "Alice met Bob."]
 
 
-def test_a_new_version_replaces_the_old_and_orphans_go(store: EdgeStore) -> None:
+def test_a_new_version_replaces_the_old_and_orphans_go(store: SqliteStore) -> None:
     write_document(store, ALICE_BOB, embed, 200)
     second = document(
         "memo", chunk(0, "Carol runs Acme.", [entity("Carol"), entity("Acme", "organization")]), digest="h2"
@@ -134,7 +133,7 @@ def test_a_new_version_replaces_the_old_and_orphans_go(store: EdgeStore) -> None
     assert delta.entities.removed and delta.relations.removed
 
 
-def test_delete_takes_everything_the_document_alone_supported(store: EdgeStore) -> None:
+def test_delete_takes_everything_the_document_alone_supported(store: SqliteStore) -> None:
     write_document(store, ALICE_BOB, embed, 200)
     write_document(store, document("other", chunk(0, "Bob likes tea.", [entity("Bob")])), embed, 200)
     delete_document(store, "memo", embed, 200)
@@ -143,7 +142,7 @@ def test_delete_takes_everything_the_document_alone_supported(store: EdgeStore) 
         delete_document(store, "memo", embed, 200)
 
 
-def test_a_rename_moves_the_document_and_its_chunks_and_nothing_else(store: EdgeStore) -> None:
+def test_a_rename_moves_the_document_and_its_chunks_and_nothing_else(store: SqliteStore) -> None:
     write_document(store, ALICE_BOB, embed, 200)
     write_document(store, document("other", chunk(0, "Bob likes tea.", [entity("Bob")])), embed, 200)
     chunks_before = {cid: idx for cid, _, idx in store.chunk_rows()}
@@ -163,7 +162,7 @@ def test_a_rename_moves_the_document_and_its_chunks_and_nothing_else(store: Edge
     assert [e.name for e in store.entities()] == ["Bob"], "the renamed document still owns its mentions"
 
 
-def test_a_rename_in_a_failed_transaction_is_undone(store: EdgeStore) -> None:
+def test_a_rename_in_a_failed_transaction_is_undone(store: SqliteStore) -> None:
     write_document(store, ALICE_BOB, embed, 200)
     with pytest.raises(RuntimeError), store.transaction():
         store.rename_document("memo", "renamed")
@@ -172,7 +171,7 @@ def test_a_rename_in_a_failed_transaction_is_undone(store: EdgeStore) -> None:
 
 
 def test_model_answers_are_copied_from_another_edge_database_without_overwriting(
-    store: EdgeStore, tmp_path: Path
+    store: SqliteStore, tmp_path: Path
 ) -> None:
     other = SqliteStore(tmp_path / "other.sqlite3")
     other.cache_put("asked before", "their answer")
@@ -186,7 +185,7 @@ def test_model_answers_are_copied_from_another_edge_database_without_overwriting
         store.copy_llm_cache_from(tmp_path / "garbage.sqlite3")
 
 
-def test_summaries_and_the_publication_log(store: EdgeStore) -> None:
+def test_summaries_and_the_publication_log(store: SqliteStore) -> None:
     sg = SubgraphRecord("sg-1", 1, "fp", ("alice", "bob"), "About Alice.", ("Alice",), 2, 1, 0.0)
     store.mark_graph_dirty()
     store.save_subgraphs([sg], [])
@@ -201,7 +200,7 @@ def test_summaries_and_the_publication_log(store: EdgeStore) -> None:
     assert store.counts().pending_publications == 1
 
 
-def test_what_the_slm_said_is_remembered(store: EdgeStore) -> None:
+def test_what_the_slm_said_is_remembered(store: SqliteStore) -> None:
     store.remember_name_types([("alice", "person"), ("acme", "organization")])
     store.remember_name_types([("alice", "location")])
     assert store.name_types() == {"alice": "person", "acme": "organization"}, "a known name keeps its first type"
@@ -211,7 +210,7 @@ def test_what_the_slm_said_is_remembered(store: EdgeStore) -> None:
 
 
 def test_a_store_on_disk_and_one_in_memory_end_in_the_same_state(tmp_path: Path) -> None:
-    stores: list[EdgeStore] = [SqliteStore(tmp_path / "a.sqlite3"), open_store(MEMORY)]
+    stores: list[SqliteStore] = [SqliteStore(tmp_path / "a.sqlite3"), open_store(MEMORY)]
     for s in stores:
         write_document(s, ALICE_BOB, embed, 200)
         write_document(s, document("other", chunk(0, "Bob likes Acme.", [entity("Bob"), entity("Acme")])), embed, 200)
