@@ -50,7 +50,8 @@ def index_key(docs_rows: list[dict[str, object]], edge_id: str, config: EdgeConf
         "docs": sorted(hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest() for r in docs_rows),
         "models": _model_identity(config),
         "chunking": dataclasses.asdict(config.chunking),
-        "extraction": dataclasses.asdict(config.extraction),
+        # The retired extraction.mode and max_relations keep their last values here, so cached indexes stay valid.
+        "extraction": {"mode": "classify", "max_relations": 6, **dataclasses.asdict(config.extraction)},
         "partition": dataclasses.asdict(config.partition),
         "summary": dataclasses.asdict(config.summary),
     }

@@ -1,24 +1,20 @@
-"""Entity and relation extraction from one chunk: small schema-constrained SLM tasks plus model-free backups.
+"""Entity and relation extraction from one chunk: a small schema-constrained SLM task plus model-free backups.
 
-``classify`` mode (default, for a ~100M SLM): model-free candidate names (capitalised spans, dates,
-amounts) are listed, numbered, and the SLM answers one type per name, or ``none`` to reject it; the
-answer is a fixed-length enum array, a few dozen tokens. ``extract`` mode (a stronger model): the SLM
-names entities with descriptions and links them with described relations; names must occur in the chunk
-and relation endpoints are an enum of the kept names.
+Model-free candidate names (capitalised spans, dates, amounts) are listed, numbered, and the SLM answers one
+type per name, or ``none`` to reject it; the answer is a fixed-length enum array, a few dozen tokens (a task
+a ~100M SLM can do).
 
-In classify mode the extractor remembers the type (or rejection) of every name it has had typed: a chunk
-whose names are all known costs no SLM call, and a name keeps one type on the edge (so it stays one node of
-the graph). The prompt always lists every candidate of the chunk, so it does not depend on what came before.
+The extractor remembers the type (or rejection) of every name it has had typed: a chunk whose names are all
+known costs no SLM call, and a name keeps one type on the edge (so it stays one node of the graph). The
+prompt always lists every candidate of the chunk, so it does not depend on what came before.
 
-In both modes: when fewer than ``min_entities`` survive, candidates fill up; entities without a grounded
-description are described by their sentence; every pair of entities sharing a sentence that no SLM
-relation links gets a co-occurrence relation whose description is that sentence.
+When fewer than ``min_entities`` survive, candidates fill up; entities are described by their sentence;
+every pair of entities sharing a sentence gets a co-occurrence relation whose description is that sentence.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +31,6 @@ ORIGIN_HEURISTIC = "heuristic"
 ORIGIN_COOCCURRENCE = "cooccurrence"
 REJECT = "none"
 MAX_ENTITIES_PER_SENTENCE = 6
-_CONTENT_WORD = re.compile(r"[a-z0-9]{4,}")
 
 
 @dataclass
@@ -73,43 +68,6 @@ def classify_schema(n_names: int) -> dict[str, Any]:
     }
 
 
-def extract_schema(config: ExtractionConfig) -> dict[str, Any]:
-    """Free entity list with types and descriptions (names are checked against the chunk afterwards)."""
-    item = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 2, "maxLength": 60},
-            "type": {"enum": list(prompts.ENTITY_TYPES)},
-            "description": {"type": "string", "maxLength": 200},
-        },
-        "required": ["name", "type", "description"],
-    }
-    return {
-        "type": "object",
-        "properties": {"entities": {"type": "array", "items": item, "maxItems": config.max_entities}},
-        "required": ["entities"],
-    }
-
-
-def relation_schema(names: list[str], config: ExtractionConfig) -> dict[str, Any]:
-    """Relations whose endpoints are restricted to ``names``."""
-    item = {
-        "type": "object",
-        "properties": {
-            "source": {"enum": names},
-            "target": {"enum": names},
-            "description": {"type": "string", "maxLength": 200},
-            "keywords": {"type": "string", "maxLength": 60},
-        },
-        "required": ["source", "target", "description", "keywords"],
-    }
-    return {
-        "type": "object",
-        "properties": {"relations": {"type": "array", "items": item, "maxItems": config.max_relations}},
-        "required": ["relations"],
-    }
-
-
 class Extractor:
     """Extracts a chunk's entities and relations with an injected generator."""
 
@@ -131,20 +89,16 @@ class Extractor:
         stats = ExtractionStats()
         candidates = find_candidates(chunk, limit=cfg.max_candidates)
         stats.candidates = len(candidates)
-        rejected: set[str] = set()
-        if cfg.mode == "extract":
-            entities = self._extract_entities(chunk, stats)
-        else:
-            # Dates and amounts are typed by the pattern that found them; the SLM types the names.
-            entities = [
-                ExtractedEntity(c.name, c.kind, _sentence_with(chunk, [c.name]), ORIGIN_HEURISTIC)
-                for c in candidates
-                if c.kind in prompts.ENTITY_TYPES
-            ]
-            stats.heuristic_entities += len(entities)
-            names = [c.name for c in candidates if c.kind not in prompts.ENTITY_TYPES]
-            typed, rejected = self._classify_candidates(chunk, names, stats)
-            entities = (typed + entities)[: cfg.max_entities]
+        # Dates and amounts are typed by the pattern that found them; the SLM types the names.
+        entities = [
+            ExtractedEntity(c.name, c.kind, _sentence_with(chunk, [c.name]), ORIGIN_HEURISTIC)
+            for c in candidates
+            if c.kind in prompts.ENTITY_TYPES
+        ]
+        stats.heuristic_entities += len(entities)
+        names = [c.name for c in candidates if c.kind not in prompts.ENTITY_TYPES]
+        typed, rejected = self._classify_candidates(chunk, names, stats)
+        entities = (typed + entities)[: cfg.max_entities]
         if len(entities) < cfg.min_entities:
             seen = {normalise_name(e.name) for e in entities}
             # Fill up with candidates the SLM did not reject first, then the rejected ones.
@@ -160,10 +114,7 @@ class Extractor:
                 kind = cand.kind if cand.kind in prompts.ENTITY_TYPES else "concept"
                 entities.append(ExtractedEntity(cand.name, kind, _sentence_with(chunk, [cand.name]), ORIGIN_HEURISTIC))
                 stats.heuristic_entities += 1
-        relations: list[ExtractedRelation] = []
-        if cfg.mode == "extract" and len(entities) >= 2:
-            relations = self._extract_relations(chunk, entities, stats)
-        relations.extend(self._cooccurrences(chunk, entities, relations, stats))
+        relations = self._cooccurrences(chunk, entities, stats)
         return ChunkExtraction(tuple(entities), tuple(relations), stats)
 
     def _ask(self, prompt: str, schema: dict[str, Any], max_tokens: int, stats: ExtractionStats) -> dict[str, Any]:
@@ -218,58 +169,10 @@ class Extractor:
         stats.slm_entities_kept = len(out)
         return out, rejected
 
-    def _extract_entities(self, chunk: str, stats: ExtractionStats) -> list[ExtractedEntity]:
-        prompt = prompts.ENTITY_EXTRACTION.format(chunk=chunk)
-        data = self._ask(prompt, extract_schema(self._config), 60 * self._config.max_entities, stats)
-        out: list[ExtractedEntity] = []
-        seen: set[str] = set()
-        for item in _list(data, "entities"):
-            if not isinstance(item, dict):
-                continue
-            stats.slm_entities_proposed += 1
-            name = clean_text(str(item.get("name", ""))).strip(" .,;:\"'")
-            key = normalise_name(name)
-            if not key or key in seen or not occurs_in(name, chunk):
-                continue
-            seen.add(key)
-            etype = str(item.get("type", "concept"))
-            etype = etype if etype in prompts.ENTITY_TYPES else "concept"
-            out.append(
-                ExtractedEntity(name, etype, _grounded(str(item.get("description", "")), chunk, [name]), ORIGIN_SLM)
-            )
-        stats.slm_entities_kept = len(out)
-        return out
-
-    def _extract_relations(
+    def _cooccurrences(
         self, chunk: str, entities: list[ExtractedEntity], stats: ExtractionStats
     ) -> list[ExtractedRelation]:
-        names = [e.name for e in entities]
-        prompt = prompts.RELATION_EXTRACTION.format(chunk=chunk, entities="; ".join(names))
-        data = self._ask(prompt, relation_schema(names, self._config), 70 * self._config.max_relations, stats)
-        out: list[ExtractedRelation] = []
-        seen: set[frozenset[str]] = set()
-        for item in _list(data, "relations"):
-            if not isinstance(item, dict):
-                continue
-            source, target = str(item.get("source", "")), str(item.get("target", ""))
-            pair = frozenset((normalise_name(source), normalise_name(target)))
-            if source not in names or target not in names or len(pair) != 2 or pair in seen:
-                continue
-            seen.add(pair)
-            description = _grounded(str(item.get("description", "")), chunk, [source, target])
-            keywords = clean_text(str(item.get("keywords", "")))[:60]
-            out.append(ExtractedRelation(source, target, description, keywords, 1.0, ORIGIN_SLM))
-        stats.slm_relations_kept = len(out)
-        return out
-
-    def _cooccurrences(
-        self,
-        chunk: str,
-        entities: list[ExtractedEntity],
-        existing: list[ExtractedRelation],
-        stats: ExtractionStats,
-    ) -> list[ExtractedRelation]:
-        linked = {frozenset((normalise_name(r.source), normalise_name(r.target))) for r in existing}
+        linked: set[frozenset[str]] = set()
         out: list[ExtractedRelation] = []
         for sentence in sentences(chunk):
             present = [e.name for e in entities if occurs_in(e.name, sentence)][:MAX_ENTITIES_PER_SENTENCE]
@@ -298,11 +201,6 @@ def _parse_json(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _list(data: dict[str, Any], key: str) -> list[Any]:
-    value = data.get(key)
-    return value if isinstance(value, list) else []
-
-
 def _sentence_with(chunk: str, names: list[str]) -> str:
     """The first sentence of ``chunk`` mentioning all ``names`` (else any of them), whitespace collapsed."""
     all_sentences = sentences(chunk)
@@ -312,14 +210,3 @@ def _sentence_with(chunk: str, names: list[str]) -> str:
             if all(hits) if want_all else any(hits):
                 return clean_text(sentence)
     return clean_text(all_sentences[0]) if all_sentences else ""
-
-
-def _grounded(description: str, chunk: str, names: list[str]) -> str:
-    """The SLM's description when most of its content words are in the chunk, else the chunk's own sentence."""
-    description = clean_text(description)
-    chunk_words = set(_CONTENT_WORD.findall(chunk.casefold()))
-    name_words = {w for n in names for w in _CONTENT_WORD.findall(n.casefold())}
-    words = set(_CONTENT_WORD.findall(description.casefold())) - name_words
-    if words and len(words & chunk_words) / len(words) >= 0.5:
-        return description
-    return _sentence_with(chunk, names)

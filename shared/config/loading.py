@@ -45,8 +45,10 @@ REMOVED = {
     "memory_capacity": "the routing memory is gone",
     "memory_half_life": "the routing memory is gone",
     "unreliable": "no shape withholds its verdicts; a yes/no verdict below withhold_below (answer. or query.) does",
+    "extraction.mode": "the SLM always types (or rejects) model-free candidate names; naming entities itself is gone",
+    "extraction.max_relations": "the SLM names no relations: entities sharing a sentence are related by it",
 }
-"""Settings that went away, and why."""
+"""Settings that went away, and why: by name, or by section.name where the name alone is too common."""
 
 
 def _set_path(tree: dict[str, Any], parts: list[str], value: str) -> None:
@@ -67,7 +69,8 @@ def _build(cls: type[T], raw: Mapping[str, Any], where: str) -> T:
     renamed = [f"{where}.{u} is now {where}.{RENAMED[u]}" for u in unknown if RENAMED.get(u) in fields]
     if renamed:
         raise ConfigError(f"renamed setting(s): {'; '.join(renamed)}; rename them in your config")
-    removed = [f"{where}.{u}: {REMOVED[u]}" for u in unknown if u in REMOVED]
+    why = {u: REMOVED.get(f"{where}.{u}".removeprefix("config."), REMOVED.get(u)) for u in unknown}
+    removed = [f"{where}.{u}: {why[u]}" for u in unknown if why[u]]
     if removed:
         raise ConfigError(f"removed setting(s): {'; '.join(removed)}; delete them from your config")
     if unknown:

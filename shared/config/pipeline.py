@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from shared.core.constants import MAX_DOCUMENT_BYTES
 from shared.reading.answer_format import Sampling
@@ -19,28 +18,20 @@ class ChunkingConfig:
     """Tokens shared by consecutive chunks."""
 
 
-ExtractionMode = Literal["classify", "extract"]
-
-
 @dataclass(frozen=True)
 class ExtractionConfig:
     """Entity and relation extraction by the SLM."""
 
-    mode: ExtractionMode = "classify"
-    """classify: the SLM types (or rejects) model-free candidate names, a task a ~100M model can do;
-    extract: the SLM names and describes entities and relations itself (for a stronger model)."""
     max_entities: int = 10
     """Most entities kept per chunk."""
     max_candidates: int = 14
     """Most model-free candidate names per chunk."""
-    max_relations: int = 6
-    """Most relations asked of the SLM per chunk (extract mode)."""
     min_entities: int = 3
     """Below this many SLM entities, model-free candidates fill up."""
     max_description_chars: int = 600
     """Longest merged description kept per entity or relation."""
     reuse_types: bool = True
-    """classify mode: a name the SLM typed once keeps that type on this edge; chunks whose names are all
+    """A name the SLM typed once keeps that type on this edge; chunks whose names are all
     known cost no SLM call (and a name stays one graph node instead of one per type)."""
 
 

@@ -25,24 +25,6 @@ For each of the {count} names, in order, say what kind of thing it is in this te
 person, organization, location, event, product, date, quantity or concept.
 Say none if it is not a real name of something."""
 
-ENTITY_EXTRACTION = """Text:
-\"\"\"
-{chunk}
-\"\"\"
-
-List the important named things in the text: people, organizations, places, events, products, dates,
-amounts, key concepts. Copy each name exactly from the text, give its kind and one sentence about it
-based on the text."""
-
-RELATION_EXTRACTION = """Text:
-\"\"\"
-{chunk}
-\"\"\"
-
-Entities: {entities}.
-List pairs of these entities that the text connects. For each pair write one sentence, based on the text,
-saying how they are related, and one or two keywords."""
-
 SUMMARY_SYSTEM = "You write short, factual summaries of knowledge."
 
 SUBGRAPH_SUMMARY = """Knowledge:
@@ -62,8 +44,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     name: frozenset(f for _, f, _, _ in Formatter().parse(template) if f)
     for name, template in {
         "ENTITY_CLASSIFICATION": ENTITY_CLASSIFICATION,
-        "ENTITY_EXTRACTION": ENTITY_EXTRACTION,
-        "RELATION_EXTRACTION": RELATION_EXTRACTION,
         "SUBGRAPH_SUMMARY": SUBGRAPH_SUMMARY,
         "ANSWER_PASSAGES": ANSWER_PASSAGES,
     }.items()

@@ -27,7 +27,6 @@ def test_defaults() -> None:
     assert cfg.slm.json_mode == "json_schema"
     assert cfg.chunking == ChunkingConfig(chunk_tokens=240, overlap_tokens=32)
     assert cfg.ingest.max_file_bytes == MAX_DOCUMENT_BYTES
-    assert cfg.extraction.mode == "classify"
 
 
 def test_config_is_frozen() -> None:
@@ -47,8 +46,6 @@ base_url = "http://10.0.0.1:9000/v1"
 timeout_s = 5
 [chunking]
 chunk_tokens = 128
-[extraction]
-mode = "extract"
 """,
     )
     cfg = load_config(EdgeConfig, path, {})
@@ -57,7 +54,6 @@ mode = "extract"
     assert cfg.slm.base_url == "http://10.0.0.1:9000/v1"
     assert cfg.slm.timeout_s == 5.0 and isinstance(cfg.slm.timeout_s, float)
     assert cfg.chunking == ChunkingConfig(chunk_tokens=128, overlap_tokens=32)  # untouched keys keep defaults
-    assert cfg.extraction.mode == "extract"
     assert cfg.slm.model == "default"
     assert cfg.summary == EdgeConfig().summary
 
