@@ -17,9 +17,18 @@ def _case(home: str, **scores: float) -> Case:
 def test_probes_fix_a_summary_miss_and_the_baseline_keeps_it() -> None:
     cases = [_case("b", a=0.2, b=0.9, c=0.1), _case("a", a=0.8, b=0.3, c=0.1)]
     baseline = evaluate(cases, 0.0, None)
-    assert baseline == {"route_hit@1": 0.5, "route_recall": 0.5, "edges_asked": 1.0}
+    assert baseline == {"route_hit@1": 0.5, "route_recall": 0.5, "home_coverage": 0.5, "edges_asked": 1.0}
     probed = evaluate(cases, 0.0, ProbeRouting(shortlist=3, margin=0.0, max_k=2, weight=1.0))
-    assert probed == {"route_hit@1": 1.0, "route_recall": 1.0, "edges_asked": 1.0}
+    assert probed == {"route_hit@1": 1.0, "route_recall": 1.0, "home_coverage": 1.0, "edges_asked": 1.0}
+
+
+def test_home_coverage_counts_a_question_only_when_every_home_edge_is_asked() -> None:
+    probes = {edge: ProbeScores(edge, score) for edge, score in {"a": 0.9, "b": 0.7, "c": 0.1}.items()}
+    cases = [Case("q", frozenset({"a", "b"}), {0.0: MATCHES}, probes)]
+    narrow = evaluate(cases, 0.0, ProbeRouting(shortlist=3, margin=0.1, max_k=3, weight=1.0))
+    assert (narrow["route_recall"], narrow["home_coverage"]) == (1.0, 0.0), "b (0.7) is not within 0.1 of a"
+    wide = evaluate(cases, 0.0, ProbeRouting(shortlist=3, margin=0.3, max_k=3, weight=1.0))
+    assert (wide["home_coverage"], wide["edges_asked"]) == (1.0, 2.0)
 
 
 def test_the_check_fires_where_another_edge_probes_clearly_better() -> None:
