@@ -28,7 +28,7 @@ from pathlib import Path
 
 import grpc
 
-from shared.core.verbatim import longest_shared_run
+from benchmarks.shared_run import longest_shared_run
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from simulation.bench_network import APP, Network, network, same_level

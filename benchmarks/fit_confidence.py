@@ -27,7 +27,7 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from shared.config import CLOUD_MODEL
 from shared.core.errors import DgragError
 from shared.models.calibration_files import BUNDLED_KEY
 from shared.reading.confidence import Calibration, Evidence, HasFeatures
-from shared.reading.model_data import write_section
+from shared.reading.model_data import model_file
 from shared.reading.plan import shape_of
 from simulation.answer_rows import find_answers, read_rows
 from simulation.halves import Half, half_of
@@ -176,12 +176,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"== {key}: {len(samples)} asks with a verdict")
         print("\n".join(cells(samples, calibration)))
         if args.write:
-            print(f"wrote {write_section(key, 'confidence', calibration.as_dict())}")
+            print(f"wrote {write_confidence(key, calibration.as_dict())}")
     if BUNDLED_KEY in fitted:
         choice, replay = escalation_choice(rows, fitted[BUNDLED_KEY])
         chosen = f"chosen: min_local_confidence = {choice}"
         print("\n".join(["== gate.min_local_confidence, replayed", *replay, chosen]))
     return 0
+
+
+def write_confidence(model: str, body: Mapping[str, Any]) -> Path:
+    """Store ``body`` as the ``confidence`` section of ``model``'s data file (shared.reading.model_data), keeping
+    the file's other keys; returns the file."""
+    path = model_file(model)
+    if path is None:
+        raise DgragError(f"{model!r} is not a model name a data file can be kept under")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"model": model}
+    data["confidence"] = dict(body)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 if __name__ == "__main__":

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edge_node.experiments import gate_score
 from shared.config import GateConfig
 from simulation.answer_rows import read_rows
+from simulation.edge_parts import gate_score
 from simulation.halves import split
 
 SIGNALS = ("evidence", "cosine", "jaccard", "claims")

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_gate import _score, gate_rows
-from cloud_server.experiments import ProbeRouting, bounded_lexical
 from shared.config import CloudQueryConfig, GateConfig
 from shared.core.knowledge import ProbeScores
 from simulation.answer_rows import read_rows
+from simulation.cloud_parts import ProbeRouting, bounded_lexical
 from simulation.halves import split
 
 OFF = None

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from edge_node.experiments import AuditEntry, LeakGuard, read_audit
+from simulation.edge_parts import AuditEntry, LeakGuard, read_audit
 
 
 def edge_documents(bench: Path) -> dict[str, list[str]]:

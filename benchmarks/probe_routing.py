@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.summary_routing import edge_cards
-from cloud_server.experiments import ProbeRouting, SummaryIndex, choose_edges
 from edge_node.api import Edge, EdgeModels
 from shared.config import EdgeConfig, load_config
 from shared.core.knowledge import ProbeScores, SummaryMatch
@@ -38,6 +37,7 @@ from shared.core.model_api import GenerationRequest
 from shared.models.factory import build_embedder
 from shared.models.tokenizer import WordPieceTokenizer
 from simulation.bundle import load_edges, load_questions
+from simulation.cloud_parts import ProbeRouting, SummaryIndex, choose_edges
 from simulation.fakes import ScriptedGenerator
 from simulation.halves import half_of
 from simulation.index_cache import index_location

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_node.experiments import EdgeKnowledgeBase, Retriever
 from shared.config import EdgeConfig
 from shared.core.model_api import Embedder
 from shared.core.text import occurs_in
 from shared.models.factory import build_embedder
+from simulation.edge_parts import EdgeKnowledgeBase, Retriever
 from simulation.index_cache import index_location
 from simulation.indexing import docs_by_edge
 

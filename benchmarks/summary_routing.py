@@ -18,13 +18,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from cloud_server.experiments import SummaryIndex
 from edge_node.api import Edge
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import DgragError
 from shared.core.knowledge import SummaryCard, SummaryMatch
 from shared.models.factory import build_embedder
 from simulation.bundle import Question, load_edges, load_questions
+from simulation.cloud_parts import SummaryIndex
 from simulation.index_cache import index_location, is_complete
 from simulation.indexing import docs_by_edge
 

@@ -11,6 +11,7 @@ change its answer and each question is put to it once (the second ask reuses the
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ import grpc
 from shared.core.errors import DgragError
 from shared.core.knowledge import ProbeScores
 from shared.core.shown import AnsweredBy, ShownAnswer, shown_of
-from shared.core.trace import AnswerTrace, Decision
+from shared.core.trace import AnswerTrace, Decision, TraceError
 from shared.core.vocabulary import EdgeMode
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc, edge_pb2, edge_pb2_grpc
 from shared.reading.span_reader import is_extractive
@@ -111,7 +112,7 @@ class Asker:
                 metadata=self._central_metadata,
                 timeout=QUERY_TIMEOUT_S,
             )
-            trace = AnswerTrace.from_json(reply.trace_json)
+            trace = trace_of(reply.trace_json)
             # the upper bound keeps its own answer whatever its gate says
             self._central_traces[qid] = dataclasses.replace(trace, decision=Decision.LOCAL)
         row = row_from_trace(asked, "central", self._central_traces[qid], [])
@@ -135,7 +136,7 @@ class Asker:
             ) from None
         if reply is None:
             raise DgragError(f"edge {edge} ended its answer stream without an answer to {question!r}")
-        return AnswerTrace.from_json(reply.trace_json)
+        return trace_of(reply.trace_json)
 
     def _summaries(self, question: str) -> list[dict[str, Any]]:
         reply = self._cloud.MatchSummaries(
@@ -146,6 +147,15 @@ class Asker:
 
 class EdgeLostError(DgragError):
     """An edge the simulation asks is unreachable: its host process, Ray actor or node died during the run."""
+
+
+def trace_of(text: str) -> AnswerTrace:
+    """A reply's ``trace_json`` as a trace; TraceError when it is not JSON or has another shape."""
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise TraceError(f"a trace is not JSON ({exc})") from exc
+    return AnswerTrace.from_dict(raw)
 
 
 def local_view(trace: AnswerTrace) -> AnswerTrace:

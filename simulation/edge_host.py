@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from edge_node.api import EdgeModels, build_edge, serve_edge
-from edge_node.experiments import EdgeKnowledgeBase, check_model_endpoints
 from shared.cli.port_file import write_port_file
 from shared.config import EdgeConfig, load_config
 from shared.core.errors import ConfigError
 from shared.models.factory import build_embedder, build_generator
 from shared.models.tokenizer import Tokenizer, WordPieceTokenizer
 from shared.transport.lifecycle import stop_on_signals
+from simulation.edge_parts import EdgeKnowledgeBase, check_model_endpoints
 from simulation.model_pool import ModelPool
 
 log = logging.getLogger(__name__)

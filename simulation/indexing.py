@@ -9,10 +9,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from edge_node.experiments import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
 from shared.config import EdgeConfig
 from shared.core.errors import DgragError
 from shared.models.crash import death_message
+from simulation.edge_parts import AUDIT_FILE, copy_edge, read_audit, seed_model_answers, write_audit
 from simulation.index_cache import CENTRAL, index_location, is_complete, mark_complete, read_info
 from simulation.processes import run_to_end
 

@@ -29,12 +29,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from cloud_server.experiments import bounded_lexical
 from edge_node.api import EdgeRuntime
-from edge_node.experiments import SessionOutbox
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import PROBES_REFUSED, EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryChanges
+from simulation.cloud_parts import bounded_lexical
 from simulation.edge_host import run_host
+from simulation.edge_parts import SessionOutbox
 
 _honest_outbound_for = EdgeRuntime.outbound_for
 _honest_probe = EdgeRuntime.probe

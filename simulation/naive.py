@@ -17,7 +17,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-from edge_node.experiments import EdgeKnowledgeBase, Retriever, extract_answer
 from shared.config import EdgeConfig
 from shared.core.model_api import TextGenerator
 from shared.core.trace import AnswerTrace, Decision
@@ -26,6 +25,7 @@ from shared.reading.read import read_passages
 from shared.reading.span_reader import Passage
 from simulation.asking import row_from_trace
 from simulation.bundle import Asked
+from simulation.edge_parts import EdgeKnowledgeBase, Retriever, extract_answer
 from simulation.indexing import BuiltIndex
 from simulation.report import NAIVE_MODE
 

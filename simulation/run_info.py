@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from edge_node.experiments import read_audit
 from shared.config import CloudConfig, EdgeConfig
 from shared.proto.dgrag.v1 import edge_pb2, edge_pb2_grpc
 from shared.transport.grpc_auth import bearer_metadata
 from simulation.ablation_settings import ablation_mode
+from simulation.edge_parts import read_audit
 from simulation.index_cache import CENTRAL
 from simulation.indexing import BuiltIndex
 from simulation.machine import machine_facts

@@ -14,11 +14,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from edge_node.experiments import LeakGuard, Outbound, OutboundPolicy
 from shared.config import PrivacyConfig
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryCard, SummaryChanges
 from shared.core.query_vectors import QueryVectors
 from shared.core.summary_digest import HeldSummary, reconcile
+from simulation.edge_parts import LeakGuard, Outbound, OutboundPolicy
 
 _WORD = re.compile(r"\w+")
 

@@ -60,9 +60,9 @@ def stage_one(store: Path, questions: Sequence[str]) -> dict[str, float]:
     """Stage 1 of routing as the cloud runs it (dense and sparse over every summary held, ranked by edge), timed in
     this process on a copy of the cloud's index loaded from its store: p50 and p95 in ms, the question's
     embedding excluded."""
-    from cloud_server.experiments import SummaryIndex, SummaryStore
     from shared.config import CloudQueryConfig, EmbedderConfig
     from shared.models.factory import build_embedder
+    from simulation.cloud_parts import SummaryIndex, SummaryStore
 
     embedder = build_embedder(EmbedderConfig())
     index = SummaryIndex(embedder, SummaryStore(store, embedder.name, embedder.dim))

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from edge_node.api import EdgeRuntime
-from edge_node.experiments import CloudLink, CloudSession
 from shared.config import CloudLinkConfig
 from shared.core.addresses import is_loopback
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
+from simulation.edge_parts import CloudLink, CloudSession
 from simulation.swarm_edge import CannedEdge
 
 

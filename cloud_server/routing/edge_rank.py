@@ -5,21 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.core.knowledge import SummaryMatch
-
 Row = tuple[float, str, str, int]
 """A candidate summary while searching: score, summary id, edge id, version (plain tuples: thousands per question)."""
 
 
-def rank_by_edge(matches: Sequence[SummaryMatch], pool: int) -> list[SummaryMatch]:
-    """``matches`` (best first) reordered for routing: each edge's best summary first, edges ordered by the mean
-    of their ``pool`` best scores; then the remaining summaries by their own score. The top m summaries thus
-    name the m best edges (what choosing k edges and summary hit@m look at)."""
-    rows = [(x.score, x.summary_id, x.edge_id, x.version) for x in matches]
-    return [SummaryMatch(sid, edge_id, score, version) for score, sid, edge_id, version in ranked(rows, pool)]
-
-
 def ranked(rows: Sequence[Row], pool: int) -> list[Row]:
+    """``rows`` reordered for routing: each edge's best summary first, edges ordered by the mean of their ``pool``
+    best scores; then the remaining summaries by their own score. The top m summaries thus name the m best edges
+    (what choosing k edges and summary hit@m look at)."""
     best: dict[str, list[float]] = {}
     leaders: dict[str, Row] = {}
     rest: list[Row] = []

@@ -182,7 +182,7 @@ class SummaryIndex:
         take no place: the ``m`` are as many as they would be without them).
 
         ``edge_pool`` = 1 ranks summaries by their own similarity. Above 1, an edge's score is the mean of its
-        ``edge_pool`` most similar summaries (or of all it has, when fewer) and :func:`rank_by_edge` orders
+        ``edge_pool`` most similar summaries (or of all it has, when fewer) and `edge_rank.ranked` orders
         the summaries: an edge that matches the question in several subgraphs beats one that matches it in a
         single summary by chance. With ``sparse_weight`` > 0 and the ``question`` text, a summary's score is its
         cosine plus ``sparse_weight`` × its BM25 against the question (scaled to the best, so in [0, 1]).

@@ -37,14 +37,10 @@ MAX_ENTITIES_PER_SENTENCE = 6
 class ExtractionStats:
     """What happened during one chunk's extraction."""
 
-    candidates: int = 0
-    slm_entities_proposed: int = 0
     slm_entities_kept: int = 0
-    slm_rejected: int = 0
     heuristic_entities: int = 0
     slm_relations_kept: int = 0
     cooccurrence_relations: int = 0
-    malformed_outputs: int = 0
     reused_types: int = 0
     """Names typed from the edge's memory of earlier answers, without an SLM call."""
 
@@ -88,7 +84,6 @@ class Extractor:
         cfg = self._config
         stats = ExtractionStats()
         candidates = find_candidates(chunk, limit=cfg.max_candidates)
-        stats.candidates = len(candidates)
         # Dates and amounts are typed by the pattern that found them; the SLM types the names.
         entities = [
             ExtractedEntity(c.name, c.kind, _sentence_with(chunk, [c.name]), ORIGIN_HEURISTIC)
@@ -117,15 +112,11 @@ class Extractor:
         relations = self._cooccurrences(chunk, entities, stats)
         return ChunkExtraction(tuple(entities), tuple(relations), stats)
 
-    def _ask(self, prompt: str, schema: dict[str, Any], max_tokens: int, stats: ExtractionStats) -> dict[str, Any]:
+    def _ask(self, prompt: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         request = GenerationRequest(
             prompt=prompt, system=prompts.EXTRACTION_SYSTEM, json_schema=schema, max_tokens=max_tokens, temperature=0.0
         )
-        parsed = _parse_json(self._generator.generate(request).texts[0])
-        if parsed is None:
-            stats.malformed_outputs += 1
-            return {}
-        return parsed
+        return _parse_json(self._generator.generate(request).texts[0]) or {}
 
     def _classify_candidates(
         self, chunk: str, names: list[str], stats: ExtractionStats
@@ -137,10 +128,9 @@ class Extractor:
         if not self._config.reuse_types or any(key not in self._known for key in keys):
             numbered = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(names))
             prompt = prompts.ENTITY_CLASSIFICATION.format(chunk=chunk, names=numbered, count=len(names))
-            data = self._ask(prompt, classify_schema(len(names)), 8 * len(names) + 16, stats)
+            data = self._ask(prompt, classify_schema(len(names)), 8 * len(names) + 16)
             types = data.get("types")
             if not isinstance(types, list) or len(types) != len(names):
-                stats.malformed_outputs += int(bool(data))
                 return [], set()
             resolved = [etype if etype in prompts.ENTITY_TYPES else REJECT for etype in types]
             if self._config.reuse_types:
@@ -159,10 +149,8 @@ class Extractor:
         out: list[ExtractedEntity] = []
         rejected: set[str] = set()
         for name, key, etype in zip(names, keys, resolved, strict=True):
-            stats.slm_entities_proposed += 1
             if etype == REJECT:
                 rejected.add(key)
-                stats.slm_rejected += 1
                 continue
             if len(out) < self._config.max_entities:
                 out.append(ExtractedEntity(name, etype, _sentence_with(chunk, [name]), ORIGIN_SLM))

@@ -189,16 +189,6 @@ class AnswerTrace:
             }
         )
 
-    @classmethod
-    def from_json(cls, text: str) -> AnswerTrace:
-        try:
-            raw = json.loads(text)
-        except ValueError as exc:
-            raise TraceError(f"a trace is not JSON ({exc})") from exc
-        if not isinstance(raw, dict):
-            raise TraceError("a trace must be a JSON object")
-        return cls.from_dict(raw)
-
 
 def _cloud_from_dict(raw: dict[str, Any]) -> CloudAnswer:
     return CloudAnswer(

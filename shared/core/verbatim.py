@@ -220,26 +220,3 @@ def redact(text: str, found: Sequence[Copy], mark: str = "[…]") -> tuple[str, 
         removed += last - first + 1
     out.append(text[at:])
     return "".join(out), removed
-
-
-def longest_shared_run(text: str, sources: Iterable[str], supplied: Sequence[str] = ()) -> int:
-    """The longest run of normalised words ``text`` shares exactly with any of ``sources`` that no text of
-    ``supplied`` (e.g. the prompt, the asker's own documents) holds: a measurement, not a guard (it sees every
-    length, not only runs of ``n``)."""
-    w = words(text)
-    given = [words(t) for t in supplied]
-    best = 0
-    for source in sources:
-        s = words(source)
-        previous = [0] * (len(s) + 1)
-        for i, word in enumerate(w):
-            current = [0] * (len(s) + 1)
-            longest = 0
-            for j, other in enumerate(s, 1):
-                if word == other:
-                    current[j] = previous[j - 1] + 1
-                    longest = max(longest, current[j])
-            if longest > best and not any(_within(w[i - longest + 1 : i + 1], g) for g in given):
-                best = longest
-            previous = current
-    return best

@@ -57,11 +57,6 @@ def signal_of(returncode: int) -> int | None:
     return returncode - 128 if 128 < returncode < 128 + signal.NSIG else None
 
 
-def died_by_signal(returncode: int) -> bool:
-    """Whether a child's return code says a signal ended it."""
-    return signal_of(returncode) is not None
-
-
 def death_message(returncode: int, what: str) -> str:
     """One paragraph on how ``what`` (e.g. ``indexing the business edge``) ended with ``returncode``; the exit
     code itself when no signal ended it. A crash names the repair; committed work is kept either way."""

@@ -36,15 +36,10 @@ def model_cache() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "dgrag" / "models")
 
 
-def slm_path(config: ModelConfig) -> Path:
-    """The GGUF file the llama_cpp backend loads for ``config``: ``model_path``, else the fetched packaged model,
-    else the bundled model in the format ``weights`` names (converted on first use)."""
-    return model_file(config)[0]
-
-
 def model_file(config: ModelConfig) -> tuple[Path, Expected | None]:
-    """:func:`slm_path` and the digest the file must have when it is loaded (None: a ``model_path`` of the
-    operator's own, loaded as it is)."""
+    """The GGUF file the llama_cpp backend loads for ``config`` (``model_path``, else the fetched packaged model,
+    else the bundled model in the format ``weights`` names, converted on first use) and the digest the file must
+    have when it is loaded (None: a ``model_path`` of the operator's own, loaded as it is)."""
     if config.model_path:
         return Path(config.model_path), None
     if config.packaged:

@@ -15,7 +15,6 @@ from typing import Any
 from shared.core.errors import ConfigError
 
 PROFILES = Path(__file__).resolve().parent / "profiles"
-SECTIONS = ("confidence",)
 
 
 def model_file(model: str) -> Path | None:
@@ -34,19 +33,6 @@ def read_section(model: str, section: str) -> Mapping[str, Any] | None:
     if body is not None and not isinstance(body, Mapping):
         raise ConfigError(f"{path}: its {section!r} section is not a table; restore the file from the package")
     return body
-
-
-def write_section(model: str, section: str, body: Mapping[str, Any]) -> Path:
-    """Store ``body`` as ``section`` of ``model``'s data file, keeping its other sections; returns the file."""
-    if section not in SECTIONS:
-        raise ValueError(f"section {section!r} is not one of {SECTIONS}")
-    path = model_file(model)
-    if path is None:
-        raise ConfigError(f"{model!r} is not a model name a data file can be kept under")
-    data: dict[str, Any] = _read(path) if path.is_file() else {"model": model}
-    data[section] = dict(body)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return path
 
 
 def _read(path: Path) -> dict[str, Any]:

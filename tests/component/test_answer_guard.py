@@ -9,13 +9,14 @@ from pathlib import Path
 import grpc
 import pytest
 
+from benchmarks.shared_run import longest_shared_run
 from cloud_server.answering.answer_guard import LEFT_OUT, WITHHELD, Readers, guard_answer, shown_context
 from cloud_server.answering.context_merge import MergedContext
 from shared.config import CloudConfig, load_config
 from shared.core.errors import ConfigError
 from shared.core.knowledge import ContextChunk, KnowledgeChunk
 from shared.core.model_api import GenerationRequest
-from shared.core.verbatim import CopyIndex, longest_shared_run
+from shared.core.verbatim import CopyIndex
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from simulation.fakes import ScriptedGenerator

@@ -11,10 +11,10 @@ from typing import cast
 from cloud_server.api import CloudParts, build_cloud, serve_cloud
 from cloud_server.sessions.tokens import TokenBook
 from edge_node.api import EdgeRuntime
-from edge_node.experiments import CloudLink, CloudSession
 from shared.config import CloudConfig, CloudLinkConfig, CloudQueryConfig
 from shared.core.constants import DEFAULT_MAX_MESSAGE_BYTES
 from shared.transport.secret_file import write_secret
+from simulation.edge_parts import CloudLink, CloudSession
 from simulation.fakes import HashEmbedder, RegexTokenizer, ScriptedGenerator
 from simulation.swarm_edge import CannedEdge
 from simulation.swarm_pool import varied

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import grpc
 
+from benchmarks.shared_run import longest_shared_run
 from edge_node.policy.leak_guard import LeakGuard
 from edge_node.policy.privacy import guard_summaries, knowledge_for_cloud
 from edge_node.query.retrieval import Evidence, Retrieval, ScoredChunk, ScoredEntity
 from shared.config import PrivacyConfig
 from shared.core.knowledge import SummaryCard, SummaryChanges
-from shared.core.verbatim import longest_shared_run
 from shared.proto.dgrag.v1 import cloud_pb2, cloud_pb2_grpc
 from shared.transport.grpc_transport import auth_metadata
 from tests.support.grpc_harness import ACME, APP_ID, ZEPHYR, connected, run, start_edge, start_network, token_of

@@ -106,11 +106,11 @@ def test_samples_that_would_not_all_fit_the_context_are_decoded_in_waves() -> No
 def test_greedy_decoding_matches_llama_cpp_pythons_chat_completion(batched: LlamaCppGenerator) -> None:
     import llama_cpp
 
-    from shared.models.weights import slm_path
+    from shared.models.weights import model_file
 
     request = GenerationRequest(prompt="What is the capital of France? Answer in one sentence.", max_tokens=24)
     ours = batched.generate(request)
-    reference = llama_cpp.Llama(model_path=str(slm_path(ModelConfig())), n_ctx=512, verbose=False)
+    reference = llama_cpp.Llama(model_path=str(model_file(ModelConfig())[0]), n_ctx=512, verbose=False)
     try:
         theirs = reference.create_chat_completion(
             messages=[{"role": "user", "content": request.prompt}], temperature=0.0, max_tokens=24
@@ -135,12 +135,12 @@ def test_greedy_choice_under_a_grammar_matches_llama_cpp_pythons_grammar_first_d
     """The grammar is checked on the drawn token first; for greedy picks that is the grammar's own argmax."""
     import llama_cpp
 
-    from shared.models.weights import slm_path
+    from shared.models.weights import model_file
 
     request = dataclasses.replace(_choice(n=1), temperature=0.0, seed=None)
     ours = batched.generate(request)
     assert request.json_schema is not None and request.system is not None
-    reference = llama_cpp.Llama(model_path=str(slm_path(ModelConfig())), n_ctx=1024, verbose=False)
+    reference = llama_cpp.Llama(model_path=str(model_file(ModelConfig())[0]), n_ctx=1024, verbose=False)
     try:
         theirs = reference.create_chat_completion(
             messages=[{"role": "system", "content": request.system}, {"role": "user", "content": request.prompt}],

@@ -10,10 +10,10 @@ from typing import Any
 
 from benchmarks.fit_gate import _score
 from benchmarks.fit_gate_check import GATE_WEIGHTS, Bundle, Point, choose, escalates, load_bundle, rates
-from cloud_server.experiments import ProbeRouting
 from edge_node.query.escalation import Action, Check, Signals, Situation, decide
 from shared.config import GateConfig
 from shared.core.knowledge import ProbeScores
+from simulation.cloud_parts import ProbeRouting
 
 
 def _probes(**scores: tuple[float, float, float]) -> dict[str, ProbeScores]:

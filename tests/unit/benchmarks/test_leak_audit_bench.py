@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.leak_audit import edge_documents, main
-from edge_node.experiments import AuditEntry, write_audit
+from simulation.edge_parts import AuditEntry, write_audit
 
 DOC = "Zephyr Medical quietly moved its insulin pump plant from Lisbon to Porto after the spring floods of 2019."
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from edge_node.experiments import SessionOutbox
 from edge_node.policy.privacy import Outbound
 from shared.core.errors import PermissionDeniedError
 from shared.core.knowledge import EdgeKnowledge, KnowledgeChunk, ProbeScores, SummaryCard, SummaryChanges
 from simulation import liar_host
+from simulation.edge_parts import SessionOutbox
 from simulation.liars import LIAR_KINDS, stuffing_names
 
 HONEST_PROBE = ProbeScores("e", 0.3, 0.2, 0.4, 0.5, term_coverage=0.25, lexical=0.2, signals={"recency": 0.1})

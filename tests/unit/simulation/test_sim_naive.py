@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edge_node.experiments import Retriever
 from shared.core.trace import Decision
+from simulation.edge_parts import Retriever
 from simulation.fakes import HashEmbedder, ScriptedGenerator
 from simulation.naive import naive_answer
 from tests.support.fakes_edge import DOCS, answering_slm, make_service, scripted_slm

@@ -12,7 +12,7 @@ import pytest
 
 from shared.config import EdgeConfig
 from shared.core.trace import AnswerTrace, TraceError
-from simulation.asking import Asker, EdgeEndpoint, Plan, local_view, row_from_trace
+from simulation.asking import Asker, EdgeEndpoint, Plan, local_view, row_from_trace, trace_of
 from simulation.bundle import Asked, Question
 from simulation.index_cache import index_key
 from simulation.report import latency
@@ -76,7 +76,7 @@ FULL_TRACE = AnswerTrace.from_dict(
 
 
 def test_a_trace_round_trips_and_keeps_its_json_shape() -> None:
-    again = AnswerTrace.from_json(FULL_TRACE.to_json())
+    again = trace_of(FULL_TRACE.to_json())
     assert again == FULL_TRACE
     assert list(FULL_TRACE.to_dict())[-4:] == ["local_answer", "local_decision", "local_sources", "cloud"]
     assert "cloud" not in AnswerTrace.from_dict(LOCAL_TRACE).to_dict(), "a local trace has no cloud part"
@@ -88,6 +88,10 @@ def test_a_trace_of_another_shape_is_refused_by_name() -> None:
         AnswerTrace.from_dict({**LOCAL_TRACE, "colour": "red"})
     with pytest.raises(TraceError, match="lacks \\['answer'\\]"):
         AnswerTrace.from_dict({k: v for k, v in LOCAL_TRACE.items() if k != "answer"})
+    with pytest.raises(TraceError, match="not JSON"):
+        trace_of("{")
+    with pytest.raises(TraceError, match="must be a JSON object"):
+        trace_of("[]")
 
 
 def test_a_cloud_answered_row_is_judged_on_the_final_answer_and_counts_the_bytes() -> None:

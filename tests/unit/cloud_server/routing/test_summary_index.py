@@ -53,19 +53,18 @@ def test_full_sync_replaces_only_that_edges_view() -> None:
 
 
 def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lucky_summary() -> None:
-    from cloud_server.routing.edge_rank import rank_by_edge
-    from shared.core.knowledge import SummaryMatch
+    from cloud_server.routing.edge_rank import ranked
 
     matches = [
-        SummaryMatch("a/sg-1", "a", 0.90, 1),  # one strong summary, the rest of edge a is unrelated
-        SummaryMatch("b/sg-1", "b", 0.85, 1),
-        SummaryMatch("b/sg-2", "b", 0.80, 1),
-        SummaryMatch("b/sg-3", "b", 0.78, 1),
-        SummaryMatch("a/sg-2", "a", 0.20, 1),
-        SummaryMatch("a/sg-3", "a", 0.10, 1),
+        (0.90, "a/sg-1", "a", 1),  # one strong summary, the rest of edge a is unrelated
+        (0.85, "b/sg-1", "b", 1),
+        (0.80, "b/sg-2", "b", 1),
+        (0.78, "b/sg-3", "b", 1),
+        (0.20, "a/sg-2", "a", 1),
+        (0.10, "a/sg-3", "a", 1),
     ]
     # pool 1: edges by their single best summary; each edge's best first, then the rest by own score
-    assert [m.summary_id for m in rank_by_edge(matches, 1)] == [
+    assert [m[1] for m in ranked(matches, 1)] == [
         "a/sg-1",
         "b/sg-1",
         "b/sg-2",
@@ -74,7 +73,7 @@ def test_edge_pool_ranks_an_edge_matching_in_several_summaries_above_a_single_lu
         "a/sg-3",
     ]
     # pool 3: edge b (mean 0.81) beats edge a (mean 0.40)
-    assert [m.summary_id for m in rank_by_edge(matches, 3)] == [
+    assert [m[1] for m in ranked(matches, 3)] == [
         "b/sg-1",
         "a/sg-1",
         "b/sg-2",

