@@ -1,13 +1,15 @@
 """Documents the owner uploads through the page: one file, several, or a whole folder (the browser sends each
 file's path within it). Each is kept under the data directory's ``uploads`` folder, its path made safe (no
-``..``, letters and digits of any script kept, any other odd character a ``_``, at most :data:`MAX_DEPTH`
-folders), two files of one upload never under one name, and all are ingested as one batch. A file that replaces
+``..``, letters, marks and digits of any script kept, any other odd character a ``_``, at most :data:`MAX_DEPTH`
+folders). A name changed to be safe carries a digest of the name as sent, so two names made alike stay apart
+(in one upload or two) and the same name sent again replaces its file. All are ingested as one batch. A file that replaces
 a kept one moves the kept copy aside until the new one is read: a replacement that fails leaves the copy of the
 version still indexed in place."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import time
 import unicodedata
@@ -27,7 +29,10 @@ UPLOAD_FACTOR = 8
 """A whole upload may be this many times ingest.max_file_bytes (each file at most once)."""
 MAX_DEPTH = 6
 _KEPT = "._ -()"
-"""Characters kept in a name besides letters and digits."""
+"""Characters kept in a name besides letters, marks and digits."""
+MAX_PART = 120
+DIGEST_CHARS = 8
+"""Hex digits of the digest a name made safe carries (of the name as sent)."""
 Ingest = Callable[[list[Path], Path], Awaitable[IngestReport]]
 
 
@@ -39,9 +44,17 @@ def safe_path(filename: str) -> PurePosixPath | None:
 
 
 def _safe_part(part: str) -> str:
-    """One folder or file name: letters and digits of any script and :data:`_KEPT` as they are, anything else
-    (control, format and path characters) a ``_``; no leading or trailing dot or space."""
-    return "".join(c if c.isalnum() or c in _KEPT else "_" for c in part).strip(" .")[:120]
+    """One folder or file name: letters, marks and digits of any script and :data:`_KEPT` as they are, anything
+    else (control, format, symbol and path characters) a ``_``; no leading or trailing dot or space. A name this
+    changed gets ``-DIGEST`` before its suffix: 😀.txt and 🎉.txt are not both ``_.txt``."""
+    kept = "".join(c if c.isalnum() or unicodedata.category(c)[0] == "M" or c in _KEPT else "_" for c in part)
+    kept = kept.strip(" .")
+    if (kept == part and len(kept) <= MAX_PART) or not kept:
+        return kept
+    name = PurePosixPath(kept).name
+    suffix = PurePosixPath(name).suffix if PurePosixPath(name).suffix.lower() in UPLOAD_SUFFIXES else ""
+    stem = name.removesuffix(suffix)[: MAX_PART - DIGEST_CHARS - 1 - len(suffix)]
+    return f"{stem}-{hashlib.sha256(part.encode()).hexdigest()[:DIGEST_CHARS]}{suffix}"
 
 
 def _distinct(path: Path, used: set[Path]) -> Path:
