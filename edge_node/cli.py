@@ -324,7 +324,7 @@ def cmd_source(args: argparse.Namespace) -> int:
     with Edge.open(args.data_dir, _config(args), read_only=True) as edge:
         found = edge.sources(args.cited)
     for doc_id in found:
-        print(doc_id)
+        print(one_line(doc_id))
     if not found:
         print(
             f"dgrag: no document of this edge is cited as {args.cited!r} (under its privacy.doc_ids)", file=sys.stderr
@@ -340,8 +340,8 @@ def cmd_summaries(args: argparse.Namespace) -> int:
     else:
         for r in records:
             print(
-                f"{r.id} v{r.version} ({r.n_entities} entities, {r.n_relations} relations)"
-                f" [{', '.join(r.top_entities)}]\n  {r.summary}\n"
+                f"{one_line(r.id)} v{r.version} ({r.n_entities} entities, {r.n_relations} relations)"
+                f" [{one_line(', '.join(r.top_entities))}]\n  {shown_text(r.summary)}\n"
             )
     return EXIT_OK
 

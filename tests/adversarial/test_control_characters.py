@@ -39,3 +39,30 @@ def test_the_progress_bar_escapes_a_file_names_control_characters(monkeypatch: p
     progress.done("documents")
     written = err.getvalue()
     assert "\x1b[2J" not in written and "\x08" not in written and "\\x1b[2J" in written
+
+
+def test_edge_summaries_prints_a_summarys_escape_sequences_escaped(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A summary the SLM wrote from a hostile document, and its names, reach the terminal escaped."""
+    from edge_node import cli
+    from edge_node.store.records import SubgraphRecord
+
+    hostile = "Acme\x1b]0;owned\x07 runs\x1b[2J the lab."
+    record = SubgraphRecord("sg-1", 1, "f", (), hostile, ("A\x1bc",), 1, 0, 0.0)
+
+    class Opened:
+        def __enter__(self) -> Opened:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def subgraphs(self) -> list[SubgraphRecord]:
+            return [record]
+
+    monkeypatch.setattr(cli.Edge, "open", lambda *a, **k: Opened())
+    assert cli.cmd_summaries(cli.argparse.Namespace(data_dir=Path("x"), json=False)) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "Acme" in printed and "the lab." in printed
