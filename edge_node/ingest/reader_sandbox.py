@@ -55,10 +55,12 @@ class ReaderSandbox:
                 line = b""
             if line is None:
                 self._stop()
-                raise InputDocumentError(name, f"took more than {self.seconds:g} s to read; refused")
+                remedy = "if it is only long: split it, or save it as text"
+                raise InputDocumentError(name, f"took more than {self.seconds:g} s to read; refused ({remedy})")
             if not line:
                 self._stop()
-                raise InputDocumentError(name, f"needed more than {self.memory_bytes // 2**20} MB to read; refused")
+                why = f"needed more than {self.memory_bytes // 2**20} MB, or a reader crashed on it"
+                raise InputDocumentError(name, f"the document reader ended while reading it ({why}); refused")
         return _parsed(line, name)
 
     def _answer(self, child: subprocess.Popen[bytes], deadline: float) -> bytes | None:

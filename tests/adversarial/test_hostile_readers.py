@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import random
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -109,6 +110,20 @@ def test_a_file_built_to_cost_time_is_refused_within_the_limit() -> None:
             sandbox.read(_pdf(b"", calls=40_000), ".pdf", "forms.pdf", 10_000_000)
         assert time.monotonic() - started < 3.0
         assert sandbox.read(b"still reading", ".txt", "after.txt", 100) == ("", "still reading")
+    finally:
+        sandbox.close()
+
+
+def test_a_reader_that_dies_mid_read_refuses_that_file_saying_so_and_the_next_read_goes_on() -> None:
+    sandbox = ReaderSandbox(seconds=20.0)
+    try:
+        sandbox.read(b"warm", ".txt", "warm.txt", 100)
+        child = sandbox._child
+        assert child is not None
+        threading.Timer(0.5, child.kill).start()  # as a reader's crash (a signal) would end it
+        with pytest.raises(InputDocumentError, match="ended while reading it"):
+            sandbox.read(_pdf(b"", calls=40_000), ".pdf", "forms.pdf", 10_000_000)
+        assert sandbox.read(b"next", ".txt", "next.txt", 100) == ("", "next")
     finally:
         sandbox.close()
 
