@@ -32,7 +32,8 @@ def serve(memory_bytes: int, source: BinaryIO, sink: BinaryIO) -> None:
         except MemoryError:
             answer = {"refused": f"needed more than {memory_bytes // 2**20} MB to read; refused"}
         except Exception as exc:  # a reader's bug or a format it does not handle: this file fails, not the batch
-            answer = {"refused": f"could not be read: {type(exc).__name__}: {str(exc)[:200]}"}
+            detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+            answer = {"refused": f"is a damaged or unsupported {asked['suffix']} file; refused ({detail})"}
         sink.write(json.dumps(answer).encode() + b"\n")
         sink.flush()
 
