@@ -217,7 +217,8 @@ def test_uploads_keep_every_document_unicode_names_collisions_and_a_failed_repla
             broken = await client.post(
                 "/documents/upload", data={"csrf": csrf}, files={"file": ("笔记.txt", b"\x00\x01")}
             )
-            assert "not added" in broken.text
+            assert "not added" in broken.text and "笔记.txt" in broken.text
+            assert str(uploads) not in broken.text, "the refusal names the file as sent, never the server's path"
             assert (uploads / "笔记.txt").read_bytes() == before, "the copy of the version still indexed is kept"
             assert not list(uploads.glob(".*.kept")), "nothing is left aside"
             listing = (await client.get("/documents")).text

@@ -2,9 +2,9 @@
 file's path within it). Each is kept under the data directory's ``uploads`` folder, its path made safe (no
 ``..``, letters, marks and digits of any script kept, any other odd character a ``_``, at most :data:`MAX_DEPTH`
 folders). A name changed to be safe carries a digest of the name as sent, so two names made alike stay apart
-(in one upload or two) and the same name sent again replaces its file. All are ingested as one batch. A file that replaces
-a kept one moves the kept copy aside until the new one is read: a replacement that fails leaves the copy of the
-version still indexed in place."""
+(in one upload or two) and the same name sent again replaces its file. All are ingested as one batch. A file
+that replaces a kept one moves the kept copy aside until the new one is read: a replacement that fails leaves
+the copy of the version still indexed in place."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ async def store_uploads(files: Sequence[UploadFile], uploads: Path, max_bytes: i
         await asyncio.to_thread(_settle, saved, set(saved), kept)
         raise
     await asyncio.to_thread(_settle, saved, {Path(failed) for failed, _ in report.failed}, kept)
-    return _said(report, skipped, time.perf_counter() - started)
+    return _said(report, skipped, time.perf_counter() - started, uploads)
 
 
 def _write(path: Path, data: bytes, uploads: Path, kept: dict[Path, Path]) -> None:
@@ -128,7 +128,7 @@ def _settle(saved: list[Path], failed: set[Path], kept: dict[Path, Path]) -> Non
             aside.unlink(missing_ok=True)
 
 
-def _said(report: IngestReport, skipped: list[str], seconds: float) -> str:
+def _said(report: IngestReport, skipped: list[str], seconds: float, uploads: Path) -> str:
     done = [
         f"{', '.join(ids[:5])}{' and more' if len(ids) > 5 else ''} {what}"
         for ids, what in ((report.added, "added"), (report.updated, "replaced"), (report.unchanged, "unchanged"))
@@ -136,10 +136,16 @@ def _said(report: IngestReport, skipped: list[str], seconds: float) -> str:
     ]
     text = "; ".join(done) + f" in {seconds:.1f} s" if done else ""
     if report.failed:
-        text += ("; " if text else "") + "not added: " + "; ".join(f"{p}: {r}" for p, r in report.failed[:5])
+        failed = [f"{_shown_path(p, uploads)}: {r}" for p, r in report.failed[:5]]
+        text += ("; " if text else "") + "not added: " + "; ".join(failed)
     if skipped:
         text += ("; " if text else "") + "not read: " + "; ".join(skipped[:5])
     return text + ("; they can be asked about now." if done else ".")
+
+
+def _shown_path(path: str, uploads: Path) -> str:
+    """A failed file as the owner named it: its path within the uploads folder (never the server's own path)."""
+    return Path(path).relative_to(uploads).as_posix() if Path(path).is_relative_to(uploads) else Path(path).name
 
 
 def ingest_with(run: Callable[[list[ReadResult]], Awaitable[IngestReport]], max_bytes: int) -> Ingest:
