@@ -1,4 +1,4 @@
-"""Every attack of the three security reviews, tried again, as one table: attempted, refused, and the figure.
+"""Every attack of the four security reviews, tried again, as one table: attempted, refused, and the figure.
 
     python -m benchmarks.adversarial [--out docs/results/adversarial]   # runs them; writes rows.jsonl and report.md
     python -m benchmarks.adversarial --write    # rewrites docs/security.md's attack table from the committed rows
@@ -49,7 +49,7 @@ ATTACKS_FILE = Path(__file__).with_name("adversarial_attacks.toml")
 
 @functools.cache
 def attacks() -> tuple[Attack, ...]:
-    """The attacks of the three security reviews, from their table (adversarial_attacks.toml)."""
+    """The attacks of the four security reviews, from their table (adversarial_attacks.toml)."""
     table = tomllib.loads(ATTACKS_FILE.read_text(encoding="utf-8"))
     return tuple(Attack(**{**a, "cases": tuple(a.get("cases", ()))}) for a in table["attack"])
 
@@ -137,7 +137,7 @@ def run(out: Path) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     (out / "report.md").write_text(
-        f"# Attacks of the three security reviews, tried again\n\n{provenance_markdown(facts)}\n"
+        f"# Attacks of the four security reviews, tried again\n\n{provenance_markdown(facts)}\n"
         f"- wall time: {time.time() - begun:.0f} s\n{machine_facts().markdown()}\n{table(rows)}\n",
         encoding="utf-8",
     )
