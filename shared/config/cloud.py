@@ -96,7 +96,9 @@ class CloudQueryConfig:
     """Seconds the shortlisted edges have to answer a probe; an edge that does not is not asked."""
     probe_margin: float = 0.1
     """Adaptive k: the best-probed edge is asked, and so is every other whose routing score is within this
-    margin of the best (close scores: ask more; one edge standing out: ask one)."""
+    margin of the best (close scores: ask more; one edge standing out: ask one). Asking every shortlisted edge
+    instead (2.0) raised evidence recall on the fit-side debpy3 and debpg3 (0.95-0.97 to 0.98), but lost 1 to 2
+    of 34 asks each: more passages, not better ones (``dgrag sim run --half fit``, 2026-12-07)."""
     probe_max_k: int = 3
     """Most edges asked after probing (a caller's explicit top_k overrides it)."""
     probe_weight: float = 0.9
