@@ -79,6 +79,11 @@ def unfiltered(run: Path) -> None:
     if not report.is_file():
         return
     gate = json.loads(report.read_text(encoding="utf-8")).get("config", {}).get("edge", {}).get("gate", {})
+    if not gate.get("read_first", True):  # runs from before the setting always read first
+        raise DgragError(
+            f"{run} was run with gate.read_first = false: its edges' model read nothing the cloud answered, so the "
+            "edge's fit would see none of its answers; run it again with [gate] read_first = true"
+        )
     threshold = float(gate.get("min_local_confidence", 0.0))
     if threshold > 0:
         raise DgragError(

@@ -1,5 +1,7 @@
 """The full query path of one edge, orchestrated: the local answer and its gate, then, as the gate and the
 evidence check decide (edge_node.query.escalation), the answer here, the cloud's answer or an extract with a note.
+Without ``gate.read_first`` (the default) the question goes to the cloud at once, and the edge's model reads it only
+when the cloud cannot be asked.
 It runs on the event loop; every use of the knowledge base and the models goes to the runtime's one worker."""
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class FullQuery:
         run = await self._run(self.outbound.quoted_run, question) if self.outbound.guards_questions else ""
         checker = escalator if self.config.gate.check_other_edges and isinstance(escalator, EvidenceChecker) else None
         out = _shown(found.unread())
+        if not self.config.gate.read_first and not run:  # the cloud reads it; the edge's model only if it cannot
+            return await self._escalate(question, out.local, escalator, out, on_text, unread=found)
         first: float | None = None
         reachable = True
         if checker is not None and not run:  # asked before the edge's model reads (escalation.first_check_margin)
@@ -123,13 +127,26 @@ class FullQuery:
         escalator: Escalator,
         out: EdgeAnswer,
         on_text: TextSink | None,
+        unread: Retrieved | None = None,
     ) -> EdgeAnswer:
+        """The cloud's answer; when the cloud cannot be asked, the local one: read now if it was ``unread``, shown
+        where the gate trusts it, else an extract of the evidence."""
         vectors = local.retrieval.vectors  # the link records what the call carries before it leaves
         try:
             with phase(out.timings, "escalation"):
                 cloud = await escalator.global_query(question, self.edge_id, vectors=vectors, on_text=on_text)
         except CloudUnavailableError as exc:
-            return self._extract(local, out, CLOUD_DOWN_NOTE.format(why=exc))
+            note = CLOUD_DOWN_NOTE.format(why=exc)
+            if unread is None:
+                return self._extract(local, out, note)
+            local = await self._run(self._query.read, unread)
+            out = dataclasses.replace(_shown(local), timings={**out.timings, **local.timings})
+            if local.gate is None:
+                return out
+            alone = decide(signals_of(local.gate, local.composed), self.config.gate, Situation(cloud=False))
+            if alone.action == Action.ANSWER_HERE:
+                return dataclasses.replace(self._here(local, out), note=note)
+            return self._extract(local, out, note)
         return self._from_cloud(cloud, local, out)
 
     def _from_cloud(self, cloud: CloudAnswer, local: LocalAnswer, out: EdgeAnswer) -> EdgeAnswer:

@@ -192,6 +192,13 @@ class GateConfig:
     topics, the gate alone cannot tell the quarter that holds an answer; the escalation replayed with and without
     the check (evidence_margin off) is in docs/results/gate-fit/fit-half-full.md, fitted on the fit half.
     """
+    read_first: bool = False
+    """In mode full with a cloud to ask, the edge's model reads the question first, and its answer stays where the
+    gate trusts it. Off: the question goes to the cloud at once, and the edge's model reads it only when the cloud
+    cannot be asked. Off by default: with the bundled SmolLM2-135M, no answer stayed on 421 asks of six corpora
+    (docs/results/held-out-*, multihop4-report30, and the fit-side debpy3 and debpg3), and the reading cost about
+    1.4 s (p50) before each escalation. Turn it on with an edge model whose answers stay (docs/results/edge-model),
+    or to keep questions home when check_other_edges is off."""
     min_local_confidence: float = 0.2
     """The least confidence a local verdict needs: one whose probability of being right (shared.reading.confidence)
     is below this goes to the cloud, even when the gate trusts it: the edge's small model cannot read that question,

@@ -186,14 +186,15 @@ async def start_edge(
     tls: ClientTls | None = None,
     metrics_port: int = 0,
     page_port: int = -1,
+    read_first: bool = True,
     **privacy: bool | str,
 ) -> None:
-    """``page_port``: serve the owner's page there (-1: no page)."""
+    """``page_port``: serve the owner's page there (-1: no page). ``read_first``: the edge's model reads before the
+    cloud is asked (gate.read_first; on here, since most tests are of the gate's path)."""
     token_file = tmp / f"{edge_id}.token"
     write_secret(token_file, token_of(edge_id))
     config = edge_config(edge_id, net.cloud_port, token_file)
-    if gate is not None:
-        config = dataclasses.replace(config, gate=gate)
+    config = dataclasses.replace(config, gate=dataclasses.replace(gate or config.gate, read_first=read_first))
     if metrics_port:
         config = dataclasses.replace(config, server=dataclasses.replace(config.server, metrics_port=metrics_port))
     if page_port >= 0:

@@ -70,3 +70,16 @@ def test_a_run_whose_edges_escalated_their_least_sure_verdicts_is_refused(tmp_pa
     unfiltered(tmp_path)  # no report: taken as it is
     with pytest.raises(DgragError, match=r"min_local_confidence = 0\.2.*min_local_confidence = 0"):
         unfiltered(run("filtered", 0.2))
+
+
+def test_a_run_whose_edges_did_not_read_first_is_refused(tmp_path: Path) -> None:
+    def run(name: str, gate: dict[str, object]) -> Path:
+        out = tmp_path / name
+        out.mkdir()
+        (out / "report.json").write_text(json.dumps({"config": {"edge": {"gate": gate}}}), encoding="utf-8")
+        return out
+
+    unfiltered(run("before-the-setting", {"min_local_confidence": 0.0}))
+    unfiltered(run("read-first", {"min_local_confidence": 0.0, "read_first": True}))
+    with pytest.raises(DgragError, match=r"read_first = false.*read_first = true"):
+        unfiltered(run("cloud-first", {"min_local_confidence": 0.0, "read_first": False}))
