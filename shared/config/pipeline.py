@@ -181,8 +181,9 @@ class GateConfig:
     10.8% / 92.2% on lihua4; the settings before (0.15, 0.05, 0, 0.5; fitted on both halves of 80 questions)
     give 13.5% / 100% and 14.4% / 92.8%."""
     check_other_edges: bool = True
-    """Before answering locally in mode full, ask the cloud whether another edge's knowledge matches the question
-    clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and escalate if so. It is
+    """With read_first, before answering locally in mode full, ask the cloud whether another edge's knowledge
+    matches the question clearly better (CheckEvidence: the cloud probes other edges; one bit comes back) and
+    escalate if so. It is
     asked before the edge's model reads, at the larger band margin, so a stronger edge skips the local reading; a
     trusted answer is checked again at evidence_margin (edge_node.query.escalation). For edges that share names
     and topics, where local evidence alone looks strong. Costs a round trip and the probes for every local answer,
