@@ -141,8 +141,8 @@ class FullQuery:
                 return self._extract(local, out, note)
             local = await self._run(self._query.read, unread)
             out = dataclasses.replace(_shown(local), timings={**out.timings, **local.timings})
-            if local.gate is None:
-                return out
+            if local.gate is None:  # nothing to read: the local path's own answer, with why the cloud did not
+                return dataclasses.replace(out, note=note)
             alone = decide(signals_of(local.gate, local.composed), self.config.gate, Situation(cloud=False))
             if alone.action == Action.ANSWER_HERE:
                 return dataclasses.replace(self._here(local, out), note=note)
