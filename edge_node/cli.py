@@ -177,7 +177,7 @@ def _report_text(report: IngestReport) -> str:
         f" {len(report.failed)} failed" + _unread(report.unread),
         f"chunks: {report.chunks}; entities: {report.entities_slm} from the SLM"
         f" + {report.entities_heuristic} model-free;"
-        f" relations: {report.relations_slm} from the SLM + {report.relations_cooccurrence} co-occurrence",
+        f" relations: {report.relations_cooccurrence} between entities sharing a sentence",
     ]
     if report.renamed:
         lines.append(f"renamed {len(report.renamed)} document(s) from absolute paths to ids relative to their folder")

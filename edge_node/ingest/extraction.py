@@ -39,7 +39,6 @@ class ExtractionStats:
 
     slm_entities_kept: int = 0
     heuristic_entities: int = 0
-    slm_relations_kept: int = 0
     cooccurrence_relations: int = 0
     reused_types: int = 0
     """Names typed from the edge's memory of earlier answers, without an SLM call."""

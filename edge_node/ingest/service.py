@@ -57,7 +57,6 @@ class IngestReport:
     chunks: int = 0
     entities_slm: int = 0
     entities_heuristic: int = 0
-    relations_slm: int = 0
     relations_cooccurrence: int = 0
     chunks_without_entities: int = 0
     extraction_seconds: float = 0.0
@@ -260,6 +259,5 @@ def _count(report: IngestReport, extractions: list[ChunkExtraction]) -> None:
         report.chunks += 1
         report.entities_slm += ex.stats.slm_entities_kept
         report.entities_heuristic += ex.stats.heuristic_entities
-        report.relations_slm += ex.stats.slm_relations_kept
         report.relations_cooccurrence += ex.stats.cooccurrence_relations
         report.chunks_without_entities += int(not ex.entities)
