@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from shared.core.verbatim import words
+from shared.core.verbatim import holds_run, words
 
 
 def longest_shared_run(text: str, sources: Iterable[str], supplied: Sequence[str] = ()) -> int:
@@ -24,13 +24,7 @@ def longest_shared_run(text: str, sources: Iterable[str], supplied: Sequence[str
                 if word == other:
                     current[j] = previous[j - 1] + 1
                     longest = max(longest, current[j])
-            if longest > best and not any(_within(w[i - longest + 1 : i + 1], g) for g in given):
+            if longest > best and not any(holds_run(w[i - longest + 1 : i + 1], g) for g in given):
                 best = longest
             previous = current
     return best
-
-
-def _within(run: Sequence[str], text: Sequence[str]) -> bool:
-    """Whether ``text`` holds ``run`` word for word."""
-    n = len(run)
-    return any(list(text[i : i + n]) == list(run) for i in range(len(text) - n + 1))

@@ -117,19 +117,19 @@ class CopyIndex:
         w = [t.word for t in toks]
         given_toks = tokens(given)
         supplied, supplied_letters = [t.word for t in given_toks], _letters(given_toks)[0]
-        found = [c for c in self._find(w) if not _within(w[c.first : c.last + 1], supplied)]
+        found = [c for c in self._find(w) if not holds_run(w[c.first : c.last + 1], supplied)]
         found += self._spelled(toks, supplied_letters)
         if found or not w:
             return sorted(found, key=lambda c: (c.first, c.last))
         whole = Copy(0, len(w) - 1, "filler")
         for filler in _fillers(w):
             kept = [x for x in w if x != filler]
-            if any(not _within(kept[c.first : c.last + 1], supplied) for c in self._find(kept)):
+            if any(not holds_run(kept[c.first : c.last + 1], supplied) for c in self._find(kept)):
                 return [whole]
         for decoded in variants(text):
             decoded_toks = tokens(decoded)
             dw = [t.word for t in decoded_toks]
-            hidden = [c for c in self._find(dw) if not _within(dw[c.first : c.last + 1], supplied)]
+            hidden = [c for c in self._find(dw) if not holds_run(dw[c.first : c.last + 1], supplied)]
             if hidden or self._spelled(decoded_toks, supplied_letters):
                 return [Copy(0, len(w) - 1, "encoded")]
         return []
@@ -181,7 +181,7 @@ def _fillers(w: Sequence[str]) -> list[str]:
     return [x for x, k in counts.items() if k >= FILLER_MIN and k * 4 >= len(w)]
 
 
-def _within(run: Sequence[str], text: Sequence[str]) -> bool:
+def holds_run(run: Sequence[str], text: Sequence[str]) -> bool:
     """Whether ``text`` holds ``run`` word for word."""
     n = len(run)
     return any(list(text[i : i + n]) == list(run) for i in range(len(text) - n + 1))
