@@ -51,9 +51,9 @@ def _safe_part(part: str) -> str:
     kept = kept.strip(" .")
     if (kept == part and len(kept) <= MAX_PART) or not kept:
         return kept
-    name = PurePosixPath(kept).name
-    suffix = PurePosixPath(name).suffix if PurePosixPath(name).suffix.lower() in UPLOAD_SUFFIXES else ""
-    stem = name.removesuffix(suffix)[: MAX_PART - DIGEST_CHARS - 1 - len(suffix)]
+    suffix = PurePosixPath(kept).suffix
+    suffix = suffix if suffix.lower() in UPLOAD_SUFFIXES else ""
+    stem = kept.removesuffix(suffix)[: MAX_PART - DIGEST_CHARS - 1 - len(suffix)]
     return f"{stem}-{hashlib.sha256(part.encode()).hexdigest()[:DIGEST_CHARS]}{suffix}"
 
 
